@@ -16,9 +16,7 @@ PYTHON  ?= /usr/bin/python3
 FRONT_C := $(wildcard src/front/*.c) src/generated/front_tables.c src/common/path_search.c
 FRONT_S := $(wildcard src/front/*.S) src/generated/fronts.S
 FRONT_O := $(patsubst %,$(BUILD)/obj/%.o,$(FRONT_C) $(FRONT_S))
-# src/generated/older_same.c: the older majors' signature table (issue #28),
-# not used by the library yet (the unit tests read it)
-LIB_C := $(filter-out $(FRONT_C) src/generated/older_same.c,$(wildcard src/common/*.c src/core/*.c src/record/*.c \
+LIB_C := $(filter-out $(FRONT_C),$(wildcard src/common/*.c src/core/*.c src/record/*.c \
                                               src/resolve/*.c src/arch/x86_64/*.c src/generated/*.c \
                                               src/common/generated/*.c))
 LIB_S := $(filter-out $(FRONT_S),$(wildcard src/arch/x86_64/*.S src/generated/*.S))

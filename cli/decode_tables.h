@@ -104,6 +104,21 @@ struct dec_set {
 };
 extern const struct dec_set dec_driver;   /* the driver's entry points */
 extern const struct dec_set dec_layers;   /* the runtime's and the libraries' */
+/* A layer bound to an older major (issue #28), per soname whose major's
+ * headers cutap was generated from (cli/generated/decode_older.c): the
+ * majors ("12", "12 and 11") and the functions those headers declare
+ * otherwise than the pinned ones (NULL: none), which the recorder typed
+ * with that signature; the others are decoded with dec_layers. */
+struct dec_older {
+    int layer;
+    const char *soname;
+    const char *majors;
+    const struct dec_set *set;
+};
+/* The entry of a layer bound to soname, NULL: an unknown major. */
+const struct dec_older *dec_older_of(int layer, const char *soname);
+extern const struct dec_older dec_older[];
+extern const unsigned dec_nolder;
 
 /* The function called name in a set (bsearch); NULL if unknown. */
 const struct dec_fn *dec_find_fn(const struct dec_set *set, const char *name);

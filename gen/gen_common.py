@@ -52,14 +52,18 @@ def pfn_type(f):
     return "%s (*)(%s)" % (f.ret_abi, ", ".join(p.abi for p in f.params) or "void")
 
 
+def struct_def(name, definition):
+    """C lines defining a struct passed by value (model.structs' entries)."""
+    fields, size, align = definition
+    return (["struct %s {" % name] + ["    %s %s;" % (t, n) for t, n in fields] +
+            ["} __attribute__((aligned(%d)));" % align,
+             "_Static_assert(sizeof(struct %s) == %d, \"%s\");" % (name, size, name)])
+
+
 def struct_defs(model):
     out = []
-    for name, (fields, size, align) in sorted(model.structs.items()):
-        out.append("struct %s {" % name)
-        for t, n in fields:
-            out.append("    %s %s;" % (t, n))
-        out.append("} __attribute__((aligned(%d)));" % align)
-        out.append("_Static_assert(sizeof(struct %s) == %d, \"%s\");" % (name, size, name))
+    for name, d in sorted(model.structs.items()):
+        out += struct_def(name, d)
     return "\n".join(out) + "\n"
 
 

@@ -13,6 +13,7 @@ import os
 import sys
 
 import cuda_model
+import older_model
 import spec as specs
 from cuda_model import ci, Enum, Field, Function, Model, Param, Record, TypeInfo, _Builder
 
@@ -164,11 +165,19 @@ def build_layer(spec_file):
     if v is None:
         raise SystemExit("gen: layer %s: status %s not found in its headers" % (layer.name, spec["unavailable"]))
     layer.unavailable = v
+    older_model.attach(layer, lambda n: _belongs(spec, n), lambda fns: specs.apply(spec_file, fns, "int"))
     return layer
 
 
 def build():
-    return [build_layer(s) for s in specs.library_layers()]
+    layers = [build_layer(s) for s in specs.library_layers()]
+    seen = {}
+    for l in layers:
+        for f in l.functions:
+            if f.name in seen:
+                raise SystemExit("gen: %s is a function of layers %s and %s" % (f.name, seen[f.name], l.name))
+            seen[f.name] = l.name
+    return layers
 
 
 def write_snapshot(name, include):

@@ -28,7 +28,7 @@ into gen/snapshots/cuda-VERSION/:
 
 and README.md, the packages (name and exact version, from dpkg) they came
 from. A layer whose headers or library the machine lacks is listed there
-as missing. Facts only; generators read them (issue #28's next steps)."""
+as missing. Facts only; gen/older_model.py reads them for the generators."""
 import gzip
 import json
 import os

@@ -1,9 +1,11 @@
 # Fakes of older CUDA majors (gen/old_major_generator.py): the fake of a
 # layer rebuilt with an old soname and version node (libcudart.so.12 and
-# cudaMalloc@@libcudart.so.12, ...), its two functions of another
-# signature (tests/fake/generated/fake_old_major.c) taking the place of
-# the generated ones (first definition wins), and the programs that call
-# them as a CUDA 12 or 11 program would. Included by tests/fakelibs.mk.
+# cudaMalloc@@libcudart.so.12, ...), the functions that major declares
+# otherwise than 13.0 and two it does not declare
+# (tests/fake/generated/fake_old_major.c, the section of its layer and
+# soname group) taking the place of the generated ones (first definition
+# wins), and the programs that call them as a CUDA 12 or 11 program would.
+# Included by tests/fakelibs.mk.
 include tests/fake/generated/old_major.mk
 OLD_FAKES := $(sort $(OLD_FAKES_12) $(OLD_FAKES_11))
 # The old fake cuBLAS calls the old fake cuBLASLt of its major.
@@ -17,7 +19,7 @@ $(FL)/$(1): tests/fake/generated/fake_$(old_layer_$(1)).c tests/fake/generated/f
             tests/fake/generated/fake_old_major.c $(FAKELIB_SRC) $(FAKELIB_HDR) $(old_deps_$(1))
 	@mkdir -p $(FL)
 	sed 's/^$(subst .,\.,$(old_pinned_$(1))) {/$(1) {/' tests/fake/generated/fake_$(old_layer_$(1)).map >$$@.map
-	$(CC) $(TCFLAGS) -O0 -fPIC -shared -fvisibility=hidden -DFAKE_LIB_$(old_layer_$(1)) -Wl,-soname,$(1) \
+	$(CC) $(TCFLAGS) -O0 -fPIC -shared -fvisibility=hidden -DFAKE_LIB_$(old_layer_$(1)) -DFAKE_GROUP=$(old_group_$(1)) -Wl,-soname,$(1) \
 	    -Wl,-Bsymbolic -Wl,--allow-multiple-definition -Wl,--version-script=$$@.map -o $$@ \
 	    tests/fake/generated/fake_old_major.c $$< $(FAKELIB_SRC) -L$(FL) $(old_libs_$(1)) -ldl -Wl,-rpath,'$$$$ORIGIN'
 endef

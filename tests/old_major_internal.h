@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static unsigned char old_buf[4096];
+static unsigned char old_buf[4096] __attribute__((aligned(4096)));
 #define OLD_PTR ((uint64_t)(uintptr_t)old_buf)
 #define OLD_POISON ((uint64_t)0x18)
 
@@ -96,11 +96,14 @@ OLD_DECL(cublasSgemm_v2, (void *, int, int, int, int, int, const float *, const 
         OLD_SYM(OLD_CUDART, cudaMalloc);                                     \
         OLD_SYM(OLD_CUDART, cudaFree);                                       \
         void *p = NULL;                                                      \
+        fprintf(stderr, "TYPED cudaMalloc 2 - - devPtr,size\n");             \
         OLD_CALL("cudaMalloc", cudaMalloc(&p, 4096));                        \
+        fprintf(stderr, "TYPED cudaFree 1 - devPtr\n");                      \
         OLD_CALL("cudaFree", cudaFree(p));                                   \
         OLD_OPEN(OLD_CUBLAS);                                                \
         OLD_SYM(OLD_CUBLAS, cublasSgemm_v2);                                 \
         float one = 1;                                                       \
+        fprintf(stderr, "TYPED cublasSgemm_v2 14 - - - - - - - - - - - - - - -\n"); \
         OLD_CALL("cublasSgemm_v2",                                           \
                  cublasSgemm_v2(old_buf, 0, 0, 1, 1, 1, &one, NULL, 1, NULL, 1, &one, NULL, 1)); \
         printf("done\n");                                                    \

@@ -3,13 +3,18 @@
  * cuBLAS weakly: the references bind to libcutap.so's exports (preloaded),
  * with no libcublas loaded until the program opens one.
  *
- *   late SO12    call cublasAlloc (13.0's 3 arguments) before any cuBLAS
- *                is loaded (the layer has no library: not made, status 1),
- *                then open SO12 (libcublas.so.12, cublasAlloc of 9
- *                arguments) and call it through dlsym and through the
- *                reference, the 13.0 output pointer's register holding an
- *                unmapped address: one id with typed and untyped calls.
- *   race SO12 N  N threads call cublasAlloc with 9 arguments through the
+ * The function: cublasGetFixedPointEmulationMantissaBitCountPointer
+ * (13.0: handle, int ** output), which CUDA 12.4's headers do not declare:
+ * cutap records it untyped in a libcublas.so.12, whose (made-up) one takes
+ * 9 arguments here.
+ *
+ *   late SO12    call it (13.0's 2 arguments) before any cuBLAS is loaded
+ *                (the layer has no library: not made, status 1), then
+ *                open SO12 (libcublas.so.12, the function of 9 arguments)
+ *                and call it through dlsym and through the reference, the
+ *                13.0 output pointer's register holding an unmapped
+ *                address: one id with typed and untyped calls.
+ *   race SO12 N  N threads call it with 9 arguments through the
  *                reference while the main thread opens SO12: every call
  *                made reaches the library with exactly the caller's 9
  *                words (a call that took the typed path before the layer
@@ -47,14 +52,14 @@
         printf("%s = %u\n", n, r_);                                          \
     } while (0)
 
-unsigned cublasAlloc(int n, int size, void **p) __attribute__((weak));
+unsigned cublasGetFixedPointEmulationMantissaBitCountPointer(void *handle, int **mantissaBitCount) __attribute__((weak));
 unsigned cublasGetVersion_v2(void *handle, int *v) __attribute__((weak));
 unsigned cublasCreate_v2(void **handle) __attribute__((weak));
 size_t cublasGetCudartVersion(void) __attribute__((weak));
 
 typedef unsigned (*alloc9_t)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
                              uint64_t);
-#define ARGS9 0x5a00, 0x5a11, OLD_POISON, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88
+#define ARGS9 0x5a00, OLD_POISON, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88
 
 static void *open_so(const char *so)
 {
@@ -79,7 +84,7 @@ static atomic_int stop, made, refused, other;
 static void *spin(void *arg)
 {
     (void)arg;
-    alloc9_t f = (alloc9_t)(uintptr_t)cublasAlloc;
+    alloc9_t f = (alloc9_t)(uintptr_t)cublasGetFixedPointEmulationMantissaBitCountPointer;
     while (!atomic_load(&stop)) {
         unsigned rc = f(ARGS9);
         atomic_fetch_add(rc == 0 ? &made : rc == 1 ? &refused : &other, 1);
@@ -98,17 +103,17 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     const char *mode = argc > 1 ? argv[1] : "";
     if (!strcmp(mode, "late") && argc > 2) {
-        need((void *)(uintptr_t)cublasAlloc, "cublasAlloc");
-        void *p = NULL;
-        OLD_CALL("cublasAlloc", cublasAlloc(1, 4, &p));
+        need((void *)(uintptr_t)cublasGetFixedPointEmulationMantissaBitCountPointer, "cublasGetFixedPointEmulationMantissaBitCountPointer");
+        int *p = NULL;
+        OLD_CALL("cublasGetFixedPointEmulationMantissaBitCountPointer", cublasGetFixedPointEmulationMantissaBitCountPointer(NULL, &p));
         void *h = open_so(argv[2]);
-        alloc9_t f = (alloc9_t)dlsym(h, "cublasAlloc");
-        need((void *)(uintptr_t)f, "cublasAlloc in the library");
-        OLD_CALL("cublasAlloc", f(ARGS9));
-        alloc9_t g = (alloc9_t)(uintptr_t)cublasAlloc;
-        OLD_CALL("cublasAlloc", g(ARGS9));
+        alloc9_t f = (alloc9_t)dlsym(h, "cublasGetFixedPointEmulationMantissaBitCountPointer");
+        need((void *)(uintptr_t)f, "cublasGetFixedPointEmulationMantissaBitCountPointer in the library");
+        OLD_CALL("cublasGetFixedPointEmulationMantissaBitCountPointer", f(ARGS9));
+        alloc9_t g = (alloc9_t)(uintptr_t)cublasGetFixedPointEmulationMantissaBitCountPointer;
+        OLD_CALL("cublasGetFixedPointEmulationMantissaBitCountPointer", g(ARGS9));
     } else if (!strcmp(mode, "race") && argc > 3) {
-        need((void *)(uintptr_t)cublasAlloc, "cublasAlloc");
+        need((void *)(uintptr_t)cublasGetFixedPointEmulationMantissaBitCountPointer, "cublasGetFixedPointEmulationMantissaBitCountPointer");
         int n = atoi(argv[3]);
         pthread_t t[16];
         if (n < 1 || n > 16)
@@ -117,7 +122,7 @@ int main(int argc, char **argv)
             pthread_create(&t[i], NULL, spin, NULL);
         sleep_ms(30);
         void *h = open_so(argv[2]);
-        need(dlsym(h, "cublasAlloc"), "cublasAlloc in the library");
+        need(dlsym(h, "cublasGetFixedPointEmulationMantissaBitCountPointer"), "cublasGetFixedPointEmulationMantissaBitCountPointer in the library");
         sleep_ms(30);
         atomic_store(&stop, 1);
         for (int i = 0; i < n; i++)

@@ -110,6 +110,10 @@ $(T)/apitest.so: tests/plugins/apitest.c include/cutap.h
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
 
+$(T)/argnames.so: tests/plugins/argnames.c include/cutap.h
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fvisibility=hidden -fPIC -shared -o $@ $<
+
 $(T)/observer.so: tests/plugins/observer.c include/cutap.h
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fvisibility=hidden -fPIC -shared -o $@ $<
@@ -182,7 +186,7 @@ $(BUILD)/asan/cutap: $(CLI_C) $(CLI_H)
 	    $(CC) $(SAN_FLAGS) $(WARN) $(SAN_INC) -o $@ $(CLI_C) -ldl; \
 	else $(san_none); fi
 
-TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(T)/t_probe $(T)/t_fds $(T)/t_tsc $(BUILD)/examples/demo $(FAKE)/libcuda.so.1 $(BUILD)/fake-alt/libcuda-alt.so $(T)/t_dlonly $(T)/t_paths_lazy $(T)/t_paths_now $(T)/t_paths_pie $(T)/exact \
+TEST_BINS := $(T)/libshim.so $(T)/argnames.so $(T)/t_nodriver $(T)/t_probe $(T)/t_fds $(T)/t_tsc $(BUILD)/examples/demo $(FAKE)/libcuda.so.1 $(BUILD)/fake-alt/libcuda-alt.so $(T)/t_dlonly $(T)/t_paths_lazy $(T)/t_paths_now $(T)/t_paths_pie $(T)/exact \
              $(T)/t_threads $(T)/t_fork $(T)/t_rtldnext $(T)/t_early $(T)/t_omp $(T)/t_api $(T)/apitest.so $(T)/observer.so \
              $(BUILD)/examples/memlimit.so $(T)/t_memlimit $(T)/t_record $(BUILD)/cutap
 
@@ -260,6 +264,13 @@ $(T)/t_old_late: tests/t_old_late.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $< -ldl -lpthread
 TEST_BINS += $(T)/min12/libcublas.so.12 $(T)/min13/libcublas.so.13 $(T)/t_old_late
+
+# The real CUDA 11.8 runtime where the machine has one (tests/t_real_rt11.c
+# opens it at run time: nothing of CUDA 11.8 is needed to build).
+$(T)/t_real_rt11: tests/t_real_rt11.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $< -ldl
+TEST_BINS += $(T)/t_real_rt11
 $(T)/libnowx.so: tests/lib_nowx.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
@@ -290,12 +301,12 @@ TEST_BINS += $(T)/abi_names.so $(T)/abi_numbers.so $(T)/api_v1.so
 # reader (cli/read/, linked as the command links it: escaping,
 # UTF-8, loss texts, layers by name), the readers' integer formatting
 # (cli/textfmt.c), of src/common's lookups (the NVIDIA ioctl tables among
-# them) and of the older majors' signature table (issue #28); each case
+# them) and of the older majors' modes table (issue #28); each case
 # of tests/cases/unit runs one suite.
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_LIB := $(wildcard cli/read/*.c) cli/textfmt.c src/common/filter_expr.c src/common/path_search.c src/common/export_tables.c \
             src/common/nv_ioctl.c src/common/generated/nv_ioctl_tables.c src/common/integrity_hash.c \
-            src/generated/older_same.c
+            src/generated/older_modes.c
 $(T)/unit: $(UNIT_SRC) tests/unit/unit.h $(UNIT_LIB) $(CLI_H)
 	@mkdir -p $(T)
 	$(CC) -O1 -g $(WARN) -Iinclude -Icli -Isrc/common -Itests/unit -o $@ $(UNIT_SRC) $(UNIT_LIB)

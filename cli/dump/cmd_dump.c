@@ -98,6 +98,27 @@ static void put_head(struct dump *d, const struct tr_call *c, uint64_t at, const
     out_s(after, d->out);
 }
 
+/* Why a call of a runtime or library layer bound to another CUDA major
+ * than the pinned headers is untyped (its arguments shown as raw
+ * registers): that major's headers do not declare the function (newer, or
+ * exported and no longer declared), or cutap has no headers of that major
+ * (issue #28). Said after the call, once per call. */
+static void put_untyped_why(struct dump *d, const struct tr_call *c)
+{
+    int layer = d->tr->names[c->name].layer;
+    if (layer < CUTAP_LAYER_RUNTIME || layer >= CUTAP_LAYER_COUNT ||
+        !(d->proc->layer_flags[layer] & CUTAP_LAYER_OTHER_MAJOR) || !d->proc->layer_so[layer])
+        return;
+    const char *so = d->proc->layer_so[layer];
+    const struct dec_older *o = dec_older_of(layer, so);
+    char esc[4 * 64];
+    tr_escape(esc, sizeof esc, so);
+    if (o)
+        fprintf(d->out, " (untyped: CUDA %s's headers do not declare it for %s)", o->majors, esc);
+    else
+        fprintf(d->out, " (untyped: %s is of a CUDA major cutap has no headers of)", esc);
+}
+
 /* "(ARGS)", decoded by the call's signature (returned), or raw. */
 static const struct dec_fn *put_args(struct dump *d, const struct tr_call *c)
 {
@@ -129,6 +150,8 @@ void dump_put_call(struct dump *d, const struct tr_call *c, const char *label)
         out_s(c->flags & CUTAP_RF_SKIPPED ? " INJECTED (not made)" : " INJECTED (delayed)", f);
     else if (c->flags & CUTAP_RF_SKIPPED)
         out_s(" (skipped)", f);
+    if ((c->flags & CUTAP_RF_UNTYPED) && fn == NULL)
+        put_untyped_why(d, c);
     if (c->object >= 0) {   /* reported through CUPTI by the runtime copy in this object */
         const char *o = tr->names[c->object].name, *b = strrchr(o, '/');
         out_s(" [", f);

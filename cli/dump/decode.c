@@ -661,6 +661,25 @@ const struct dec_fn *dec_find_fn(const struct dec_set *set, const char *name)
     return NULL;
 }
 
+/* The older soname entry of a layer bound to soname (the last one asked
+ * kept: a process binds each layer once), NULL: none. */
+const struct dec_older *dec_older_of(int layer, const char *soname)
+{
+    static _Thread_local char last_so[64];
+    static _Thread_local int last_layer = -1;
+    static _Thread_local const struct dec_older *last;
+    if (layer == last_layer && !strcmp(soname, last_so))
+        return last;
+    const struct dec_older *r = NULL;
+    for (unsigned i = 0; i < dec_nolder && !r; i++)
+        if (dec_older[i].layer == layer && !strcmp(dec_older[i].soname, soname))
+            r = &dec_older[i];
+    snprintf(last_so, sizeof last_so, "%s", soname);   /* longer ones: looked up again */
+    last_layer = strlen(soname) < sizeof last_so ? layer : -1;
+    last = r;
+    return r;
+}
+
 /* The signature to decode a call with (and d->set, the tables it is in),
  * or NULL to print raw words: the recorder had none (untyped, hidden), the
  * layer is one this command does not know, or the tables disagree with
@@ -674,6 +693,21 @@ const struct dec_fn *dump_signature(struct dump *d, const struct tr_call *c)
                                                                                                   : NULL;
     if ((c->flags & CUTAP_RF_UNTYPED) || !set)
         return NULL;
+    /* A layer bound to an older major (CUTAP_META_LAYER): a function that
+     * major declares otherwise is in its own set (the recorder typed it
+     * with that signature); the others have the pinned one. */
+    const struct tr_proc *p = &d->tr->procs[d->tr->threads[c->thread].proc];
+    if (set == &dec_layers && (p->layer_flags[n->layer] & CUTAP_LAYER_OTHER_MAJOR) && p->layer_so[n->layer]) {
+        const struct dec_older *o = dec_older_of(n->layer, p->layer_so[n->layer]);
+        const struct dec_set *older = o ? o->set : NULL;
+        const struct dec_fn *fn = older ? dec_find_fn(older, n->name) : NULL;
+        if (fn) {
+            if (fn->layer != n->layer || fn->nargs != c->rec->nargs)
+                return NULL;
+            d->set = older;
+            return fn;
+        }
+    }
     /* found once per name: kept by the name's address, and checked by
      * the name itself (a reader that loads several traces reuses
      * addresses) */

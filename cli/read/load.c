@@ -552,8 +552,8 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
 struct tr_mem_file tr_mem_file;
 
 /* On stderr: the layers of a process bound to a library of another major
- * than the headers cutap's signatures come from (CUTAP_META_LAYER), whose
- * calls are recorded untyped: arguments as raw register words. */
+ * than the pinned headers (CUTAP_META_LAYER): typed by that major's
+ * headers where the generators had them (issue #28), else untyped. */
 static void note_other_majors(const struct tr_proc *p)
 {
     int n = 0;
@@ -568,9 +568,9 @@ static void note_other_majors(const struct tr_proc *p)
             TR_ERR(", %s", so);
     }
     if (n)
-        TR_ERR(" %s not of the CUDA major cutap's signatures come from: %s calls are recorded untyped, "
-                        "arguments shown as raw register words\n",
-                n > 1 ? "are" : "is", n > 1 ? "their" : "its");
+        TR_ERR(" %s of another CUDA major than cutap's pinned headers: %s calls are typed from that major's "
+               "headers where cutap has them, the others recorded untyped (raw register words; dump marks "
+               "them)\n", n > 1 ? "are" : "is", n > 1 ? "their" : "its");
 }
 
 /* A ring file (version 5), whose process may still be writing (CLOSED is

@@ -189,9 +189,33 @@ struct cutap_layer_desc {
 extern const struct cutap_layer_desc cutap_layers[CUTAP_LIB_LAYERS];
 #define CUTAP_FIRST_LIB_LAYER CUTAP_LAYER_RUNTIME
 
+/* A layer bound to an older major whose headers declare a function with
+ * another signature than the pinned one (issue #28): the variant's
+ * description and typed slow path (src/generated/lib_older_variants.c),
+ * installed per id when the layer is adopted (resolve/libs.c) and never
+ * changed after; group: the index of the older soname it is for
+ * (cutap_older_sonames). */
+struct cutap_older_variant {
+    uint32_t id;
+    uint8_t group;
+    void *slow;
+    struct cutap_fninfo info;
+};
+extern const struct cutap_older_variant cutap_older_variants[];
+extern const unsigned cutap_older_variant_count;
+extern const char *const cutap_older_sonames[][3];
+extern const uint8_t cutap_older_mode[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
+enum { CUTAP_OLDER_UNTYPED = 0, CUTAP_OLDER_SAME = 1, CUTAP_OLDER_VARIANT = 2 };
+/* Per layer id: the variant in use, NULL for the pinned signature. */
+extern const struct cutap_older_variant *cutap_lib_variant[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
+
 static inline const struct cutap_fninfo *cutap_fn(uint32_t id)
 {
-    return id < CUTAP_DRIVER_COUNT ? &cutap_driver_info[id] : &cutap_lib_info[id - CUTAP_DRIVER_COUNT];
+    if (id < CUTAP_DRIVER_COUNT)
+        return &cutap_driver_info[id];
+    const struct cutap_older_variant *v =
+        __atomic_load_n(&cutap_lib_variant[id - CUTAP_DRIVER_COUNT], __ATOMIC_ACQUIRE);
+    return v ? &v->info : &cutap_lib_info[id - CUTAP_DRIVER_COUNT];
 }
 static inline void *cutap_static_wrapper(uint32_t id)
 {
@@ -202,7 +226,11 @@ extern void *const cutap_driver_slow[CUTAP_DRIVER_COUNT];
 extern void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
 static inline void *cutap_static_slow(uint32_t id)
 {
-    return id < CUTAP_DRIVER_COUNT ? cutap_driver_slow[id] : cutap_lib_slow[id - CUTAP_DRIVER_COUNT];
+    if (id < CUTAP_DRIVER_COUNT)
+        return cutap_driver_slow[id];
+    const struct cutap_older_variant *v =
+        __atomic_load_n(&cutap_lib_variant[id - CUTAP_DRIVER_COUNT], __ATOMIC_ACQUIRE);
+    return v ? v->slow : cutap_lib_slow[id - CUTAP_DRIVER_COUNT];
 }
 /* The trampoline contexts of the undeclared exports and of the layers'
  * untyped functions (fninfo.tramp), in the order of their stubs. */

@@ -68,7 +68,10 @@ static void refresh_locked(uint32_t id)
         /* The recorder alone wants it: its generated fast path, if any. */
         uint8_t mask = atomic_load(&cutap_mask[id]);
         int kind = __atomic_load_n(&cutap_fast_kind, __ATOMIC_ACQUIRE);
-        if (want && real && !cutap_fixup[id] && kind && mask == atomic_load(&cutap_fast_mask))
+        /* (a variant of an older major has no fast path: those take the
+         * pinned signature) */
+        int variant = id >= CUTAP_DRIVER_COUNT && cutap_lib_variant[id - CUTAP_DRIVER_COUNT];
+        if (want && real && !cutap_fixup[id] && kind && !variant && mask == atomic_load(&cutap_fast_mask))
             hot = kind == 1 ? cutap_fast_trace[id] : cutap_fast_count[id];
         /* none of those: the typed slow path (the front's entry jumps to
          * whatever is here; 0 would mean "core not loaded" to it) */
@@ -337,12 +340,14 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
     ic.c.parent = t->current;
     ic.c.t0 = ic.c.t1 = 0;
     if (id >= CUTAP_DRIVER_COUNT &&
-        CUTAP_UNLIKELY(atomic_load_explicit(&cutap_lib_routed[fi->layer - CUTAP_FIRST_LIB_LAYER], memory_order_relaxed))) {
-        /* Typed code of a layer of another major: the words were taken
-         * with the generated signature, which nobody vouches for there (a
-         * call that found this path just before the layer was adopted and
-         * its entry became the route). Not made, as if made before the
-         * layer was found; recorded untyped, no argument word trusted. */
+        CUTAP_UNLIKELY(atomic_load_explicit(&cutap_lib_routed[fi->layer - CUTAP_FIRST_LIB_LAYER], memory_order_relaxed)) &&
+        cutap_lib_route_ctx(id)) {
+        /* Typed code of a function whose signature the major the layer is
+         * bound to does not declare: the words were taken with the
+         * generated signature, which nobody vouches for there (a call that
+         * found this path just before the layer was adopted and its entry
+         * became the route). Not made, as if made before the layer was
+         * found; recorded untyped, no argument word trusted. */
         ic.c.fn = NULL;
         ic.c.flags = CUTAP_CALL_UNTYPED;
         ic.c.nargs = 0;

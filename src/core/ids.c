@@ -143,7 +143,7 @@ int cutap_call_nargs(uint32_t id)
 int cutap_call_result_kind(uint32_t id)
 {
     if (id >= CUTAP_STATIC_COUNT || !cutap_fn(id)->typed || cutap_lib_route_ctx(id))
-        return CUTAP_RESULT_UNKNOWN;   /* dynamic ids, untyped calls, a layer of another major */
+        return CUTAP_RESULT_UNKNOWN;   /* dynamic ids, untyped calls (an older major not declaring it) */
     const struct cutap_fninfo *fi = cutap_fn(id);
     return fi->layer == CUTAP_LAYER_DRIVER ? CUTAP_RESULT_STATUS : fi->rkind;
 }

@@ -62,6 +62,7 @@ CUTAP_SLOW unsigned int cutap_slow_cufftXtMemcpy(int plan, void *dstPointer, voi
 CUTAP_SLOW unsigned int cutap_slow_cufftXtQueryPlan(int plan, void *queryStruct, unsigned int queryType);
 CUTAP_SLOW unsigned int cutap_slow_cufftXtSetCallback(int plan, void *callback_routine, unsigned int cbType, void *caller_info);
 CUTAP_SLOW unsigned int cutap_slow_cufftXtSetCallbackSharedSize(int plan, unsigned int cbType, unsigned long sharedSize);
+CUTAP_SLOW unsigned int cutap_slow_cufftXtSetDistribution(int plan, void *box_in, void *box_out);
 CUTAP_SLOW unsigned int cutap_slow_cufftXtSetGPUs(int handle, int nGPUs, void *whichGPUs);
 CUTAP_SLOW unsigned int cutap_slow_cufftXtSetWorkArea(int plan, void *workArea);
 CUTAP_SLOW unsigned int cutap_slow_cufftXtSetWorkAreaPolicy(int plan, unsigned int policy, void *workSize);
@@ -2822,6 +2823,57 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtSetCallbackSharedSize(int plan, unsigned
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, unsigned long))cutap_real[CUTAP_ID_cufftXtSetCallbackSharedSize])(plan, cbType, sharedSize);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cufftXtSetDistribution(int plan, void *box_in, void *box_out)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtSetDistribution, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cufftXtSetDistribution(plan, box_in, box_out);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(int64_t)plan;
+    cutap_w[1] = (uint64_t)(uintptr_t)box_in;
+    cutap_w[2] = (uint64_t)(uintptr_t)box_out;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftXtSetDistribution << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtSetDistribution])(plan, box_in, box_out);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetDistribution(struct cutap_counter *cutap_c, int plan, void *box_in, void *box_out)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetDistribution);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtSetDistribution])(plan, box_in, box_out);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cufftXtSetDistribution, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cufftXtSetDistribution(int plan, void *box_in, void *box_out)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtSetDistribution, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cufftXtSetDistribution(plan, box_in, box_out);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cufftXtSetDistribution(cutap_c, plan, box_in, box_out);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtSetDistribution])(plan, box_in, box_out);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

@@ -173,10 +173,17 @@ CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsytrf(void *handle, unsigned int u
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGeqrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGeqrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGesvd(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGesvd_bufferSize(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetDeterministicMode(void *handle, void *mode);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetEmulationStrategy(void *handle, void *strategy);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetMathMode(void *handle, void *mode);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetStream(void *handle, void *streamId);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetrs(void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSInfosCreate(void *infos_ptr);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSInfosDestroy(void *infos);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSInfosGetMaxIters(void *infos, void *maxiters);
@@ -201,6 +208,9 @@ CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSXgels(void *handle, void *gels_i
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSXgels_bufferSize(void *handle, void *params, int m, int n, int nrhs, void *lwork_bytes);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSXgesv(void *handle, void *gesv_irs_params, void *gesv_irs_infos, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *niters, void *d_info);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSXgesv_bufferSize(void *handle, void *params, int n, int nrhs, void *lwork_bytes);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnPotrf(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnPotrf_bufferSize(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnPotrs(void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnSBgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnSBgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnSBgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info);
@@ -277,6 +287,10 @@ CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsytrf(void *handle, unsigned int u
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSyevd(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSyevd_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSyevdx(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info);
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSyevdx_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgeev(void *handle, void *params, unsigned int jobvl, unsigned int jobvr, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int dataTypeVL, void *VL, long ldvl, unsigned int dataTypeVR, void *VR, long ldvr, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgeev_bufferSize(void *handle, void *params, unsigned int jobvl, unsigned int jobvr, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int dataTypeVL, void *VL, long ldvl, unsigned int dataTypeVR, void *VR, long ldvr, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost);
 CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgeqrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info);
@@ -9648,6 +9662,262 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsytri_bufferSize(void *handle, unsig
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnGeqrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnGeqrf, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnGeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)n;
+    cutap_w[4] = (uint64_t)dataTypeA;
+    cutap_w[5] = (uint64_t)(uintptr_t)A;
+    cutap_w[6] = (uint64_t)(int64_t)lda;
+    cutap_w[7] = (uint64_t)dataTypeTau;
+    cutap_w[8] = (uint64_t)(uintptr_t)tau;
+    cutap_w[9] = (uint64_t)computeType;
+    cutap_w[10] = (uint64_t)(uintptr_t)pBuffer;
+    cutap_w[11] = (uint64_t)workspaceInBytes;
+    cutap_w[12] = (uint64_t)(uintptr_t)info;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 13u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusolverDnGeqrf << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGeqrf])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGeqrf(struct cutap_counter *cutap_c, void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGeqrf);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGeqrf])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnGeqrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnGeqrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGeqrf, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnGeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnGeqrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGeqrf])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnGeqrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnGeqrf_bufferSize, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnGeqrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)n;
+    cutap_w[4] = (uint64_t)dataTypeA;
+    cutap_w[5] = (uint64_t)(uintptr_t)A;
+    cutap_w[6] = (uint64_t)(int64_t)lda;
+    cutap_w[7] = (uint64_t)dataTypeTau;
+    cutap_w[8] = (uint64_t)(uintptr_t)tau;
+    cutap_w[9] = (uint64_t)computeType;
+    cutap_w[10] = (uint64_t)(uintptr_t)workspaceInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusolverDnGeqrf_bufferSize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGeqrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGeqrf_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGeqrf_bufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGeqrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnGeqrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnGeqrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGeqrf_bufferSize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnGeqrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnGeqrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGeqrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnGesvd(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnGesvd, 4);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnGesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)(int64_t)jobu;
+    cutap_w[3] = (uint64_t)(int64_t)jobvt;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)n;
+    cutap_w[6] = (uint64_t)dataTypeA;
+    cutap_w[7] = (uint64_t)(uintptr_t)A;
+    cutap_w[8] = (uint64_t)(int64_t)lda;
+    cutap_w[9] = (uint64_t)dataTypeS;
+    cutap_w[10] = (uint64_t)(uintptr_t)S;
+    cutap_w[11] = (uint64_t)dataTypeU;
+    cutap_w[12] = (uint64_t)(uintptr_t)U;
+    cutap_w[13] = (uint64_t)(int64_t)ldu;
+    cutap_w[14] = (uint64_t)dataTypeVT;
+    cutap_w[15] = (uint64_t)(uintptr_t)VT;
+    cutap_w[16] = (uint64_t)(int64_t)ldvt;
+    cutap_w[17] = (uint64_t)computeType;
+    cutap_w[18] = (uint64_t)(uintptr_t)pBuffer;
+    cutap_w[19] = (uint64_t)workspaceInBytes;
+    cutap_w[20] = (uint64_t)(uintptr_t)info;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 21u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cusolverDnGesvd << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGesvd])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGesvd(struct cutap_counter *cutap_c, void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGesvd);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGesvd])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnGesvd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnGesvd(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGesvd, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnGesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnGesvd(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGesvd])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnGesvd_bufferSize(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnGesvd_bufferSize, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnGesvd_bufferSize(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)(int64_t)jobu;
+    cutap_w[3] = (uint64_t)(int64_t)jobvt;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)n;
+    cutap_w[6] = (uint64_t)dataTypeA;
+    cutap_w[7] = (uint64_t)(uintptr_t)A;
+    cutap_w[8] = (uint64_t)(int64_t)lda;
+    cutap_w[9] = (uint64_t)dataTypeS;
+    cutap_w[10] = (uint64_t)(uintptr_t)S;
+    cutap_w[11] = (uint64_t)dataTypeU;
+    cutap_w[12] = (uint64_t)(uintptr_t)U;
+    cutap_w[13] = (uint64_t)(int64_t)ldu;
+    cutap_w[14] = (uint64_t)dataTypeVT;
+    cutap_w[15] = (uint64_t)(uintptr_t)VT;
+    cutap_w[16] = (uint64_t)(int64_t)ldvt;
+    cutap_w[17] = (uint64_t)computeType;
+    cutap_w[18] = (uint64_t)(uintptr_t)workspaceInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 19u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusolverDnGesvd_bufferSize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGesvd_bufferSize])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGesvd_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGesvd_bufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGesvd_bufferSize])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnGesvd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnGesvd_bufferSize(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGesvd_bufferSize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnGesvd_bufferSize(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnGesvd_bufferSize(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGesvd_bufferSize])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusolverDnGetDeterministicMode(void *handle, void *mode)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnGetDeterministicMode, 1);
@@ -9851,6 +10121,184 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetStream(void *handle, void *streamI
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnGetStream])(handle, streamId);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnGetrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnGetrf, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnGetrf(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)n;
+    cutap_w[4] = (uint64_t)dataTypeA;
+    cutap_w[5] = (uint64_t)(uintptr_t)A;
+    cutap_w[6] = (uint64_t)(int64_t)lda;
+    cutap_w[7] = (uint64_t)(uintptr_t)ipiv;
+    cutap_w[8] = (uint64_t)computeType;
+    cutap_w[9] = (uint64_t)(uintptr_t)pBuffer;
+    cutap_w[10] = (uint64_t)workspaceInBytes;
+    cutap_w[11] = (uint64_t)(uintptr_t)info;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 12u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusolverDnGetrf << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGetrf])(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetrf(struct cutap_counter *cutap_c, void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetrf);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGetrf])(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnGetrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGetrf, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnGetrf(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnGetrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGetrf])(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnGetrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnGetrf_bufferSize, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnGetrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)n;
+    cutap_w[4] = (uint64_t)dataTypeA;
+    cutap_w[5] = (uint64_t)(uintptr_t)A;
+    cutap_w[6] = (uint64_t)(int64_t)lda;
+    cutap_w[7] = (uint64_t)computeType;
+    cutap_w[8] = (uint64_t)(uintptr_t)workspaceInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusolverDnGetrf_bufferSize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGetrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetrf_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetrf_bufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGetrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnGetrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGetrf_bufferSize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnGetrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnGetrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGetrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnGetrs(void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnGetrs, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnGetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)trans;
+    cutap_w[3] = (uint64_t)(int64_t)n;
+    cutap_w[4] = (uint64_t)(int64_t)nrhs;
+    cutap_w[5] = (uint64_t)dataTypeA;
+    cutap_w[6] = (uint64_t)(uintptr_t)A;
+    cutap_w[7] = (uint64_t)(int64_t)lda;
+    cutap_w[8] = (uint64_t)(uintptr_t)ipiv;
+    cutap_w[9] = (uint64_t)dataTypeB;
+    cutap_w[10] = (uint64_t)(uintptr_t)B;
+    cutap_w[11] = (uint64_t)(int64_t)ldb;
+    cutap_w[12] = (uint64_t)(uintptr_t)info;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 13u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusolverDnGetrs << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnGetrs])(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetrs(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetrs);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnGetrs])(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnGetrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetrs(void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGetrs, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnGetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnGetrs(cutap_c, handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnGetrs])(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11100,6 +11548,182 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSXgesv_bufferSize(void *handle, voi
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnIRSXgesv_bufferSize])(handle, params, n, nrhs, lwork_bytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnPotrf(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnPotrf, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnPotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)uplo;
+    cutap_w[3] = (uint64_t)(int64_t)n;
+    cutap_w[4] = (uint64_t)dataTypeA;
+    cutap_w[5] = (uint64_t)(uintptr_t)A;
+    cutap_w[6] = (uint64_t)(int64_t)lda;
+    cutap_w[7] = (uint64_t)computeType;
+    cutap_w[8] = (uint64_t)(uintptr_t)pBuffer;
+    cutap_w[9] = (uint64_t)workspaceInBytes;
+    cutap_w[10] = (uint64_t)(uintptr_t)info;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusolverDnPotrf << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnPotrf])(handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnPotrf(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnPotrf);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnPotrf])(handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnPotrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnPotrf(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnPotrf, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnPotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnPotrf(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnPotrf])(handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnPotrf_bufferSize(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnPotrf_bufferSize, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnPotrf_bufferSize(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)uplo;
+    cutap_w[3] = (uint64_t)(int64_t)n;
+    cutap_w[4] = (uint64_t)dataTypeA;
+    cutap_w[5] = (uint64_t)(uintptr_t)A;
+    cutap_w[6] = (uint64_t)(int64_t)lda;
+    cutap_w[7] = (uint64_t)computeType;
+    cutap_w[8] = (uint64_t)(uintptr_t)workspaceInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusolverDnPotrf_bufferSize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnPotrf_bufferSize])(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnPotrf_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnPotrf_bufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnPotrf_bufferSize])(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnPotrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnPotrf_bufferSize(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnPotrf_bufferSize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnPotrf_bufferSize(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnPotrf_bufferSize(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnPotrf_bufferSize])(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnPotrs(void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnPotrs, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnPotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)uplo;
+    cutap_w[3] = (uint64_t)(int64_t)n;
+    cutap_w[4] = (uint64_t)(int64_t)nrhs;
+    cutap_w[5] = (uint64_t)dataTypeA;
+    cutap_w[6] = (uint64_t)(uintptr_t)A;
+    cutap_w[7] = (uint64_t)(int64_t)lda;
+    cutap_w[8] = (uint64_t)dataTypeB;
+    cutap_w[9] = (uint64_t)(uintptr_t)B;
+    cutap_w[10] = (uint64_t)(int64_t)ldb;
+    cutap_w[11] = (uint64_t)(uintptr_t)info;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 12u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusolverDnPotrs << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnPotrs])(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnPotrs(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnPotrs);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnPotrs])(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnPotrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnPotrs(void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnPotrs, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnPotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnPotrs(cutap_c, handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnPotrs])(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15549,6 +16173,262 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsytri_bufferSize(void *handle, unsig
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsytri_bufferSize])(handle, uplo, n, A, lda, ipiv, lwork);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnSyevd(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnSyevd, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnSyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)jobz;
+    cutap_w[3] = (uint64_t)uplo;
+    cutap_w[4] = (uint64_t)(int64_t)n;
+    cutap_w[5] = (uint64_t)dataTypeA;
+    cutap_w[6] = (uint64_t)(uintptr_t)A;
+    cutap_w[7] = (uint64_t)(int64_t)lda;
+    cutap_w[8] = (uint64_t)dataTypeW;
+    cutap_w[9] = (uint64_t)(uintptr_t)W;
+    cutap_w[10] = (uint64_t)computeType;
+    cutap_w[11] = (uint64_t)(uintptr_t)pBuffer;
+    cutap_w[12] = (uint64_t)workspaceInBytes;
+    cutap_w[13] = (uint64_t)(uintptr_t)info;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusolverDnSyevd << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnSyevd])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSyevd(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSyevd);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnSyevd])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnSyevd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnSyevd(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSyevd, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnSyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnSyevd(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnSyevd])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnSyevd_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnSyevd_bufferSize, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnSyevd_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)jobz;
+    cutap_w[3] = (uint64_t)uplo;
+    cutap_w[4] = (uint64_t)(int64_t)n;
+    cutap_w[5] = (uint64_t)dataTypeA;
+    cutap_w[6] = (uint64_t)(uintptr_t)A;
+    cutap_w[7] = (uint64_t)(int64_t)lda;
+    cutap_w[8] = (uint64_t)dataTypeW;
+    cutap_w[9] = (uint64_t)(uintptr_t)W;
+    cutap_w[10] = (uint64_t)computeType;
+    cutap_w[11] = (uint64_t)(uintptr_t)workspaceInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 12u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusolverDnSyevd_bufferSize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnSyevd_bufferSize])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSyevd_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSyevd_bufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnSyevd_bufferSize])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnSyevd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnSyevd_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSyevd_bufferSize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnSyevd_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnSyevd_bufferSize(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnSyevd_bufferSize])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnSyevdx(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnSyevdx, 4);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnSyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)jobz;
+    cutap_w[3] = (uint64_t)range;
+    cutap_w[4] = (uint64_t)uplo;
+    cutap_w[5] = (uint64_t)(int64_t)n;
+    cutap_w[6] = (uint64_t)dataTypeA;
+    cutap_w[7] = (uint64_t)(uintptr_t)A;
+    cutap_w[8] = (uint64_t)(int64_t)lda;
+    cutap_w[9] = (uint64_t)(uintptr_t)vl;
+    cutap_w[10] = (uint64_t)(uintptr_t)vu;
+    cutap_w[11] = (uint64_t)(int64_t)il;
+    cutap_w[12] = (uint64_t)(int64_t)iu;
+    cutap_w[13] = (uint64_t)(uintptr_t)meig64;
+    cutap_w[14] = (uint64_t)dataTypeW;
+    cutap_w[15] = (uint64_t)(uintptr_t)W;
+    cutap_w[16] = (uint64_t)computeType;
+    cutap_w[17] = (uint64_t)(uintptr_t)pBuffer;
+    cutap_w[18] = (uint64_t)workspaceInBytes;
+    cutap_w[19] = (uint64_t)(uintptr_t)info;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 20u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cusolverDnSyevdx << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnSyevdx])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSyevdx(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSyevdx);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnSyevdx])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnSyevdx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnSyevdx(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSyevdx, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnSyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnSyevdx(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnSyevdx])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusolverDnSyevdx_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusolverDnSyevdx_bufferSize, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusolverDnSyevdx_bufferSize(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)params;
+    cutap_w[2] = (uint64_t)jobz;
+    cutap_w[3] = (uint64_t)range;
+    cutap_w[4] = (uint64_t)uplo;
+    cutap_w[5] = (uint64_t)(int64_t)n;
+    cutap_w[6] = (uint64_t)dataTypeA;
+    cutap_w[7] = (uint64_t)(uintptr_t)A;
+    cutap_w[8] = (uint64_t)(int64_t)lda;
+    cutap_w[9] = (uint64_t)(uintptr_t)vl;
+    cutap_w[10] = (uint64_t)(uintptr_t)vu;
+    cutap_w[11] = (uint64_t)(int64_t)il;
+    cutap_w[12] = (uint64_t)(int64_t)iu;
+    cutap_w[13] = (uint64_t)(uintptr_t)h_meig;
+    cutap_w[14] = (uint64_t)dataTypeW;
+    cutap_w[15] = (uint64_t)(uintptr_t)W;
+    cutap_w[16] = (uint64_t)computeType;
+    cutap_w[17] = (uint64_t)(uintptr_t)workspaceInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 18u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusolverDnSyevdx_bufferSize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnSyevdx_bufferSize])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSyevdx_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSyevdx_bufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnSyevdx_bufferSize])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusolverDnSyevdx_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusolverDnSyevdx_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSyevdx_bufferSize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusolverDnSyevdx_bufferSize(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusolverDnSyevdx_bufferSize(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnSyevdx_bufferSize])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

@@ -22,6 +22,7 @@ _Static_assert(sizeof(struct cutap_sv_float2) == 8, "cutap_sv_float2");
 CUTAP_SLOW unsigned int cutap_slow_cusparseAxpby(void *handle, void *alpha, void *vecX, void *beta, void *vecY);
 CUTAP_SLOW unsigned int cutap_slow_cusparseBlockedEllGet(void *spMatDescr, void *rows, void *cols, void *ellBlockSize, void *ellCols, void *ellColInd, void *ellValue, void *ellIdxType, void *idxBase, void *valueType);
 CUTAP_SLOW unsigned int cutap_slow_cusparseBsrSetStridedBatch(void *spMatDescr, int batchCount, long offsetsBatchStride, long columnsBatchStride, long ValuesBatchStride);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer);
@@ -39,14 +40,18 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrsv2_analysis(void *handle, unsign
 CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, struct cutap_sv_float2 tol);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes);
@@ -54,17 +59,28 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrilu02(void *handle, int m, int nn
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes);
@@ -83,6 +99,9 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseConstDnVecGetValues(void *dnVecDescr,
 CUTAP_SLOW unsigned int cutap_slow_cusparseConstSpMatGetValues(void *spMatDescr, void *values);
 CUTAP_SLOW unsigned int cutap_slow_cusparseConstSpVecGet(void *spVecDescr, void *size, void *nnz, void *indices, void *values, void *idxType, void *idxBase, void *valueType);
 CUTAP_SLOW unsigned int cutap_slow_cusparseConstSpVecGetValues(void *spVecDescr, void *values);
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstrainedGeMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *externalBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstrainedGeMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *bufferSize);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCooAoSGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cooInd, void *cooValues, void *idxType, void *idxBase, void *valueType);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCooSetPointers(void *spMatDescr, void *cooRows, void *cooColumns, void *cooValues);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCooSetStridedBatch(void *spMatDescr, int batchCount, long batchStride);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCreate(void *handle);
@@ -103,10 +122,14 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCreateConstDnVec(void *dnVecDescr, lo
 CUTAP_SLOW unsigned int cutap_slow_cusparseCreateConstSlicedEll(void *spMatDescr, long rows, long cols, long nnz, long sellValuesSize, long sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, unsigned int sellSliceOffsetsType, unsigned int sellColIndType, unsigned int idxBase, unsigned int valueType);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCreateConstSpVec(void *spVecDescr, long size, long nnz, void *indices, void *values, unsigned int idxType, unsigned int idxBase, unsigned int valueType);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCoo(void *spMatDescr, long rows, long cols, long nnz, void *cooRowInd, void *cooColInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCooAoS(void *spMatDescr, long rows, long cols, long nnz, void *cooInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsc(void *spMatDescr, long rows, long cols, long nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, unsigned int cscColOffsetsType, unsigned int cscRowIndType, unsigned int idxBase, unsigned int valueType);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsr(void *spMatDescr, long rows, long cols, long nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, unsigned int csrRowOffsetsType, unsigned int csrColIndType, unsigned int idxBase, unsigned int valueType);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsrgemm2Info(void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsric02Info(void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsrilu02Info(void *info);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsrsm2Info(void *info);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsrsv2Info(void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsru2csrInfo(void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCreateDnMat(void *dnMatDescr, long rows, long cols, long ld, void *values, unsigned int valueType, unsigned int order);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCreateDnVec(void *dnVecDescr, long size, void *values, unsigned int valueType);
@@ -116,10 +139,14 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCreatePruneInfo(void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCreateSlicedEll(void *spMatDescr, long rows, long cols, long nnz, long sellValuesSize, long sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, unsigned int sellSliceOffsetsType, unsigned int sellColIndType, unsigned int idxBase, unsigned int valueType);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCreateSpVec(void *spVecDescr, long size, long nnz, void *indices, void *values, unsigned int idxType, unsigned int idxBase, unsigned int valueType);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCscSetPointers(void *spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCsr2cscEx2(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *buffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCsr2cscEx2_bufferSize(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *bufferSize);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCsrSetPointers(void *spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues);
 CUTAP_SLOW unsigned int cutap_slow_cusparseCsrSetStridedBatch(void *spMatDescr, int batchCount, long offsetsBatchStride, long columnsValuesBatchStride);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCsrmvEx(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *buffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseCsrmvEx_bufferSize(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *bufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer);
@@ -137,14 +164,18 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrsv2_analysis(void *handle, unsign
 CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, double tol);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes);
@@ -152,8 +183,16 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrilu02(void *handle, int m, int nn
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDenseToSparse_analysis(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDenseToSparse_bufferSize(void *handle, void *matA, void *matB, unsigned int alg, void *bufferSize);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDenseToSparse_convert(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer);
@@ -163,8 +202,11 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyBsrilu02Info(void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyBsrsm2Info(void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyBsrsv2Info(void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyColorInfo(void *info);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyCsrgemm2Info(void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyCsric02Info(void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyCsrilu02Info(void *info);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyCsrsm2Info(void *info);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyCsrsv2Info(void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyCsru2csrInfo(void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyDnMat(void *dnMatDescr);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyDnVec(void *dnVecDescr);
@@ -177,10 +219,13 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDgebsr2gebsc(void *handle, int mb, in
 CUTAP_SLOW unsigned int cutap_slow_cusparseDgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes);
@@ -211,6 +256,8 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneDense2csrByPercentage_bufferSiz
 CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneDense2csrNnz(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneDense2csrNnzByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneDense2csr_bufferSizeExt(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase);
+CUTAP_SLOW unsigned int cutap_slow_cusparseDsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase);
 CUTAP_SLOW unsigned int cutap_slow_cusparseGather(void *handle, void *vecY, void *vecX);
 CUTAP_SLOW void * cutap_slow_cusparseGetErrorName(unsigned int status);
 CUTAP_SLOW void * cutap_slow_cusparseGetErrorString(unsigned int status);
@@ -231,6 +278,7 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseRot(void *handle, void *c_coeff, void
 CUTAP_SLOW unsigned int cutap_slow_cusparseSDDMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSDDMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *bufferSize);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSDDMM_preprocess(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseSaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer);
@@ -249,14 +297,18 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrsv2_bufferSize(void *handle, unsi
 CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScatter(void *handle, void *vecX, void *vecY);
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, float tol);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes);
@@ -264,8 +316,16 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseScsrilu02(void *handle, int m, int nn
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val);
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize);
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseScsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseSdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA);
+CUTAP_SLOW unsigned int cutap_slow_cusparseSdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSetMatDiagType(void *descrA, unsigned int diagType);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSetMatFillMode(void *descrA, unsigned int fillMode);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSetMatIndexBase(void *descrA, unsigned int base);
@@ -277,10 +337,13 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseSgebsr2gebsc(void *handle, int mb, in
 CUTAP_SLOW unsigned int cutap_slow_cusparseSgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase);
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes);
@@ -318,6 +381,7 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatGetSize(void *spMatDescr, void *
 CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatGetStridedBatch(void *spMatDescr, void *batchCount);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatGetValues(void *spMatDescr, void *values);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatSetAttribute(void *spMatDescr, unsigned int attribute, void *data, unsigned long dataSize);
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatSetStridedBatch(void *spMatDescr, int batchCount);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatSetValues(void *spMatDescr, void *values);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSpSM_analysis(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr, void *externalBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSpSM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr, void *bufferSize);
@@ -351,6 +415,8 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneDense2csrByPercentage_bufferSiz
 CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneDense2csrNnz(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneDense2csrNnzByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneDense2csr_bufferSizeExt(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseSroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase);
+CUTAP_SLOW unsigned int cutap_slow_cusparseSsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase);
 CUTAP_SLOW unsigned int cutap_slow_cusparseXbsric02_zeroPivot(void *handle, void *info, void *position);
 CUTAP_SLOW unsigned int cutap_slow_cusparseXbsrilu02_zeroPivot(void *handle, void *info, void *position);
 CUTAP_SLOW unsigned int cutap_slow_cusparseXbsrsm2_zeroPivot(void *handle, void *info, void *position);
@@ -365,11 +431,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseXcsr2bsrNnz(void *handle, unsigned in
 CUTAP_SLOW unsigned int cutap_slow_cusparseXcsr2coo(void *handle, void *csrSortedRowPtr, int nnz, int m, void *cooRowInd, unsigned int idxBase);
 CUTAP_SLOW unsigned int cutap_slow_cusparseXcsr2gebsrNnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, void *nnzTotalDevHostPtr, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrgeam2Nnz(void *handle, int m, int n, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *workspace);
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrgemm2Nnz(void *handle, int m, int n, int k, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseXcsric02_zeroPivot(void *handle, void *info, void *position);
 CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrilu02_zeroPivot(void *handle, void *info, void *position);
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrsm2_zeroPivot(void *handle, void *info, void *position);
 CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrsort(void *handle, int m, int n, int nnz, void *descrA, void *csrRowPtrA, void *csrColIndA, void *P, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrsort_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrRowPtrA, void *csrColIndA, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrsv2_zeroPivot(void *handle, void *info, void *position);
 CUTAP_SLOW unsigned int cutap_slow_cusparseXgebsr2gebsrNnz(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, void *nnzTotalDevHostPtr, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer);
@@ -387,14 +457,18 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrsv2_analysis(void *handle, unsign
 CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, struct cutap_sv_double2 tol);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes);
@@ -402,17 +476,28 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrilu02(void *handle, int m, int nn
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes);
@@ -423,6 +508,7 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseZgtsvInterleavedBatch(void *handle, i
 CUTAP_SLOW unsigned int cutap_slow_cusparseZgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr);
 CUTAP_SLOW unsigned int cutap_slow_cusparseZnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, struct cutap_sv_double2 tol);
+CUTAP_SLOW unsigned int cutap_slow_cusparseZsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase);
 
 CUTAP_SLOW unsigned int cutap_tr_cusparseAxpby(void *handle, void *alpha, void *vecX, void *beta, void *vecY)
 {
@@ -596,6 +682,61 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseBsrSetStridedBatch(void *spMatDescr, in
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, long, long, long))cutap_real[CUTAP_ID_cusparseBsrSetStridedBatch])(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCaxpyi, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[3] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[4] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[5] = (uint64_t)(uintptr_t)y;
+    cutap_w[6] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseCaxpyi << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCaxpyi(struct cutap_counter *cutap_c, void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCaxpyi);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCaxpyi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCaxpyi, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1646,6 +1787,63 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrxmv(void *handle, unsigned int dirA
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseCcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCcsc2dense, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)cscSortedValA;
+    cutap_w[5] = (uint64_t)(uintptr_t)cscSortedRowIndA;
+    cutap_w[6] = (uint64_t)(uintptr_t)cscSortedColPtrA;
+    cutap_w[7] = (uint64_t)(uintptr_t)A;
+    cutap_w[8] = (uint64_t)(int64_t)lda;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseCcsc2dense << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsc2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsc2dense);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCcsc2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsc2dense, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCcsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseCcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCcsr2bsr, 3);
@@ -1822,6 +2020,63 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2csru(void *handle, int m, int n, i
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsr2csru])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCcsr2dense, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[5] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[7] = (uint64_t)(uintptr_t)A;
+    cutap_w[8] = (uint64_t)(int64_t)lda;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseCcsr2dense << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsr2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsr2dense);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCcsr2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsr2dense, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCcsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2140,6 +2395,149 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrgeam2_bufferSizeExt(void *handle, i
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCcsrgemm2, 4);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(int64_t)k;
+    cutap_w[4] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[5] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[6] = (uint64_t)(int64_t)nnzA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[10] = (uint64_t)(uintptr_t)descrB;
+    cutap_w[11] = (uint64_t)(int64_t)nnzB;
+    cutap_w[12] = (uint64_t)(uintptr_t)csrSortedValB;
+    cutap_w[13] = (uint64_t)(uintptr_t)csrSortedRowPtrB;
+    cutap_w[14] = (uint64_t)(uintptr_t)csrSortedColIndB;
+    cutap_w[15] = (uint64_t)(uintptr_t)beta;
+    cutap_w[16] = (uint64_t)(uintptr_t)descrD;
+    cutap_w[17] = (uint64_t)(int64_t)nnzD;
+    cutap_w[18] = (uint64_t)(uintptr_t)csrSortedValD;
+    cutap_w[19] = (uint64_t)(uintptr_t)csrSortedRowPtrD;
+    cutap_w[20] = (uint64_t)(uintptr_t)csrSortedColIndD;
+    cutap_w[21] = (uint64_t)(uintptr_t)descrC;
+    cutap_w[22] = (uint64_t)(uintptr_t)csrSortedValC;
+    cutap_w[23] = (uint64_t)(uintptr_t)csrSortedRowPtrC;
+    cutap_w[24] = (uint64_t)(uintptr_t)csrSortedColIndC;
+    cutap_w[25] = (uint64_t)(uintptr_t)info;
+    cutap_w[26] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 27u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cusparseCcsrgemm2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrgemm2(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrgemm2);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCcsrgemm2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrgemm2, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCcsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt, 4);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(int64_t)k;
+    cutap_w[4] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[5] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[6] = (uint64_t)(int64_t)nnzA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[9] = (uint64_t)(uintptr_t)descrB;
+    cutap_w[10] = (uint64_t)(int64_t)nnzB;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedRowPtrB;
+    cutap_w[12] = (uint64_t)(uintptr_t)csrSortedColIndB;
+    cutap_w[13] = (uint64_t)(uintptr_t)beta;
+    cutap_w[14] = (uint64_t)(uintptr_t)descrD;
+    cutap_w[15] = (uint64_t)(int64_t)nnzD;
+    cutap_w[16] = (uint64_t)(uintptr_t)csrSortedRowPtrD;
+    cutap_w[17] = (uint64_t)(uintptr_t)csrSortedColIndD;
+    cutap_w[18] = (uint64_t)(uintptr_t)info;
+    cutap_w[19] = (uint64_t)(uintptr_t)pBufferSizeInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 20u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrgemm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCcsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2543,6 +2941,380 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrilu02_numericBoost(void *handle, vo
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCcsrsm2_analysis, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)algo;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)transB;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)nrhs;
+    cutap_w[6] = (uint64_t)(int64_t)nnz;
+    cutap_w[7] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[10] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[12] = (uint64_t)(uintptr_t)B;
+    cutap_w[13] = (uint64_t)(int64_t)ldb;
+    cutap_w[14] = (uint64_t)(uintptr_t)info;
+    cutap_w[15] = (uint64_t)policy;
+    cutap_w[16] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 17u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseCcsrsm2_analysis << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsm2_analysis(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsm2_analysis);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCcsrsm2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrsm2_analysis, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCcsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCcsrsm2_bufferSizeExt, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)algo;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)transB;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)nrhs;
+    cutap_w[6] = (uint64_t)(int64_t)nnz;
+    cutap_w[7] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[10] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[12] = (uint64_t)(uintptr_t)B;
+    cutap_w[13] = (uint64_t)(int64_t)ldb;
+    cutap_w[14] = (uint64_t)(uintptr_t)info;
+    cutap_w[15] = (uint64_t)policy;
+    cutap_w[16] = (uint64_t)(uintptr_t)pBufferSize;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 17u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseCcsrsm2_bufferSizeExt << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsm2_bufferSizeExt);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCcsrsm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrsm2_bufferSizeExt, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCcsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCcsrsm2_solve, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)algo;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)transB;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)nrhs;
+    cutap_w[6] = (uint64_t)(int64_t)nnz;
+    cutap_w[7] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[10] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[12] = (uint64_t)(uintptr_t)B;
+    cutap_w[13] = (uint64_t)(int64_t)ldb;
+    cutap_w[14] = (uint64_t)(uintptr_t)info;
+    cutap_w[15] = (uint64_t)policy;
+    cutap_w[16] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 17u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseCcsrsm2_solve << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsm2_solve(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsm2_solve);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCcsrsm2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrsm2_solve, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCcsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCcsrsv2_analysis, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)transA;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[5] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[8] = (uint64_t)(uintptr_t)info;
+    cutap_w[9] = (uint64_t)policy;
+    cutap_w[10] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseCcsrsv2_analysis << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsv2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsv2_analysis);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCcsrsv2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrsv2_analysis, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCcsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCcsrsv2_bufferSize, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)transA;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[5] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[8] = (uint64_t)(uintptr_t)info;
+    cutap_w[9] = (uint64_t)(uintptr_t)pBufferSizeInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseCcsrsv2_bufferSize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsv2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsv2_bufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCcsrsv2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrsv2_bufferSize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCcsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCcsrsv2_solve, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)transA;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[5] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[9] = (uint64_t)(uintptr_t)info;
+    cutap_w[10] = (uint64_t)(uintptr_t)f;
+    cutap_w[11] = (uint64_t)(uintptr_t)x;
+    cutap_w[12] = (uint64_t)policy;
+    cutap_w[13] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseCcsrsv2_solve << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsv2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsv2_solve);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCcsrsv2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrsv2_solve, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCcsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseCcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCcsru2csr, 2);
@@ -2654,6 +3426,122 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsru2csr_bufferSizeExt(void *handle, i
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsru2csr_bufferSizeExt])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCdense2csc, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)A;
+    cutap_w[5] = (uint64_t)(int64_t)lda;
+    cutap_w[6] = (uint64_t)(uintptr_t)nnzPerCol;
+    cutap_w[7] = (uint64_t)(uintptr_t)cscSortedValA;
+    cutap_w[8] = (uint64_t)(uintptr_t)cscSortedRowIndA;
+    cutap_w[9] = (uint64_t)(uintptr_t)cscSortedColPtrA;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseCdense2csc << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCdense2csc(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCdense2csc);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCdense2csc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCdense2csc, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCdense2csr, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)A;
+    cutap_w[5] = (uint64_t)(int64_t)lda;
+    cutap_w[6] = (uint64_t)(uintptr_t)nnzPerRow;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseCdense2csr << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCdense2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCdense2csr);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCdense2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCdense2csr, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2969,6 +3857,68 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgebsr2gebsr_bufferSize(void *handle, u
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseCgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCgemmi, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(int64_t)k;
+    cutap_w[4] = (uint64_t)(int64_t)nnz;
+    cutap_w[5] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[6] = (uint64_t)(uintptr_t)A;
+    cutap_w[7] = (uint64_t)(int64_t)lda;
+    cutap_w[8] = (uint64_t)(uintptr_t)cscValB;
+    cutap_w[9] = (uint64_t)(uintptr_t)cscColPtrB;
+    cutap_w[10] = (uint64_t)(uintptr_t)cscRowIndB;
+    cutap_w[11] = (uint64_t)(uintptr_t)beta;
+    cutap_w[12] = (uint64_t)(uintptr_t)C;
+    cutap_w[13] = (uint64_t)(int64_t)ldc;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseCgemmi << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgemmi(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgemmi);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCgemmi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgemmi, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseCgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCgemvi, 3);
@@ -3199,6 +4149,114 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgpsvInterleavedBatch_bufferSizeExt(voi
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCgthr, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCgthr(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)y;
+    cutap_w[3] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[4] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[5] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseCgthr << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCgthr])(handle, nnz, y, xVal, xInd, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgthr(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgthr);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCgthr])(handle, nnz, y, xVal, xInd, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCgthr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgthr, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCgthr(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCgthr])(handle, nnz, y, xVal, xInd, idxBase);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCgthrz, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCgthrz(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)y;
+    cutap_w[3] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[4] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[5] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseCgthrz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCgthrz])(handle, nnz, y, xVal, xInd, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgthrz(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgthrz);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCgthrz])(handle, nnz, y, xVal, xInd, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCgthrz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgthrz, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCgthrz(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCgthrz])(handle, nnz, y, xVal, xInd, idxBase);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4255,6 +5313,191 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseConstSpVecGetValues(void *spVecDescr, v
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseConstSpVecGetValues])(spVecDescr, values);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseConstrainedGeMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *externalBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseConstrainedGeMM, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseConstrainedGeMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)opA;
+    cutap_w[2] = (uint64_t)opB;
+    cutap_w[3] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[4] = (uint64_t)(uintptr_t)matA;
+    cutap_w[5] = (uint64_t)(uintptr_t)matB;
+    cutap_w[6] = (uint64_t)(uintptr_t)beta;
+    cutap_w[7] = (uint64_t)(uintptr_t)matC;
+    cutap_w[8] = (uint64_t)computeType;
+    cutap_w[9] = (uint64_t)(uintptr_t)externalBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseConstrainedGeMM << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseConstrainedGeMM])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstrainedGeMM(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *externalBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstrainedGeMM);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseConstrainedGeMM])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseConstrainedGeMM, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseConstrainedGeMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseConstrainedGeMM, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseConstrainedGeMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseConstrainedGeMM(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseConstrainedGeMM])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseConstrainedGeMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *bufferSize)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseConstrainedGeMM_bufferSize, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseConstrainedGeMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)opA;
+    cutap_w[2] = (uint64_t)opB;
+    cutap_w[3] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[4] = (uint64_t)(uintptr_t)matA;
+    cutap_w[5] = (uint64_t)(uintptr_t)matB;
+    cutap_w[6] = (uint64_t)(uintptr_t)beta;
+    cutap_w[7] = (uint64_t)(uintptr_t)matC;
+    cutap_w[8] = (uint64_t)computeType;
+    cutap_w[9] = (uint64_t)(uintptr_t)bufferSize;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseConstrainedGeMM_bufferSize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseConstrainedGeMM_bufferSize])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstrainedGeMM_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *bufferSize)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstrainedGeMM_bufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseConstrainedGeMM_bufferSize])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseConstrainedGeMM_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseConstrainedGeMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *bufferSize)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseConstrainedGeMM_bufferSize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseConstrainedGeMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseConstrainedGeMM_bufferSize(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseConstrainedGeMM_bufferSize])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCooAoSGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cooInd, void *cooValues, void *idxType, void *idxBase, void *valueType)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCooAoSGet, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCooAoSGet(spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)spMatDescr;
+    cutap_w[1] = (uint64_t)(uintptr_t)rows;
+    cutap_w[2] = (uint64_t)(uintptr_t)cols;
+    cutap_w[3] = (uint64_t)(uintptr_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)cooInd;
+    cutap_w[5] = (uint64_t)(uintptr_t)cooValues;
+    cutap_w[6] = (uint64_t)(uintptr_t)idxType;
+    cutap_w[7] = (uint64_t)(uintptr_t)idxBase;
+    cutap_w[8] = (uint64_t)(uintptr_t)valueType;
+    cutap_w[9] = CUTAP_FP_CAP(4, 0, CUTAP_CAPS_NONE);
+    cutap_w[11] = CUTAP_FP_CAP(5, 0, CUTAP_CAPS_NONE);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 2u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseCooAoSGet << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCooAoSGet])(spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (cooInd) {
+            memcpy(&cutap_w[10], (const void *)cooInd, 8);
+            cutap_w[9] = CUTAP_FP_CAP(4, 8, CUTAP_CAPS_OK);
+        }
+        if (cooValues) {
+            memcpy(&cutap_w[12], (const void *)cooValues, 8);
+            cutap_w[11] = CUTAP_FP_CAP(5, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCooAoSGet(struct cutap_counter *cutap_c, void *spMatDescr, void *rows, void *cols, void *nnz, void *cooInd, void *cooValues, void *idxType, void *idxBase, void *valueType)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCooAoSGet);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCooAoSGet])(spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCooAoSGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCooAoSGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cooInd, void *cooValues, void *idxType, void *idxBase, void *valueType)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCooAoSGet, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCooAoSGet(spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCooAoSGet(cutap_c, spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCooAoSGet])(spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5480,6 +6723,70 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCoo(void *spMatDescr, long rows, 
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCooAoS(void *spMatDescr, long rows, long cols, long nnz, void *cooInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCreateCooAoS, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCreateCooAoS(spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)spMatDescr;
+    cutap_w[1] = (uint64_t)(int64_t)rows;
+    cutap_w[2] = (uint64_t)(int64_t)cols;
+    cutap_w[3] = (uint64_t)(int64_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)cooInd;
+    cutap_w[5] = (uint64_t)(uintptr_t)cooValues;
+    cutap_w[6] = (uint64_t)cooIdxType;
+    cutap_w[7] = (uint64_t)idxBase;
+    cutap_w[8] = (uint64_t)valueType;
+    cutap_w[9] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseCreateCooAoS << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateCooAoS])(spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (spMatDescr) {
+            memcpy(&cutap_w[10], (const void *)spMatDescr, 8);
+            cutap_w[9] = CUTAP_FP_CAP(0, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCooAoS(struct cutap_counter *cutap_c, void *spMatDescr, long rows, long cols, long nnz, void *cooInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCooAoS);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateCooAoS])(spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCreateCooAoS, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCooAoS(void *spMatDescr, long rows, long cols, long nnz, void *cooInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCooAoS, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCreateCooAoS(spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCreateCooAoS(cutap_c, spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateCooAoS])(spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCsc(void *spMatDescr, long rows, long cols, long nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, unsigned int cscColOffsetsType, unsigned int cscRowIndType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCreateCsc, 3);
@@ -5612,6 +6919,62 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsr(void *spMatDescr, long rows, 
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCsrgemm2Info(void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCreateCsrgemm2Info, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCreateCsrgemm2Info(info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)info;
+    cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cusparseCreateCsrgemm2Info << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrgemm2Info])(info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (info) {
+            memcpy(&cutap_w[2], (const void *)info, 8);
+            cutap_w[1] = CUTAP_FP_CAP(0, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsrgemm2Info(struct cutap_counter *cutap_c, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsrgemm2Info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrgemm2Info])(info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCreateCsrgemm2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsrgemm2Info(void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCsrgemm2Info, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCreateCsrgemm2Info(info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCreateCsrgemm2Info(cutap_c, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrgemm2Info])(info);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCsric02Info(void *info)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCreateCsric02Info, 1);
@@ -5720,6 +7083,118 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsrilu02Info(void *info)
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrilu02Info])(info);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCsrsm2Info(void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCreateCsrsm2Info, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCreateCsrsm2Info(info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)info;
+    cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cusparseCreateCsrsm2Info << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrsm2Info])(info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (info) {
+            memcpy(&cutap_w[2], (const void *)info, 8);
+            cutap_w[1] = CUTAP_FP_CAP(0, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsrsm2Info(struct cutap_counter *cutap_c, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsrsm2Info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrsm2Info])(info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCreateCsrsm2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsrsm2Info(void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCsrsm2Info, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCreateCsrsm2Info(info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCreateCsrsm2Info(cutap_c, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrsm2Info])(info);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCsrsv2Info(void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCreateCsrsv2Info, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCreateCsrsv2Info(info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)info;
+    cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cusparseCreateCsrsv2Info << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrsv2Info])(info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (info) {
+            memcpy(&cutap_w[2], (const void *)info, 8);
+            cutap_w[1] = CUTAP_FP_CAP(0, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsrsv2Info(struct cutap_counter *cutap_c, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsrsv2Info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrsv2Info])(info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCreateCsrsv2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsrsv2Info(void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCsrsv2Info, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCreateCsrsv2Info(info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCreateCsrsv2Info(cutap_c, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrsv2Info])(info);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6247,6 +7722,60 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCscSetPointers(void *spMatDescr, void *
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseCsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCsctr, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCsctr(handle, nnz, xVal, xInd, y, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[3] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[4] = (uint64_t)(uintptr_t)y;
+    cutap_w[5] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseCsctr << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCsctr])(handle, nnz, xVal, xInd, y, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsctr(struct cutap_counter *cutap_c, void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsctr);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCsctr])(handle, nnz, xVal, xInd, y, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCsctr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCsctr, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCsctr(handle, nnz, xVal, xInd, y, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCsctr])(handle, nnz, xVal, xInd, y, idxBase);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseCsr2cscEx2(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *buffer)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCsr2cscEx2, 3);
@@ -6473,6 +8002,199 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCsrSetStridedBatch(void *spMatDescr, in
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, long, long))cutap_real[CUTAP_ID_cusparseCsrSetStridedBatch])(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCsrmvEx(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *buffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCsrmvEx, 4);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCsrmvEx(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)alg;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)(int64_t)m;
+    cutap_w[4] = (uint64_t)(int64_t)n;
+    cutap_w[5] = (uint64_t)(int64_t)nnz;
+    cutap_w[6] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[7] = (uint64_t)alphatype;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrValA;
+    cutap_w[10] = (uint64_t)csrValAtype;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrRowPtrA;
+    cutap_w[12] = (uint64_t)(uintptr_t)csrColIndA;
+    cutap_w[13] = (uint64_t)(uintptr_t)x;
+    cutap_w[14] = (uint64_t)xtype;
+    cutap_w[15] = (uint64_t)(uintptr_t)beta;
+    cutap_w[16] = (uint64_t)betatype;
+    cutap_w[17] = (uint64_t)(uintptr_t)y;
+    cutap_w[18] = (uint64_t)ytype;
+    cutap_w[19] = (uint64_t)executiontype;
+    cutap_w[20] = (uint64_t)(uintptr_t)buffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 21u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cusparseCsrmvEx << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsrmvEx])(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsrmvEx(struct cutap_counter *cutap_c, void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *buffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsrmvEx);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsrmvEx])(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCsrmvEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCsrmvEx(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *buffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCsrmvEx, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCsrmvEx(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCsrmvEx(cutap_c, handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsrmvEx])(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseCsrmvEx_bufferSize(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *bufferSizeInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseCsrmvEx_bufferSize, 4);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseCsrmvEx_bufferSize(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)alg;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)(int64_t)m;
+    cutap_w[4] = (uint64_t)(int64_t)n;
+    cutap_w[5] = (uint64_t)(int64_t)nnz;
+    cutap_w[6] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[7] = (uint64_t)alphatype;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrValA;
+    cutap_w[10] = (uint64_t)csrValAtype;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrRowPtrA;
+    cutap_w[12] = (uint64_t)(uintptr_t)csrColIndA;
+    cutap_w[13] = (uint64_t)(uintptr_t)x;
+    cutap_w[14] = (uint64_t)xtype;
+    cutap_w[15] = (uint64_t)(uintptr_t)beta;
+    cutap_w[16] = (uint64_t)betatype;
+    cutap_w[17] = (uint64_t)(uintptr_t)y;
+    cutap_w[18] = (uint64_t)ytype;
+    cutap_w[19] = (uint64_t)executiontype;
+    cutap_w[20] = (uint64_t)(uintptr_t)bufferSizeInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 21u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cusparseCsrmvEx_bufferSize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsrmvEx_bufferSize])(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsrmvEx_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *bufferSizeInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsrmvEx_bufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsrmvEx_bufferSize])(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseCsrmvEx_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseCsrmvEx_bufferSize(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCsrmvEx_bufferSize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseCsrmvEx_bufferSize(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseCsrmvEx_bufferSize(cutap_c, handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsrmvEx_bufferSize])(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDaxpyi, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[3] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[4] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[5] = (uint64_t)(uintptr_t)y;
+    cutap_w[6] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseDaxpyi << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDaxpyi(struct cutap_counter *cutap_c, void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDaxpyi);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDaxpyi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDaxpyi, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7523,6 +9245,63 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrxmv(void *handle, unsigned int dirA
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseDcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDcsc2dense, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)cscSortedValA;
+    cutap_w[5] = (uint64_t)(uintptr_t)cscSortedRowIndA;
+    cutap_w[6] = (uint64_t)(uintptr_t)cscSortedColPtrA;
+    cutap_w[7] = (uint64_t)(uintptr_t)A;
+    cutap_w[8] = (uint64_t)(int64_t)lda;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseDcsc2dense << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsc2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsc2dense);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDcsc2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsc2dense, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDcsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseDcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDcsr2bsr, 3);
@@ -7699,6 +9478,63 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2csru(void *handle, int m, int n, i
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsr2csru])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDcsr2dense, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[5] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[7] = (uint64_t)(uintptr_t)A;
+    cutap_w[8] = (uint64_t)(int64_t)lda;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseDcsr2dense << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsr2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsr2dense);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDcsr2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsr2dense, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDcsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8017,6 +9853,149 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrgeam2_bufferSizeExt(void *handle, i
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDcsrgemm2, 4);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(int64_t)k;
+    cutap_w[4] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[5] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[6] = (uint64_t)(int64_t)nnzA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[10] = (uint64_t)(uintptr_t)descrB;
+    cutap_w[11] = (uint64_t)(int64_t)nnzB;
+    cutap_w[12] = (uint64_t)(uintptr_t)csrSortedValB;
+    cutap_w[13] = (uint64_t)(uintptr_t)csrSortedRowPtrB;
+    cutap_w[14] = (uint64_t)(uintptr_t)csrSortedColIndB;
+    cutap_w[15] = (uint64_t)(uintptr_t)beta;
+    cutap_w[16] = (uint64_t)(uintptr_t)descrD;
+    cutap_w[17] = (uint64_t)(int64_t)nnzD;
+    cutap_w[18] = (uint64_t)(uintptr_t)csrSortedValD;
+    cutap_w[19] = (uint64_t)(uintptr_t)csrSortedRowPtrD;
+    cutap_w[20] = (uint64_t)(uintptr_t)csrSortedColIndD;
+    cutap_w[21] = (uint64_t)(uintptr_t)descrC;
+    cutap_w[22] = (uint64_t)(uintptr_t)csrSortedValC;
+    cutap_w[23] = (uint64_t)(uintptr_t)csrSortedRowPtrC;
+    cutap_w[24] = (uint64_t)(uintptr_t)csrSortedColIndC;
+    cutap_w[25] = (uint64_t)(uintptr_t)info;
+    cutap_w[26] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 27u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cusparseDcsrgemm2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrgemm2(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrgemm2);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDcsrgemm2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrgemm2, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDcsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt, 4);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(int64_t)k;
+    cutap_w[4] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[5] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[6] = (uint64_t)(int64_t)nnzA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[9] = (uint64_t)(uintptr_t)descrB;
+    cutap_w[10] = (uint64_t)(int64_t)nnzB;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedRowPtrB;
+    cutap_w[12] = (uint64_t)(uintptr_t)csrSortedColIndB;
+    cutap_w[13] = (uint64_t)(uintptr_t)beta;
+    cutap_w[14] = (uint64_t)(uintptr_t)descrD;
+    cutap_w[15] = (uint64_t)(int64_t)nnzD;
+    cutap_w[16] = (uint64_t)(uintptr_t)csrSortedRowPtrD;
+    cutap_w[17] = (uint64_t)(uintptr_t)csrSortedColIndD;
+    cutap_w[18] = (uint64_t)(uintptr_t)info;
+    cutap_w[19] = (uint64_t)(uintptr_t)pBufferSizeInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 20u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrgemm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDcsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8420,6 +10399,380 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrilu02_numericBoost(void *handle, vo
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDcsrsm2_analysis, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)algo;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)transB;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)nrhs;
+    cutap_w[6] = (uint64_t)(int64_t)nnz;
+    cutap_w[7] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[10] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[12] = (uint64_t)(uintptr_t)B;
+    cutap_w[13] = (uint64_t)(int64_t)ldb;
+    cutap_w[14] = (uint64_t)(uintptr_t)info;
+    cutap_w[15] = (uint64_t)policy;
+    cutap_w[16] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 17u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseDcsrsm2_analysis << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsm2_analysis(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsm2_analysis);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDcsrsm2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrsm2_analysis, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDcsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDcsrsm2_bufferSizeExt, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)algo;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)transB;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)nrhs;
+    cutap_w[6] = (uint64_t)(int64_t)nnz;
+    cutap_w[7] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[10] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[12] = (uint64_t)(uintptr_t)B;
+    cutap_w[13] = (uint64_t)(int64_t)ldb;
+    cutap_w[14] = (uint64_t)(uintptr_t)info;
+    cutap_w[15] = (uint64_t)policy;
+    cutap_w[16] = (uint64_t)(uintptr_t)pBufferSize;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 17u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseDcsrsm2_bufferSizeExt << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsm2_bufferSizeExt);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDcsrsm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrsm2_bufferSizeExt, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDcsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDcsrsm2_solve, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)algo;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)transB;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)nrhs;
+    cutap_w[6] = (uint64_t)(int64_t)nnz;
+    cutap_w[7] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[10] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[12] = (uint64_t)(uintptr_t)B;
+    cutap_w[13] = (uint64_t)(int64_t)ldb;
+    cutap_w[14] = (uint64_t)(uintptr_t)info;
+    cutap_w[15] = (uint64_t)policy;
+    cutap_w[16] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 17u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseDcsrsm2_solve << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsm2_solve(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsm2_solve);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDcsrsm2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrsm2_solve, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDcsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDcsrsv2_analysis, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)transA;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[5] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[8] = (uint64_t)(uintptr_t)info;
+    cutap_w[9] = (uint64_t)policy;
+    cutap_w[10] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseDcsrsv2_analysis << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsv2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsv2_analysis);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDcsrsv2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrsv2_analysis, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDcsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDcsrsv2_bufferSize, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)transA;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[5] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[8] = (uint64_t)(uintptr_t)info;
+    cutap_w[9] = (uint64_t)(uintptr_t)pBufferSizeInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseDcsrsv2_bufferSize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsv2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsv2_bufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDcsrsv2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrsv2_bufferSize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDcsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDcsrsv2_solve, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)transA;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[5] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[9] = (uint64_t)(uintptr_t)info;
+    cutap_w[10] = (uint64_t)(uintptr_t)f;
+    cutap_w[11] = (uint64_t)(uintptr_t)x;
+    cutap_w[12] = (uint64_t)policy;
+    cutap_w[13] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseDcsrsv2_solve << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsv2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsv2_solve);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDcsrsv2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrsv2_solve, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDcsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseDcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDcsru2csr, 2);
@@ -8531,6 +10884,122 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsru2csr_bufferSizeExt(void *handle, i
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsru2csr_bufferSizeExt])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDdense2csc, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)A;
+    cutap_w[5] = (uint64_t)(int64_t)lda;
+    cutap_w[6] = (uint64_t)(uintptr_t)nnzPerCol;
+    cutap_w[7] = (uint64_t)(uintptr_t)cscSortedValA;
+    cutap_w[8] = (uint64_t)(uintptr_t)cscSortedRowIndA;
+    cutap_w[9] = (uint64_t)(uintptr_t)cscSortedColPtrA;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseDdense2csc << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDdense2csc(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDdense2csc);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDdense2csc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDdense2csc, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDdense2csr, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)A;
+    cutap_w[5] = (uint64_t)(int64_t)lda;
+    cutap_w[6] = (uint64_t)(uintptr_t)nnzPerRow;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseDdense2csr << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDdense2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDdense2csr);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDdense2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDdense2csr, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8988,6 +11457,55 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyColorInfo(void *info)
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyCsrgemm2Info(void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDestroyCsrgemm2Info, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDestroyCsrgemm2Info(info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)info;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cusparseDestroyCsrgemm2Info << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrgemm2Info])(info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsrgemm2Info(struct cutap_counter *cutap_c, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsrgemm2Info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrgemm2Info])(info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDestroyCsrgemm2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsrgemm2Info(void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyCsrgemm2Info, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDestroyCsrgemm2Info(info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDestroyCsrgemm2Info(cutap_c, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrgemm2Info])(info);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyCsric02Info(void *info)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDestroyCsric02Info, 1);
@@ -9082,6 +11600,104 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsrilu02Info(void *info)
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrilu02Info])(info);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyCsrsm2Info(void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDestroyCsrsm2Info, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDestroyCsrsm2Info(info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)info;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cusparseDestroyCsrsm2Info << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrsm2Info])(info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsrsm2Info(struct cutap_counter *cutap_c, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsrsm2Info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrsm2Info])(info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDestroyCsrsm2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsrsm2Info(void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyCsrsm2Info, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDestroyCsrsm2Info(info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDestroyCsrsm2Info(cutap_c, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrsm2Info])(info);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyCsrsv2Info(void *info)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDestroyCsrsv2Info, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDestroyCsrsv2Info(info);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)info;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cusparseDestroyCsrsv2Info << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrsv2Info])(info);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsrsv2Info(struct cutap_counter *cutap_c, void *info)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsrsv2Info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrsv2Info])(info);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDestroyCsrsv2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsrsv2Info(void *info)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyCsrsv2Info, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDestroyCsrsv2Info(info);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDestroyCsrsv2Info(cutap_c, info);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrsv2Info])(info);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9740,6 +12356,68 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgebsr2gebsr_bufferSize(void *handle, u
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseDgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDgemmi, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(int64_t)k;
+    cutap_w[4] = (uint64_t)(int64_t)nnz;
+    cutap_w[5] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[6] = (uint64_t)(uintptr_t)A;
+    cutap_w[7] = (uint64_t)(int64_t)lda;
+    cutap_w[8] = (uint64_t)(uintptr_t)cscValB;
+    cutap_w[9] = (uint64_t)(uintptr_t)cscColPtrB;
+    cutap_w[10] = (uint64_t)(uintptr_t)cscRowIndB;
+    cutap_w[11] = (uint64_t)(uintptr_t)beta;
+    cutap_w[12] = (uint64_t)(uintptr_t)C;
+    cutap_w[13] = (uint64_t)(int64_t)ldc;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseDgemmi << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgemmi(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgemmi);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDgemmi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgemmi, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseDgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDgemvi, 3);
@@ -9970,6 +12648,114 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgpsvInterleavedBatch_bufferSizeExt(voi
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDgthr, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDgthr(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)y;
+    cutap_w[3] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[4] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[5] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseDgthr << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDgthr])(handle, nnz, y, xVal, xInd, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgthr(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgthr);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDgthr])(handle, nnz, y, xVal, xInd, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDgthr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgthr, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDgthr(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDgthr])(handle, nnz, y, xVal, xInd, idxBase);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDgthrz, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDgthrz(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)y;
+    cutap_w[3] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[4] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[5] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseDgthrz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDgthrz])(handle, nnz, y, xVal, xInd, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgthrz(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgthrz);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDgthrz])(handle, nnz, y, xVal, xInd, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDgthrz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgthrz, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDgthrz(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDgthrz])(handle, nnz, y, xVal, xInd, idxBase);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11708,6 +14494,116 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneDense2csr_bufferSizeExt(void *han
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseDroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDroti, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDroti(handle, nnz, xVal, xInd, y, c, s, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[3] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[4] = (uint64_t)(uintptr_t)y;
+    cutap_w[5] = (uint64_t)(uintptr_t)c;
+    cutap_w[6] = (uint64_t)(uintptr_t)s;
+    cutap_w[7] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseDroti << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDroti])(handle, nnz, xVal, xInd, y, c, s, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDroti(struct cutap_counter *cutap_c, void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDroti);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDroti])(handle, nnz, xVal, xInd, y, c, s, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDroti, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDroti, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDroti(handle, nnz, xVal, xInd, y, c, s, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDroti(cutap_c, handle, nnz, xVal, xInd, y, c, s, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDroti])(handle, nnz, xVal, xInd, y, c, s, idxBase);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseDsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseDsctr, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseDsctr(handle, nnz, xVal, xInd, y, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[3] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[4] = (uint64_t)(uintptr_t)y;
+    cutap_w[5] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseDsctr << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDsctr])(handle, nnz, xVal, xInd, y, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDsctr(struct cutap_counter *cutap_c, void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDsctr);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDsctr])(handle, nnz, xVal, xInd, y, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseDsctr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseDsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDsctr, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseDsctr(handle, nnz, xVal, xInd, y, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseDsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDsctr])(handle, nnz, xVal, xInd, y, idxBase);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseGather(void *handle, void *vecY, void *vecX)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseGather, 1);
@@ -12729,6 +15625,61 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSDDMM_preprocess(void *handle, unsigned
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSDDMM_preprocess])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseSaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseSaxpyi, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseSaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[3] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[4] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[5] = (uint64_t)(uintptr_t)y;
+    cutap_w[6] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseSaxpyi << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSaxpyi(struct cutap_counter *cutap_c, void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSaxpyi);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseSaxpyi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseSaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSaxpyi, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseSaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseSaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13830,6 +16781,63 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScatter(void *handle, void *vecX, void 
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseScsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseScsc2dense, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseScsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)cscSortedValA;
+    cutap_w[5] = (uint64_t)(uintptr_t)cscSortedRowIndA;
+    cutap_w[6] = (uint64_t)(uintptr_t)cscSortedColPtrA;
+    cutap_w[7] = (uint64_t)(uintptr_t)A;
+    cutap_w[8] = (uint64_t)(int64_t)lda;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseScsc2dense << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseScsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsc2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsc2dense);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseScsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseScsc2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseScsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsc2dense, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseScsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseScsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseScsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseScsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseScsr2bsr, 3);
@@ -14006,6 +17014,63 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2csru(void *handle, int m, int n, i
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsr2csru])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseScsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseScsr2dense, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseScsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[5] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[7] = (uint64_t)(uintptr_t)A;
+    cutap_w[8] = (uint64_t)(int64_t)lda;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseScsr2dense << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseScsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsr2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsr2dense);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseScsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseScsr2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsr2dense, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseScsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseScsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseScsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14324,6 +17389,149 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrgeam2_bufferSizeExt(void *handle, i
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgeam2_bufferSizeExt])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseScsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseScsrgemm2, 4);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseScsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(int64_t)k;
+    cutap_w[4] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[5] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[6] = (uint64_t)(int64_t)nnzA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[10] = (uint64_t)(uintptr_t)descrB;
+    cutap_w[11] = (uint64_t)(int64_t)nnzB;
+    cutap_w[12] = (uint64_t)(uintptr_t)csrSortedValB;
+    cutap_w[13] = (uint64_t)(uintptr_t)csrSortedRowPtrB;
+    cutap_w[14] = (uint64_t)(uintptr_t)csrSortedColIndB;
+    cutap_w[15] = (uint64_t)(uintptr_t)beta;
+    cutap_w[16] = (uint64_t)(uintptr_t)descrD;
+    cutap_w[17] = (uint64_t)(int64_t)nnzD;
+    cutap_w[18] = (uint64_t)(uintptr_t)csrSortedValD;
+    cutap_w[19] = (uint64_t)(uintptr_t)csrSortedRowPtrD;
+    cutap_w[20] = (uint64_t)(uintptr_t)csrSortedColIndD;
+    cutap_w[21] = (uint64_t)(uintptr_t)descrC;
+    cutap_w[22] = (uint64_t)(uintptr_t)csrSortedValC;
+    cutap_w[23] = (uint64_t)(uintptr_t)csrSortedRowPtrC;
+    cutap_w[24] = (uint64_t)(uintptr_t)csrSortedColIndC;
+    cutap_w[25] = (uint64_t)(uintptr_t)info;
+    cutap_w[26] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 27u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cusparseScsrgemm2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrgemm2(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrgemm2);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseScsrgemm2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseScsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrgemm2, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseScsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseScsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseScsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseScsrgemm2_bufferSizeExt, 4);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseScsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(int64_t)k;
+    cutap_w[4] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[5] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[6] = (uint64_t)(int64_t)nnzA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[9] = (uint64_t)(uintptr_t)descrB;
+    cutap_w[10] = (uint64_t)(int64_t)nnzB;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedRowPtrB;
+    cutap_w[12] = (uint64_t)(uintptr_t)csrSortedColIndB;
+    cutap_w[13] = (uint64_t)(uintptr_t)beta;
+    cutap_w[14] = (uint64_t)(uintptr_t)descrD;
+    cutap_w[15] = (uint64_t)(int64_t)nnzD;
+    cutap_w[16] = (uint64_t)(uintptr_t)csrSortedRowPtrD;
+    cutap_w[17] = (uint64_t)(uintptr_t)csrSortedColIndD;
+    cutap_w[18] = (uint64_t)(uintptr_t)info;
+    cutap_w[19] = (uint64_t)(uintptr_t)pBufferSizeInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 20u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cusparseScsrgemm2_bufferSizeExt << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrgemm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrgemm2_bufferSizeExt);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseScsrgemm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseScsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrgemm2_bufferSizeExt, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseScsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseScsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14727,6 +17935,380 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrilu02_numericBoost(void *handle, vo
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseScsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseScsrsm2_analysis, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseScsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)algo;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)transB;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)nrhs;
+    cutap_w[6] = (uint64_t)(int64_t)nnz;
+    cutap_w[7] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[10] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[12] = (uint64_t)(uintptr_t)B;
+    cutap_w[13] = (uint64_t)(int64_t)ldb;
+    cutap_w[14] = (uint64_t)(uintptr_t)info;
+    cutap_w[15] = (uint64_t)policy;
+    cutap_w[16] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 17u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseScsrsm2_analysis << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsm2_analysis(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsm2_analysis);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseScsrsm2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrsm2_analysis, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseScsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseScsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseScsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseScsrsm2_bufferSizeExt, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseScsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)algo;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)transB;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)nrhs;
+    cutap_w[6] = (uint64_t)(int64_t)nnz;
+    cutap_w[7] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[10] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[12] = (uint64_t)(uintptr_t)B;
+    cutap_w[13] = (uint64_t)(int64_t)ldb;
+    cutap_w[14] = (uint64_t)(uintptr_t)info;
+    cutap_w[15] = (uint64_t)policy;
+    cutap_w[16] = (uint64_t)(uintptr_t)pBufferSize;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 17u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseScsrsm2_bufferSizeExt << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsm2_bufferSizeExt);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseScsrsm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrsm2_bufferSizeExt, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseScsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseScsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseScsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseScsrsm2_solve, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseScsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)algo;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)transB;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)nrhs;
+    cutap_w[6] = (uint64_t)(int64_t)nnz;
+    cutap_w[7] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[10] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[12] = (uint64_t)(uintptr_t)B;
+    cutap_w[13] = (uint64_t)(int64_t)ldb;
+    cutap_w[14] = (uint64_t)(uintptr_t)info;
+    cutap_w[15] = (uint64_t)policy;
+    cutap_w[16] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 17u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseScsrsm2_solve << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsm2_solve(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsm2_solve);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseScsrsm2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrsm2_solve, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseScsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseScsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseScsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseScsrsv2_analysis, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseScsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)transA;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[5] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[8] = (uint64_t)(uintptr_t)info;
+    cutap_w[9] = (uint64_t)policy;
+    cutap_w[10] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseScsrsv2_analysis << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsv2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsv2_analysis);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseScsrsv2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrsv2_analysis, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseScsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseScsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseScsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseScsrsv2_bufferSize, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseScsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)transA;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[5] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[8] = (uint64_t)(uintptr_t)info;
+    cutap_w[9] = (uint64_t)(uintptr_t)pBufferSizeInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseScsrsv2_bufferSize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsv2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsv2_bufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseScsrsv2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrsv2_bufferSize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseScsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseScsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseScsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseScsrsv2_solve, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseScsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)transA;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[5] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[9] = (uint64_t)(uintptr_t)info;
+    cutap_w[10] = (uint64_t)(uintptr_t)f;
+    cutap_w[11] = (uint64_t)(uintptr_t)x;
+    cutap_w[12] = (uint64_t)policy;
+    cutap_w[13] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseScsrsv2_solve << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsv2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsv2_solve);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseScsrsv2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrsv2_solve, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseScsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseScsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseScsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseScsru2csr, 2);
@@ -14838,6 +18420,122 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsru2csr_bufferSizeExt(void *handle, i
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsru2csr_bufferSizeExt])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseSdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseSdense2csc, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseSdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)A;
+    cutap_w[5] = (uint64_t)(int64_t)lda;
+    cutap_w[6] = (uint64_t)(uintptr_t)nnzPerCol;
+    cutap_w[7] = (uint64_t)(uintptr_t)cscSortedValA;
+    cutap_w[8] = (uint64_t)(uintptr_t)cscSortedRowIndA;
+    cutap_w[9] = (uint64_t)(uintptr_t)cscSortedColPtrA;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseSdense2csc << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSdense2csc(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSdense2csc);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseSdense2csc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseSdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSdense2csc, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseSdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseSdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseSdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseSdense2csr, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseSdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)A;
+    cutap_w[5] = (uint64_t)(int64_t)lda;
+    cutap_w[6] = (uint64_t)(uintptr_t)nnzPerRow;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseSdense2csr << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSdense2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSdense2csr);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseSdense2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseSdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSdense2csr, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseSdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseSdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15453,6 +19151,68 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgebsr2gebsr_bufferSize(void *handle, u
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseSgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseSgemmi, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseSgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(int64_t)k;
+    cutap_w[4] = (uint64_t)(int64_t)nnz;
+    cutap_w[5] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[6] = (uint64_t)(uintptr_t)A;
+    cutap_w[7] = (uint64_t)(int64_t)lda;
+    cutap_w[8] = (uint64_t)(uintptr_t)cscValB;
+    cutap_w[9] = (uint64_t)(uintptr_t)cscColPtrB;
+    cutap_w[10] = (uint64_t)(uintptr_t)cscRowIndB;
+    cutap_w[11] = (uint64_t)(uintptr_t)beta;
+    cutap_w[12] = (uint64_t)(uintptr_t)C;
+    cutap_w[13] = (uint64_t)(int64_t)ldc;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseSgemmi << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseSgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgemmi(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgemmi);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseSgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseSgemmi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseSgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgemmi, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseSgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseSgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseSgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseSgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseSgemvi, 3);
@@ -15683,6 +19443,114 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgpsvInterleavedBatch_bufferSizeExt(voi
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseSgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseSgthr, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseSgthr(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)y;
+    cutap_w[3] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[4] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[5] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseSgthr << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSgthr])(handle, nnz, y, xVal, xInd, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgthr(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgthr);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSgthr])(handle, nnz, y, xVal, xInd, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseSgthr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseSgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgthr, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseSgthr(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseSgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSgthr])(handle, nnz, y, xVal, xInd, idxBase);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseSgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseSgthrz, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseSgthrz(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)y;
+    cutap_w[3] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[4] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[5] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseSgthrz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSgthrz])(handle, nnz, y, xVal, xInd, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgthrz(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgthrz);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSgthrz])(handle, nnz, y, xVal, xInd, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseSgthrz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseSgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgthrz, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseSgthrz(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseSgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSgthrz])(handle, nnz, y, xVal, xInd, idxBase);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -17776,6 +21644,56 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatSetAttribute(void *spMatDescr, uns
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseSpMatSetStridedBatch(void *spMatDescr, int batchCount)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseSpMatSetStridedBatch, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseSpMatSetStridedBatch(spMatDescr, batchCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)spMatDescr;
+    cutap_w[1] = (uint64_t)(int64_t)batchCount;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cusparseSpMatSetStridedBatch << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusparseSpMatSetStridedBatch])(spMatDescr, batchCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatSetStridedBatch(struct cutap_counter *cutap_c, void *spMatDescr, int batchCount)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatSetStridedBatch);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusparseSpMatSetStridedBatch])(spMatDescr, batchCount);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseSpMatSetStridedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatSetStridedBatch(void *spMatDescr, int batchCount)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMatSetStridedBatch, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseSpMatSetStridedBatch(spMatDescr, batchCount);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseSpMatSetStridedBatch(cutap_c, spMatDescr, batchCount);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusparseSpMatSetStridedBatch])(spMatDescr, batchCount);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseSpMatSetValues(void *spMatDescr, void *values)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseSpMatSetValues, 1);
@@ -19658,6 +23576,116 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneDense2csr_bufferSizeExt(void *han
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseSroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseSroti, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseSroti(handle, nnz, xVal, xInd, y, c, s, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[3] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[4] = (uint64_t)(uintptr_t)y;
+    cutap_w[5] = (uint64_t)(uintptr_t)c;
+    cutap_w[6] = (uint64_t)(uintptr_t)s;
+    cutap_w[7] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseSroti << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSroti])(handle, nnz, xVal, xInd, y, c, s, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSroti(struct cutap_counter *cutap_c, void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSroti);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSroti])(handle, nnz, xVal, xInd, y, c, s, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseSroti, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseSroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSroti, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseSroti(handle, nnz, xVal, xInd, y, c, s, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseSroti(cutap_c, handle, nnz, xVal, xInd, y, c, s, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSroti])(handle, nnz, xVal, xInd, y, c, s, idxBase);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseSsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseSsctr, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseSsctr(handle, nnz, xVal, xInd, y, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[3] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[4] = (uint64_t)(uintptr_t)y;
+    cutap_w[5] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseSsctr << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSsctr])(handle, nnz, xVal, xInd, y, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSsctr(struct cutap_counter *cutap_c, void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSsctr);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSsctr])(handle, nnz, xVal, xInd, y, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseSsctr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseSsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSsctr, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseSsctr(handle, nnz, xVal, xInd, y, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseSsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSsctr])(handle, nnz, xVal, xInd, y, idxBase);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseXbsric02_zeroPivot(void *handle, void *info, void *position)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseXbsric02_zeroPivot, 1);
@@ -20432,6 +24460,75 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrgeam2Nnz(void *handle, int m, int n
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseXcsrgemm2Nnz(void *handle, int m, int n, int k, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseXcsrgemm2Nnz, 4);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseXcsrgemm2Nnz(handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(int64_t)k;
+    cutap_w[4] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[5] = (uint64_t)(int64_t)nnzA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrB;
+    cutap_w[9] = (uint64_t)(int64_t)nnzB;
+    cutap_w[10] = (uint64_t)(uintptr_t)csrSortedRowPtrB;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedColIndB;
+    cutap_w[12] = (uint64_t)(uintptr_t)descrD;
+    cutap_w[13] = (uint64_t)(int64_t)nnzD;
+    cutap_w[14] = (uint64_t)(uintptr_t)csrSortedRowPtrD;
+    cutap_w[15] = (uint64_t)(uintptr_t)csrSortedColIndD;
+    cutap_w[16] = (uint64_t)(uintptr_t)descrC;
+    cutap_w[17] = (uint64_t)(uintptr_t)csrSortedRowPtrC;
+    cutap_w[18] = (uint64_t)(uintptr_t)nnzTotalDevHostPtr;
+    cutap_w[19] = (uint64_t)(uintptr_t)info;
+    cutap_w[20] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 21u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cusparseXcsrgemm2Nnz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrgemm2Nnz])(handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrgemm2Nnz(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrgemm2Nnz);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrgemm2Nnz])(handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseXcsrgemm2Nnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrgemm2Nnz(void *handle, int m, int n, int k, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsrgemm2Nnz, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseXcsrgemm2Nnz(handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseXcsrgemm2Nnz(cutap_c, handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrgemm2Nnz])(handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseXcsric02_zeroPivot(void *handle, void *info, void *position)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseXcsric02_zeroPivot, 1);
@@ -20530,6 +24627,57 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrilu02_zeroPivot(void *handle, void 
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrilu02_zeroPivot])(handle, info, position);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseXcsrsm2_zeroPivot(void *handle, void *info, void *position)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseXcsrsm2_zeroPivot, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseXcsrsm2_zeroPivot(handle, info, position);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)info;
+    cutap_w[2] = (uint64_t)(uintptr_t)position;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cusparseXcsrsm2_zeroPivot << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsm2_zeroPivot])(handle, info, position);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrsm2_zeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, void *position)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrsm2_zeroPivot);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsm2_zeroPivot])(handle, info, position);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseXcsrsm2_zeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrsm2_zeroPivot(void *handle, void *info, void *position)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsrsm2_zeroPivot, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseXcsrsm2_zeroPivot(handle, info, position);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseXcsrsm2_zeroPivot(cutap_c, handle, info, position);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsm2_zeroPivot])(handle, info, position);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -20646,6 +24794,57 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrsort_bufferSizeExt(void *handle, in
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseXcsrsv2_zeroPivot(void *handle, void *info, void *position)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseXcsrsv2_zeroPivot, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseXcsrsv2_zeroPivot(handle, info, position);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)info;
+    cutap_w[2] = (uint64_t)(uintptr_t)position;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cusparseXcsrsv2_zeroPivot << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsv2_zeroPivot])(handle, info, position);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrsv2_zeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, void *position)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrsv2_zeroPivot);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsv2_zeroPivot])(handle, info, position);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseXcsrsv2_zeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrsv2_zeroPivot(void *handle, void *info, void *position)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsrsv2_zeroPivot, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseXcsrsv2_zeroPivot(handle, info, position);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseXcsrsv2_zeroPivot(cutap_c, handle, info, position);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsv2_zeroPivot])(handle, info, position);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseXgebsr2gebsrNnz(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseXgebsr2gebsrNnz, 3);
@@ -20706,6 +24905,61 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXgebsr2gebsrNnz(void *handle, unsigned 
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, int, int, void *, void *, int, int, void *, void *))cutap_real[CUTAP_ID_cusparseXgebsr2gebsrNnz])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZaxpyi, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[3] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[4] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[5] = (uint64_t)(uintptr_t)y;
+    cutap_w[6] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseZaxpyi << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZaxpyi(struct cutap_counter *cutap_c, void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZaxpyi);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZaxpyi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZaxpyi, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -21756,6 +26010,63 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrxmv(void *handle, unsigned int dirA
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseZcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZcsc2dense, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)cscSortedValA;
+    cutap_w[5] = (uint64_t)(uintptr_t)cscSortedRowIndA;
+    cutap_w[6] = (uint64_t)(uintptr_t)cscSortedColPtrA;
+    cutap_w[7] = (uint64_t)(uintptr_t)A;
+    cutap_w[8] = (uint64_t)(int64_t)lda;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseZcsc2dense << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsc2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsc2dense);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZcsc2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsc2dense, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZcsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseZcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZcsr2bsr, 3);
@@ -21932,6 +26243,63 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2csru(void *handle, int m, int n, i
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsr2csru])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZcsr2dense, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[5] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[7] = (uint64_t)(uintptr_t)A;
+    cutap_w[8] = (uint64_t)(int64_t)lda;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseZcsr2dense << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsr2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsr2dense);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZcsr2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsr2dense, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZcsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -22250,6 +26618,149 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrgeam2_bufferSizeExt(void *handle, i
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZcsrgemm2, 4);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(int64_t)k;
+    cutap_w[4] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[5] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[6] = (uint64_t)(int64_t)nnzA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[10] = (uint64_t)(uintptr_t)descrB;
+    cutap_w[11] = (uint64_t)(int64_t)nnzB;
+    cutap_w[12] = (uint64_t)(uintptr_t)csrSortedValB;
+    cutap_w[13] = (uint64_t)(uintptr_t)csrSortedRowPtrB;
+    cutap_w[14] = (uint64_t)(uintptr_t)csrSortedColIndB;
+    cutap_w[15] = (uint64_t)(uintptr_t)beta;
+    cutap_w[16] = (uint64_t)(uintptr_t)descrD;
+    cutap_w[17] = (uint64_t)(int64_t)nnzD;
+    cutap_w[18] = (uint64_t)(uintptr_t)csrSortedValD;
+    cutap_w[19] = (uint64_t)(uintptr_t)csrSortedRowPtrD;
+    cutap_w[20] = (uint64_t)(uintptr_t)csrSortedColIndD;
+    cutap_w[21] = (uint64_t)(uintptr_t)descrC;
+    cutap_w[22] = (uint64_t)(uintptr_t)csrSortedValC;
+    cutap_w[23] = (uint64_t)(uintptr_t)csrSortedRowPtrC;
+    cutap_w[24] = (uint64_t)(uintptr_t)csrSortedColIndC;
+    cutap_w[25] = (uint64_t)(uintptr_t)info;
+    cutap_w[26] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 27u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cusparseZcsrgemm2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrgemm2(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrgemm2);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZcsrgemm2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrgemm2, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZcsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt, 4);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(int64_t)k;
+    cutap_w[4] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[5] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[6] = (uint64_t)(int64_t)nnzA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[9] = (uint64_t)(uintptr_t)descrB;
+    cutap_w[10] = (uint64_t)(int64_t)nnzB;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedRowPtrB;
+    cutap_w[12] = (uint64_t)(uintptr_t)csrSortedColIndB;
+    cutap_w[13] = (uint64_t)(uintptr_t)beta;
+    cutap_w[14] = (uint64_t)(uintptr_t)descrD;
+    cutap_w[15] = (uint64_t)(int64_t)nnzD;
+    cutap_w[16] = (uint64_t)(uintptr_t)csrSortedRowPtrD;
+    cutap_w[17] = (uint64_t)(uintptr_t)csrSortedColIndD;
+    cutap_w[18] = (uint64_t)(uintptr_t)info;
+    cutap_w[19] = (uint64_t)(uintptr_t)pBufferSizeInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 20u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrgemm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZcsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -22653,6 +27164,380 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrilu02_numericBoost(void *handle, vo
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZcsrsm2_analysis, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)algo;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)transB;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)nrhs;
+    cutap_w[6] = (uint64_t)(int64_t)nnz;
+    cutap_w[7] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[10] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[12] = (uint64_t)(uintptr_t)B;
+    cutap_w[13] = (uint64_t)(int64_t)ldb;
+    cutap_w[14] = (uint64_t)(uintptr_t)info;
+    cutap_w[15] = (uint64_t)policy;
+    cutap_w[16] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 17u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseZcsrsm2_analysis << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsm2_analysis(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsm2_analysis);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZcsrsm2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrsm2_analysis, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZcsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZcsrsm2_bufferSizeExt, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)algo;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)transB;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)nrhs;
+    cutap_w[6] = (uint64_t)(int64_t)nnz;
+    cutap_w[7] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[10] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[12] = (uint64_t)(uintptr_t)B;
+    cutap_w[13] = (uint64_t)(int64_t)ldb;
+    cutap_w[14] = (uint64_t)(uintptr_t)info;
+    cutap_w[15] = (uint64_t)policy;
+    cutap_w[16] = (uint64_t)(uintptr_t)pBufferSize;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 17u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseZcsrsm2_bufferSizeExt << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsm2_bufferSizeExt);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZcsrsm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrsm2_bufferSizeExt, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZcsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZcsrsm2_solve, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)algo;
+    cutap_w[2] = (uint64_t)transA;
+    cutap_w[3] = (uint64_t)transB;
+    cutap_w[4] = (uint64_t)(int64_t)m;
+    cutap_w[5] = (uint64_t)(int64_t)nrhs;
+    cutap_w[6] = (uint64_t)(int64_t)nnz;
+    cutap_w[7] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[8] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[10] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[11] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[12] = (uint64_t)(uintptr_t)B;
+    cutap_w[13] = (uint64_t)(int64_t)ldb;
+    cutap_w[14] = (uint64_t)(uintptr_t)info;
+    cutap_w[15] = (uint64_t)policy;
+    cutap_w[16] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 17u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseZcsrsm2_solve << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsm2_solve(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsm2_solve);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZcsrsm2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrsm2_solve, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZcsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZcsrsv2_analysis, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)transA;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[5] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[8] = (uint64_t)(uintptr_t)info;
+    cutap_w[9] = (uint64_t)policy;
+    cutap_w[10] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseZcsrsv2_analysis << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsv2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsv2_analysis);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZcsrsv2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrsv2_analysis, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZcsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZcsrsv2_bufferSize, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)transA;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[5] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[8] = (uint64_t)(uintptr_t)info;
+    cutap_w[9] = (uint64_t)(uintptr_t)pBufferSizeInBytes;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseZcsrsv2_bufferSize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsv2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsv2_bufferSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZcsrsv2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrsv2_bufferSize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZcsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZcsrsv2_solve, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)transA;
+    cutap_w[2] = (uint64_t)(int64_t)m;
+    cutap_w[3] = (uint64_t)(int64_t)nnz;
+    cutap_w[4] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[5] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[6] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    cutap_w[9] = (uint64_t)(uintptr_t)info;
+    cutap_w[10] = (uint64_t)(uintptr_t)f;
+    cutap_w[11] = (uint64_t)(uintptr_t)x;
+    cutap_w[12] = (uint64_t)policy;
+    cutap_w[13] = (uint64_t)(uintptr_t)pBuffer;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseZcsrsv2_solve << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsv2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsv2_solve);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZcsrsv2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrsv2_solve, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZcsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseZcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZcsru2csr, 2);
@@ -22764,6 +27649,122 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsru2csr_bufferSizeExt(void *handle, i
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsru2csr_bufferSizeExt])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZdense2csc, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)A;
+    cutap_w[5] = (uint64_t)(int64_t)lda;
+    cutap_w[6] = (uint64_t)(uintptr_t)nnzPerCol;
+    cutap_w[7] = (uint64_t)(uintptr_t)cscSortedValA;
+    cutap_w[8] = (uint64_t)(uintptr_t)cscSortedRowIndA;
+    cutap_w[9] = (uint64_t)(uintptr_t)cscSortedColPtrA;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseZdense2csc << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZdense2csc(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZdense2csc);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZdense2csc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZdense2csc, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZdense2csr, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(uintptr_t)descrA;
+    cutap_w[4] = (uint64_t)(uintptr_t)A;
+    cutap_w[5] = (uint64_t)(int64_t)lda;
+    cutap_w[6] = (uint64_t)(uintptr_t)nnzPerRow;
+    cutap_w[7] = (uint64_t)(uintptr_t)csrSortedValA;
+    cutap_w[8] = (uint64_t)(uintptr_t)csrSortedRowPtrA;
+    cutap_w[9] = (uint64_t)(uintptr_t)csrSortedColIndA;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseZdense2csr << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZdense2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZdense2csr);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZdense2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZdense2csr, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -23079,6 +28080,68 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgebsr2gebsr_bufferSize(void *handle, u
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cusparseZgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZgemmi, 3);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)m;
+    cutap_w[2] = (uint64_t)(int64_t)n;
+    cutap_w[3] = (uint64_t)(int64_t)k;
+    cutap_w[4] = (uint64_t)(int64_t)nnz;
+    cutap_w[5] = (uint64_t)(uintptr_t)alpha;
+    cutap_w[6] = (uint64_t)(uintptr_t)A;
+    cutap_w[7] = (uint64_t)(int64_t)lda;
+    cutap_w[8] = (uint64_t)(uintptr_t)cscValB;
+    cutap_w[9] = (uint64_t)(uintptr_t)cscColPtrB;
+    cutap_w[10] = (uint64_t)(uintptr_t)cscRowIndB;
+    cutap_w[11] = (uint64_t)(uintptr_t)beta;
+    cutap_w[12] = (uint64_t)(uintptr_t)C;
+    cutap_w[13] = (uint64_t)(int64_t)ldc;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cusparseZgemmi << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgemmi(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgemmi);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZgemmi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgemmi, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cusparseZgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZgemvi, 3);
@@ -23309,6 +28372,114 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgpsvInterleavedBatch_bufferSizeExt(voi
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZgthr, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZgthr(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)y;
+    cutap_w[3] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[4] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[5] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseZgthr << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZgthr])(handle, nnz, y, xVal, xInd, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgthr(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgthr);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZgthr])(handle, nnz, y, xVal, xInd, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZgthr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgthr, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZgthr(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZgthr])(handle, nnz, y, xVal, xInd, idxBase);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZgthrz, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZgthrz(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)y;
+    cutap_w[3] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[4] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[5] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseZgthrz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZgthrz])(handle, nnz, y, xVal, xInd, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgthrz(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgthrz);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZgthrz])(handle, nnz, y, xVal, xInd, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZgthrz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgthrz, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZgthrz(handle, nnz, y, xVal, xInd, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZgthrz])(handle, nnz, y, xVal, xInd, idxBase);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -23878,6 +29049,60 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZnnz_compress(void *handle, int m, void
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, struct cutap_sv_double2))cutap_real[CUTAP_ID_cusparseZnnz_compress])(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cusparseZsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cusparseZsctr, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cusparseZsctr(handle, nnz, xVal, xInd, y, idxBase);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(int64_t)nnz;
+    cutap_w[2] = (uint64_t)(uintptr_t)xVal;
+    cutap_w[3] = (uint64_t)(uintptr_t)xInd;
+    cutap_w[4] = (uint64_t)(uintptr_t)y;
+    cutap_w[5] = (uint64_t)idxBase;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cusparseZsctr << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZsctr])(handle, nnz, xVal, xInd, y, idxBase);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZsctr(struct cutap_counter *cutap_c, void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZsctr);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZsctr])(handle, nnz, xVal, xInd, y, idxBase);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cusparseZsctr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cusparseZsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZsctr, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cusparseZsctr(handle, nnz, xVal, xInd, y, idxBase);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cusparseZsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZsctr])(handle, nnz, xVal, xInd, y, idxBase);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

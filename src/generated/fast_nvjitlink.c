@@ -10,13 +10,20 @@
 
 
 
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkComplete_12_4(void *handle);
 CUTAP_SLOW unsigned int cutap_slow___nvJitLinkComplete_13_0(void *handle);
 CUTAP_SLOW unsigned int cutap_slow___nvJitLinkCreate_13_0(void *handle, unsigned int numOptions, void *options);
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkDestroy_12_4(void *handle);
 CUTAP_SLOW unsigned int cutap_slow___nvJitLinkDestroy_13_0(void *handle);
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetErrorLogSize_12_4(void *handle, void *size);
 CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetErrorLogSize_13_0(void *handle, void *size);
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetInfoLogSize_12_4(void *handle, void *size);
 CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetInfoLogSize_13_0(void *handle, void *size);
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedCubinSize_12_4(void *handle, void *size);
 CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedCubinSize_13_0(void *handle, void *size);
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedCubin_12_4(void *handle, void *cubin);
 CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedCubin_13_0(void *handle, void *cubin);
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedPtxSize_12_4(void *handle, void *size);
 CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedPtxSize_13_0(void *handle, void *size);
 CUTAP_SLOW unsigned int cutap_slow_nvJitLinkComplete(void *handle);
 CUTAP_SLOW unsigned int cutap_slow_nvJitLinkCreate(void *handle, unsigned int numOptions, void *options);
@@ -28,6 +35,55 @@ CUTAP_SLOW unsigned int cutap_slow_nvJitLinkGetLinkedCubinSize(void *handle, voi
 CUTAP_SLOW unsigned int cutap_slow_nvJitLinkGetLinkedPtxSize(void *handle, void *size);
 CUTAP_SLOW unsigned int cutap_slow_nvJitLinkVersion(void *major, void *minor);
 
+CUTAP_SLOW unsigned int cutap_tr___nvJitLinkComplete_12_4(void *handle)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkComplete_12_4, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow___nvJitLinkComplete_12_4(handle);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkComplete_12_4 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkComplete_12_4])(handle);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkComplete_12_4(struct cutap_counter *cutap_c, void *handle)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkComplete_12_4);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkComplete_12_4])(handle);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID___nvJitLinkComplete_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct___nvJitLinkComplete_12_4(void *handle)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkComplete_12_4, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow___nvJitLinkComplete_12_4(handle);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs___nvJitLinkComplete_12_4(cutap_c, handle);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkComplete_12_4])(handle);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkComplete_13_0(void *handle)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkComplete_13_0, 1);
@@ -135,6 +191,62 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkCreate_13_0(void *handle, unsigned i
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr___nvJitLinkDestroy_12_4(void *handle)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkDestroy_12_4, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow___nvJitLinkDestroy_12_4(handle);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkDestroy_12_4 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkDestroy_12_4])(handle);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (handle) {
+            memcpy(&cutap_w[2], (const void *)handle, 8);
+            cutap_w[1] = CUTAP_FP_CAP(0, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkDestroy_12_4(struct cutap_counter *cutap_c, void *handle)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkDestroy_12_4);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkDestroy_12_4])(handle);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID___nvJitLinkDestroy_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct___nvJitLinkDestroy_12_4(void *handle)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkDestroy_12_4, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow___nvJitLinkDestroy_12_4(handle);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs___nvJitLinkDestroy_12_4(cutap_c, handle);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkDestroy_12_4])(handle);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkDestroy_13_0(void *handle)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkDestroy_13_0, 1);
@@ -191,6 +303,56 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkDestroy_13_0(void *handle)
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetErrorLogSize_12_4(void *handle, void *size)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow___nvJitLinkGetErrorLogSize_12_4(handle, size);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)size;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetErrorLogSize_12_4 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_12_4])(handle, size);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetErrorLogSize_12_4(struct cutap_counter *cutap_c, void *handle, void *size)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_12_4])(handle, size);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetErrorLogSize_12_4(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow___nvJitLinkGetErrorLogSize_12_4(handle, size);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs___nvJitLinkGetErrorLogSize_12_4(cutap_c, handle, size);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_12_4])(handle, size);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetErrorLogSize_13_0(void *handle, void *size)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0, 1);
@@ -237,6 +399,56 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetErrorLogSize_13_0(void *handle, v
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_13_0])(handle, size);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetInfoLogSize_12_4(void *handle, void *size)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow___nvJitLinkGetInfoLogSize_12_4(handle, size);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)size;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetInfoLogSize_12_4 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetInfoLogSize_12_4])(handle, size);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetInfoLogSize_12_4(struct cutap_counter *cutap_c, void *handle, void *size)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetInfoLogSize_12_4])(handle, size);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetInfoLogSize_12_4(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow___nvJitLinkGetInfoLogSize_12_4(handle, size);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs___nvJitLinkGetInfoLogSize_12_4(cutap_c, handle, size);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetInfoLogSize_12_4])(handle, size);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -291,6 +503,56 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetInfoLogSize_13_0(void *handle, vo
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedCubinSize_12_4(void *handle, void *size)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow___nvJitLinkGetLinkedCubinSize_12_4(handle, size);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)size;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4])(handle, size);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinkedCubinSize_12_4(struct cutap_counter *cutap_c, void *handle, void *size)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4])(handle, size);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubinSize_12_4(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow___nvJitLinkGetLinkedCubinSize_12_4(handle, size);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs___nvJitLinkGetLinkedCubinSize_12_4(cutap_c, handle, size);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4])(handle, size);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedCubinSize_13_0(void *handle, void *size)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0, 1);
@@ -341,6 +603,56 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubinSize_13_0(void *handle
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedCubin_12_4(void *handle, void *cubin)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow___nvJitLinkGetLinkedCubin_12_4(handle, cubin);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)cubin;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetLinkedCubin_12_4 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_12_4])(handle, cubin);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinkedCubin_12_4(struct cutap_counter *cutap_c, void *handle, void *cubin)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_12_4])(handle, cubin);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubin_12_4(void *handle, void *cubin)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow___nvJitLinkGetLinkedCubin_12_4(handle, cubin);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs___nvJitLinkGetLinkedCubin_12_4(cutap_c, handle, cubin);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_12_4])(handle, cubin);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedCubin_13_0(void *handle, void *cubin)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0, 1);
@@ -387,6 +699,56 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubin_13_0(void *handle, vo
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_13_0])(handle, cubin);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedPtxSize_12_4(void *handle, void *size)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow___nvJitLinkGetLinkedPtxSize_12_4(handle, size);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)handle;
+    cutap_w[1] = (uint64_t)(uintptr_t)size;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4])(handle, size);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinkedPtxSize_12_4(struct cutap_counter *cutap_c, void *handle, void *size)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4])(handle, size);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedPtxSize_12_4(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow___nvJitLinkGetLinkedPtxSize_12_4(handle, size);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs___nvJitLinkGetLinkedPtxSize_12_4(cutap_c, handle, size);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4])(handle, size);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

@@ -15,6 +15,7 @@ CUTAP_SLOW unsigned int cutap_slow_nvrtcDestroyProgram(void *prog);
 CUTAP_SLOW unsigned int cutap_slow_nvrtcGetCUBINSize(void *prog, void *cubinSizeRet);
 CUTAP_SLOW void * cutap_slow_nvrtcGetErrorString(unsigned int result);
 CUTAP_SLOW unsigned int cutap_slow_nvrtcGetLTOIRSize(void *prog, void *LTOIRSizeRet);
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetNVVMSize(void *prog, void *nvvmSizeRet);
 CUTAP_SLOW unsigned int cutap_slow_nvrtcGetNumSupportedArchs(void *numArchs);
 CUTAP_SLOW unsigned int cutap_slow_nvrtcGetOptiXIRSize(void *prog, void *optixirSizeRet);
 CUTAP_SLOW unsigned int cutap_slow_nvrtcGetPCHCreateStatus(void *prog);
@@ -279,6 +280,56 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcGetLTOIRSize(void *prog, void *LTOIRSizeRe
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetLTOIRSize])(prog, LTOIRSizeRet);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_nvrtcGetNVVMSize(void *prog, void *nvvmSizeRet)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcGetNVVMSize, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_nvrtcGetNVVMSize(prog, nvvmSizeRet);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)prog;
+    cutap_w[1] = (uint64_t)(uintptr_t)nvvmSizeRet;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcGetNVVMSize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetNVVMSize])(prog, nvvmSizeRet);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetNVVMSize(struct cutap_counter *cutap_c, void *prog, void *nvvmSizeRet)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetNVVMSize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetNVVMSize])(prog, nvvmSizeRet);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_nvrtcGetNVVMSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_nvrtcGetNVVMSize(void *prog, void *nvvmSizeRet)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetNVVMSize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_nvrtcGetNVVMSize(prog, nvvmSizeRet);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_nvrtcGetNVVMSize(cutap_c, prog, nvvmSizeRet);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetNVVMSize])(prog, nvvmSizeRet);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

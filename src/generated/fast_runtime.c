@@ -133,6 +133,7 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGetDevice(void *device);
 CUTAP_SLOW unsigned int cutap_slow_cudaGetDeviceCount(void *count);
 CUTAP_SLOW unsigned int cutap_slow_cudaGetDeviceFlags(void *flags);
 CUTAP_SLOW unsigned int cutap_slow_cudaGetDeviceProperties(void *prop, int device);
+CUTAP_SLOW unsigned int cutap_slow_cudaGetDeviceProperties_v2(void *prop, int device);
 CUTAP_SLOW void * cutap_slow_cudaGetErrorName(unsigned int error);
 CUTAP_SLOW void * cutap_slow_cudaGetErrorString(unsigned int error);
 CUTAP_SLOW unsigned int cutap_slow_cudaGetFuncBySymbol(void *functionPtr, void *symbolPtr);
@@ -140,11 +141,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGetKernel(void *kernelPtr, void *entryFun
 CUTAP_SLOW unsigned int cutap_slow_cudaGetLastError(void);
 CUTAP_SLOW unsigned int cutap_slow_cudaGetMipmappedArrayLevel(void *levelArray, void *mipmappedArray, unsigned int level);
 CUTAP_SLOW unsigned int cutap_slow_cudaGetSurfaceObjectResourceDesc(void *pResDesc, unsigned long long surfObject);
+CUTAP_SLOW unsigned int cutap_slow_cudaGetSurfaceReference(void *surfref, void *symbol);
 CUTAP_SLOW unsigned int cutap_slow_cudaGetSymbolAddress(void *devPtr, void *symbol);
 CUTAP_SLOW unsigned int cutap_slow_cudaGetSymbolSize(void *size, void *symbol);
+CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureAlignmentOffset(void *offset, void *texref);
 CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureObjectResourceDesc(void *pResDesc, unsigned long long texObject);
 CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureObjectResourceViewDesc(void *pResViewDesc, unsigned long long texObject);
 CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureObjectTextureDesc(void *pTexDesc, unsigned long long texObject);
+CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureObjectTextureDesc_v2(void *pTexDesc, unsigned long long texObject);
+CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureReference(void *texref, void *symbol);
 CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddChildGraphNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *childGraph);
 CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddEmptyNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies);
 CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddEventRecordNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *event);
@@ -245,6 +250,7 @@ CUTAP_SLOW unsigned int cutap_slow_cudaMallocHost(void *ptr, unsigned long size)
 CUTAP_SLOW unsigned int cutap_slow_cudaMallocManaged(void *devPtr, unsigned long size, unsigned int flags);
 CUTAP_SLOW unsigned int cutap_slow_cudaMallocPitch(void *devPtr, void *pitch, unsigned long width, unsigned long height);
 CUTAP_SLOW unsigned int cutap_slow_cudaMemAdvise(void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location);
+CUTAP_SLOW unsigned int cutap_slow_cudaMemAdvise_v2(void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location);
 CUTAP_SLOW unsigned int cutap_slow_cudaMemDiscardBatchAsync(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *stream);
 CUTAP_SLOW unsigned int cutap_slow_cudaMemDiscardBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *stream);
 CUTAP_SLOW unsigned int cutap_slow_cudaMemGetInfo(void *free, void *total);
@@ -257,6 +263,8 @@ CUTAP_SLOW unsigned int cutap_slow_cudaMemPoolSetAttribute(void *memPool, unsign
 CUTAP_SLOW unsigned int cutap_slow_cudaMemPoolTrimTo(void *memPool, unsigned long minBytesToKeep);
 CUTAP_SLOW unsigned int cutap_slow_cudaMemPrefetchAsync(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream);
 CUTAP_SLOW unsigned int cutap_slow_cudaMemPrefetchAsync_ptsz(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream);
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPrefetchAsync_v2(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream);
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPrefetchAsync_v2_ptsz(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream);
 CUTAP_SLOW unsigned int cutap_slow_cudaMemRangeGetAttribute(void *data, unsigned long dataSize, unsigned int attribute, void *devPtr, unsigned long count);
 CUTAP_SLOW unsigned int cutap_slow_cudaMemRangeGetAttributes(void *data, void *dataSizes, void *attributes, unsigned long numAttributes, void *devPtr, unsigned long count);
 CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy(void *dst, void *src, unsigned long count, unsigned int kind);
@@ -329,9 +337,13 @@ CUTAP_SLOW unsigned int cutap_slow_cudaProfilerStop(void);
 CUTAP_SLOW unsigned int cutap_slow_cudaRuntimeGetVersion(void *runtimeVersion);
 CUTAP_SLOW unsigned int cutap_slow_cudaSetDevice(int device);
 CUTAP_SLOW unsigned int cutap_slow_cudaSetDeviceFlags(unsigned int flags);
+CUTAP_SLOW unsigned int cutap_slow_cudaSetDoubleForDevice(void *d);
+CUTAP_SLOW unsigned int cutap_slow_cudaSetDoubleForHost(void *d);
 CUTAP_SLOW unsigned int cutap_slow_cudaSetValidDevices(void *device_arr, int len);
 CUTAP_SLOW unsigned int cutap_slow_cudaSignalExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream);
 CUTAP_SLOW unsigned int cutap_slow_cudaSignalExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream);
+CUTAP_SLOW unsigned int cutap_slow_cudaSignalExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream);
+CUTAP_SLOW unsigned int cutap_slow_cudaSignalExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream);
 CUTAP_SLOW unsigned int cutap_slow_cudaStreamAddCallback(void *stream, void *callback, void *userData, unsigned int flags);
 CUTAP_SLOW unsigned int cutap_slow_cudaStreamAddCallback_ptsz(void *stream, void *callback, void *userData, unsigned int flags);
 CUTAP_SLOW unsigned int cutap_slow_cudaStreamAttachMemAsync(void *stream, void *devPtr, unsigned long length, unsigned int flags);
@@ -363,6 +375,13 @@ CUTAP_SLOW unsigned int cutap_slow_cudaStreamSynchronize_ptsz(void *stream);
 CUTAP_SLOW unsigned int cutap_slow_cudaStreamWaitEvent(void *stream, void *event, unsigned int flags);
 CUTAP_SLOW unsigned int cutap_slow_cudaStreamWaitEvent_ptsz(void *stream, void *event, unsigned int flags);
 CUTAP_SLOW unsigned int cutap_slow_cudaThreadExchangeStreamCaptureMode(void *mode);
+CUTAP_SLOW unsigned int cutap_slow_cudaThreadExit(void);
+CUTAP_SLOW unsigned int cutap_slow_cudaThreadGetCacheConfig(void *pCacheConfig);
+CUTAP_SLOW unsigned int cutap_slow_cudaThreadGetLimit(void *pValue, unsigned int limit);
+CUTAP_SLOW unsigned int cutap_slow_cudaThreadSetCacheConfig(unsigned int cacheConfig);
+CUTAP_SLOW unsigned int cutap_slow_cudaThreadSetLimit(unsigned int limit, unsigned long value);
+CUTAP_SLOW unsigned int cutap_slow_cudaThreadSynchronize(void);
+CUTAP_SLOW unsigned int cutap_slow_cudaUnbindTexture(void *texref);
 CUTAP_SLOW unsigned int cutap_slow_cudaUserObjectCreate(void *object_out, void *ptr, void *destroy, unsigned int initialRefcount, unsigned int flags);
 CUTAP_SLOW unsigned int cutap_slow_cudaUserObjectRelease(void *object, unsigned int count);
 CUTAP_SLOW unsigned int cutap_slow_cudaUserObjectRetain(void *object, unsigned int count);
@@ -370,6 +389,8 @@ CUTAP_SLOW unsigned int cutap_slow_cudaVDPAUGetDevice(void *device, unsigned int
 CUTAP_SLOW unsigned int cutap_slow_cudaVDPAUSetVDPAUDevice(int device, unsigned int vdpDevice, void *vdpGetProcAddress);
 CUTAP_SLOW unsigned int cutap_slow_cudaWaitExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream);
 CUTAP_SLOW unsigned int cutap_slow_cudaWaitExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream);
+CUTAP_SLOW unsigned int cutap_slow_cudaWaitExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream);
+CUTAP_SLOW unsigned int cutap_slow_cudaWaitExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream);
 
 CUTAP_SLOW unsigned int cutap_tr___cudaGetKernel(void *kernel, void *hostFun)
 {
@@ -5151,6 +5172,56 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetDeviceProperties(void *prop, int device)
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cudaGetDeviceProperties_v2(void *prop, int device)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaGetDeviceProperties_v2, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaGetDeviceProperties_v2(prop, device);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)prop;
+    cutap_w[1] = (uint64_t)(int64_t)device;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaGetDeviceProperties_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudaGetDeviceProperties_v2])(prop, device);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetDeviceProperties_v2(struct cutap_counter *cutap_c, void *prop, int device)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetDeviceProperties_v2);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudaGetDeviceProperties_v2])(prop, device);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaGetDeviceProperties_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaGetDeviceProperties_v2(void *prop, int device)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetDeviceProperties_v2, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaGetDeviceProperties_v2(prop, device);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaGetDeviceProperties_v2(cutap_c, prop, device);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudaGetDeviceProperties_v2])(prop, device);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW void * cutap_tr_cudaGetErrorName(unsigned int error)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaGetErrorName, 1);
@@ -5518,6 +5589,63 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetSurfaceObjectResourceDesc(void *pResDesc
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cudaGetSurfaceReference(void *surfref, void *symbol)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaGetSurfaceReference, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaGetSurfaceReference(surfref, symbol);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)surfref;
+    cutap_w[1] = (uint64_t)(uintptr_t)symbol;
+    cutap_w[2] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaGetSurfaceReference << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetSurfaceReference])(surfref, symbol);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (surfref) {
+            memcpy(&cutap_w[3], (const void *)surfref, 8);
+            cutap_w[2] = CUTAP_FP_CAP(0, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetSurfaceReference(struct cutap_counter *cutap_c, void *surfref, void *symbol)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetSurfaceReference);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetSurfaceReference])(surfref, symbol);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaGetSurfaceReference, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaGetSurfaceReference(void *surfref, void *symbol)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetSurfaceReference, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaGetSurfaceReference(surfref, symbol);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaGetSurfaceReference(cutap_c, surfref, symbol);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetSurfaceReference])(surfref, symbol);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cudaGetSymbolAddress(void *devPtr, void *symbol)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaGetSymbolAddress, 2);
@@ -5628,6 +5756,63 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetSymbolSize(void *size, void *symbol)
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetSymbolSize])(size, symbol);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaGetTextureAlignmentOffset(void *offset, void *texref)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaGetTextureAlignmentOffset, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaGetTextureAlignmentOffset(offset, texref);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)offset;
+    cutap_w[1] = (uint64_t)(uintptr_t)texref;
+    cutap_w[2] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaGetTextureAlignmentOffset << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetTextureAlignmentOffset])(offset, texref);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (offset) {
+            memcpy(&cutap_w[3], (const void *)offset, 8);
+            cutap_w[2] = CUTAP_FP_CAP(0, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureAlignmentOffset(struct cutap_counter *cutap_c, void *offset, void *texref)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureAlignmentOffset);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetTextureAlignmentOffset])(offset, texref);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaGetTextureAlignmentOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureAlignmentOffset(void *offset, void *texref)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetTextureAlignmentOffset, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaGetTextureAlignmentOffset(offset, texref);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaGetTextureAlignmentOffset(cutap_c, offset, texref);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetTextureAlignmentOffset])(offset, texref);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5778,6 +5963,113 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureObjectTextureDesc(void *pTexDesc,
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetTextureObjectTextureDesc])(pTexDesc, texObject);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaGetTextureObjectTextureDesc_v2(void *pTexDesc, unsigned long long texObject)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaGetTextureObjectTextureDesc_v2, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaGetTextureObjectTextureDesc_v2(pTexDesc, texObject);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pTexDesc;
+    cutap_w[1] = (uint64_t)texObject;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaGetTextureObjectTextureDesc_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetTextureObjectTextureDesc_v2])(pTexDesc, texObject);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureObjectTextureDesc_v2(struct cutap_counter *cutap_c, void *pTexDesc, unsigned long long texObject)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureObjectTextureDesc_v2);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetTextureObjectTextureDesc_v2])(pTexDesc, texObject);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaGetTextureObjectTextureDesc_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureObjectTextureDesc_v2(void *pTexDesc, unsigned long long texObject)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetTextureObjectTextureDesc_v2, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaGetTextureObjectTextureDesc_v2(pTexDesc, texObject);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaGetTextureObjectTextureDesc_v2(cutap_c, pTexDesc, texObject);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetTextureObjectTextureDesc_v2])(pTexDesc, texObject);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaGetTextureReference(void *texref, void *symbol)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaGetTextureReference, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaGetTextureReference(texref, symbol);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)texref;
+    cutap_w[1] = (uint64_t)(uintptr_t)symbol;
+    cutap_w[2] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaGetTextureReference << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetTextureReference])(texref, symbol);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (texref) {
+            memcpy(&cutap_w[3], (const void *)texref, 8);
+            cutap_w[2] = CUTAP_FP_CAP(0, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureReference(struct cutap_counter *cutap_c, void *texref, void *symbol)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureReference);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetTextureReference])(texref, symbol);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaGetTextureReference, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureReference(void *texref, void *symbol)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetTextureReference, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaGetTextureReference(texref, symbol);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaGetTextureReference(cutap_c, texref, symbol);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetTextureReference])(texref, symbol);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11297,6 +11589,58 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemAdvise(void *devPtr, unsigned long count
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cudaMemAdvise_v2(void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaMemAdvise_v2, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaMemAdvise_v2(devPtr, count, advice, location);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)devPtr;
+    cutap_w[1] = (uint64_t)count;
+    cutap_w[2] = (uint64_t)advice;
+    cutap_w[3] = (uint64_t)(uintptr_t)&location;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemAdvise_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, struct cutap_sv_cudaMemLocation))cutap_real[CUTAP_ID_cudaMemAdvise_v2])(devPtr, count, advice, location);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemAdvise_v2(struct cutap_counter *cutap_c, void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemAdvise_v2);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, struct cutap_sv_cudaMemLocation))cutap_real[CUTAP_ID_cudaMemAdvise_v2])(devPtr, count, advice, location);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaMemAdvise_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaMemAdvise_v2(void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemAdvise_v2, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaMemAdvise_v2(devPtr, count, advice, location);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaMemAdvise_v2(cutap_c, devPtr, count, advice, location);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, struct cutap_sv_cudaMemLocation))cutap_real[CUTAP_ID_cudaMemAdvise_v2])(devPtr, count, advice, location);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cudaMemDiscardBatchAsync(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *stream)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaMemDiscardBatchAsync, 2);
@@ -11950,6 +12294,112 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemPrefetchAsync_ptsz(void *devPtr, unsigne
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync_ptsz])(devPtr, count, location, flags, stream);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaMemPrefetchAsync_v2(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaMemPrefetchAsync_v2, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)devPtr;
+    cutap_w[1] = (uint64_t)count;
+    cutap_w[2] = (uint64_t)(uintptr_t)&location;
+    cutap_w[3] = (uint64_t)flags;
+    cutap_w[4] = (uint64_t)(uintptr_t)stream;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemPrefetchAsync_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync_v2])(devPtr, count, location, flags, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPrefetchAsync_v2(struct cutap_counter *cutap_c, void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPrefetchAsync_v2);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync_v2])(devPtr, count, location, flags, stream);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaMemPrefetchAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaMemPrefetchAsync_v2(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemPrefetchAsync_v2, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaMemPrefetchAsync_v2(cutap_c, devPtr, count, location, flags, stream);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync_v2])(devPtr, count, location, flags, stream);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaMemPrefetchAsync_v2_ptsz(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)devPtr;
+    cutap_w[1] = (uint64_t)count;
+    cutap_w[2] = (uint64_t)(uintptr_t)&location;
+    cutap_w[3] = (uint64_t)flags;
+    cutap_w[4] = (uint64_t)(uintptr_t)stream;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz])(devPtr, count, location, flags, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPrefetchAsync_v2_ptsz(struct cutap_counter *cutap_c, void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz])(devPtr, count, location, flags, stream);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaMemPrefetchAsync_v2_ptsz(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, stream);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaMemPrefetchAsync_v2_ptsz(cutap_c, devPtr, count, location, flags, stream);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz])(devPtr, count, location, flags, stream);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15803,6 +16253,118 @@ CUTAP_SLOW unsigned int cutap_ct_cudaSetDeviceFlags(unsigned int flags)
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cudaSetDoubleForDevice(void *d)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaSetDoubleForDevice, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaSetDoubleForDevice(d);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)d;
+    cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaSetDoubleForDevice << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaSetDoubleForDevice])(d);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (d) {
+            memcpy(&cutap_w[2], (const void *)d, 8);
+            cutap_w[1] = CUTAP_FP_CAP(0, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSetDoubleForDevice(struct cutap_counter *cutap_c, void *d)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSetDoubleForDevice);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaSetDoubleForDevice])(d);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaSetDoubleForDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaSetDoubleForDevice(void *d)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaSetDoubleForDevice, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaSetDoubleForDevice(d);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaSetDoubleForDevice(cutap_c, d);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaSetDoubleForDevice])(d);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaSetDoubleForHost(void *d)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaSetDoubleForHost, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaSetDoubleForHost(d);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)d;
+    cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaSetDoubleForHost << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaSetDoubleForHost])(d);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (d) {
+            memcpy(&cutap_w[2], (const void *)d, 8);
+            cutap_w[1] = CUTAP_FP_CAP(0, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSetDoubleForHost(struct cutap_counter *cutap_c, void *d)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSetDoubleForHost);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaSetDoubleForHost])(d);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaSetDoubleForHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaSetDoubleForHost(void *d)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaSetDoubleForHost, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaSetDoubleForHost(d);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaSetDoubleForHost(cutap_c, d);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaSetDoubleForHost])(d);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cudaSetValidDevices(void *device_arr, int len)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaSetValidDevices, 2);
@@ -15960,6 +16522,110 @@ CUTAP_SLOW unsigned int cutap_ct_cudaSignalExternalSemaphoresAsync_ptsz(void *ex
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz])(extSemArray, paramsArray, numExtSems, stream);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaSignalExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaSignalExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)extSemArray;
+    cutap_w[1] = (uint64_t)(uintptr_t)paramsArray;
+    cutap_w[2] = (uint64_t)numExtSems;
+    cutap_w[3] = (uint64_t)(uintptr_t)stream;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2])(extSemArray, paramsArray, numExtSems, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSignalExternalSemaphoresAsync_v2(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2])(extSemArray, paramsArray, numExtSems, stream);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaSignalExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaSignalExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaSignalExternalSemaphoresAsync_v2(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2])(extSemArray, paramsArray, numExtSems, stream);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaSignalExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaSignalExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)extSemArray;
+    cutap_w[1] = (uint64_t)(uintptr_t)paramsArray;
+    cutap_w[2] = (uint64_t)numExtSems;
+    cutap_w[3] = (uint64_t)(uintptr_t)stream;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz])(extSemArray, paramsArray, numExtSems, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSignalExternalSemaphoresAsync_v2_ptsz(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz])(extSemArray, paramsArray, numExtSems, stream);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaSignalExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaSignalExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaSignalExternalSemaphoresAsync_v2_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz])(extSemArray, paramsArray, numExtSems, stream);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -17630,6 +18296,361 @@ CUTAP_SLOW unsigned int cutap_ct_cudaThreadExchangeStreamCaptureMode(void *mode)
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tr_cudaThreadExit(void)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaThreadExit, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaThreadExit();
+    }
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaThreadExit << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaThreadExit])();
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadExit(struct cutap_counter *cutap_c)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadExit);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaThreadExit])();
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaThreadExit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaThreadExit(void)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaThreadExit, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaThreadExit();
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaThreadExit(cutap_c);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaThreadExit])();
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaThreadGetCacheConfig(void *pCacheConfig)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaThreadGetCacheConfig, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaThreadGetCacheConfig(pCacheConfig);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCacheConfig;
+    cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaThreadGetCacheConfig << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaThreadGetCacheConfig])(pCacheConfig);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (pCacheConfig) {
+            memcpy(&cutap_w[2], (const void *)pCacheConfig, 4);
+            cutap_w[1] = CUTAP_FP_CAP(0, 4, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadGetCacheConfig(struct cutap_counter *cutap_c, void *pCacheConfig)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadGetCacheConfig);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaThreadGetCacheConfig])(pCacheConfig);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaThreadGetCacheConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaThreadGetCacheConfig(void *pCacheConfig)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaThreadGetCacheConfig, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaThreadGetCacheConfig(pCacheConfig);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaThreadGetCacheConfig(cutap_c, pCacheConfig);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaThreadGetCacheConfig])(pCacheConfig);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaThreadGetLimit(void *pValue, unsigned int limit)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaThreadGetLimit, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaThreadGetLimit(pValue, limit);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pValue;
+    cutap_w[1] = (uint64_t)limit;
+    cutap_w[2] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaThreadGetLimit << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaThreadGetLimit])(pValue, limit);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (pValue) {
+            memcpy(&cutap_w[3], (const void *)pValue, 8);
+            cutap_w[2] = CUTAP_FP_CAP(0, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadGetLimit(struct cutap_counter *cutap_c, void *pValue, unsigned int limit)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadGetLimit);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaThreadGetLimit])(pValue, limit);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaThreadGetLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaThreadGetLimit(void *pValue, unsigned int limit)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaThreadGetLimit, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaThreadGetLimit(pValue, limit);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaThreadGetLimit(cutap_c, pValue, limit);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaThreadGetLimit])(pValue, limit);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaThreadSetCacheConfig(unsigned int cacheConfig)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaThreadSetCacheConfig, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaThreadSetCacheConfig(cacheConfig);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)cacheConfig;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaThreadSetCacheConfig << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaThreadSetCacheConfig])(cacheConfig);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadSetCacheConfig(struct cutap_counter *cutap_c, unsigned int cacheConfig)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadSetCacheConfig);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaThreadSetCacheConfig])(cacheConfig);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaThreadSetCacheConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaThreadSetCacheConfig(unsigned int cacheConfig)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaThreadSetCacheConfig, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaThreadSetCacheConfig(cacheConfig);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaThreadSetCacheConfig(cutap_c, cacheConfig);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaThreadSetCacheConfig])(cacheConfig);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaThreadSetLimit(unsigned int limit, unsigned long value)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaThreadSetLimit, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaThreadSetLimit(limit, value);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)limit;
+    cutap_w[1] = (uint64_t)value;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaThreadSetLimit << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned long))cutap_real[CUTAP_ID_cudaThreadSetLimit])(limit, value);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadSetLimit(struct cutap_counter *cutap_c, unsigned int limit, unsigned long value)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadSetLimit);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned long))cutap_real[CUTAP_ID_cudaThreadSetLimit])(limit, value);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaThreadSetLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaThreadSetLimit(unsigned int limit, unsigned long value)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaThreadSetLimit, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaThreadSetLimit(limit, value);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaThreadSetLimit(cutap_c, limit, value);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned long))cutap_real[CUTAP_ID_cudaThreadSetLimit])(limit, value);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaThreadSynchronize(void)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaThreadSynchronize, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaThreadSynchronize();
+    }
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaThreadSynchronize << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaThreadSynchronize])();
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadSynchronize(struct cutap_counter *cutap_c)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadSynchronize);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaThreadSynchronize])();
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaThreadSynchronize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaThreadSynchronize(void)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaThreadSynchronize, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaThreadSynchronize();
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaThreadSynchronize(cutap_c);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaThreadSynchronize])();
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaUnbindTexture(void *texref)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaUnbindTexture, 1);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaUnbindTexture(texref);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)texref;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaUnbindTexture << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaUnbindTexture])(texref);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaUnbindTexture(struct cutap_counter *cutap_c, void *texref)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaUnbindTexture);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaUnbindTexture])(texref);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaUnbindTexture, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaUnbindTexture(void *texref)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaUnbindTexture, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaUnbindTexture(texref);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaUnbindTexture(cutap_c, texref);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaUnbindTexture])(texref);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
 CUTAP_SLOW unsigned int cutap_tr_cudaUserObjectCreate(void *object_out, void *ptr, void *destroy, unsigned int initialRefcount, unsigned int flags)
 {
     struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaUserObjectCreate, 2);
@@ -17999,6 +19020,110 @@ CUTAP_SLOW unsigned int cutap_ct_cudaWaitExternalSemaphoresAsync_ptsz(void *extS
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz])(extSemArray, paramsArray, numExtSems, stream);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaWaitExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaWaitExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)extSemArray;
+    cutap_w[1] = (uint64_t)(uintptr_t)paramsArray;
+    cutap_w[2] = (uint64_t)numExtSems;
+    cutap_w[3] = (uint64_t)(uintptr_t)stream;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2])(extSemArray, paramsArray, numExtSems, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaWaitExternalSemaphoresAsync_v2(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2])(extSemArray, paramsArray, numExtSems, stream);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaWaitExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaWaitExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaWaitExternalSemaphoresAsync_v2(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2])(extSemArray, paramsArray, numExtSems, stream);
+    cutap_t->depth--;
+    cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tr_cudaWaitExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz, 2);
+    if (__builtin_expect(!cutap_r, 0)) {
+        return cutap_slow_cudaWaitExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)extSemArray;
+    cutap_w[1] = (uint64_t)(uintptr_t)paramsArray;
+    cutap_w[2] = (uint64_t)numExtSems;
+    cutap_w[3] = (uint64_t)(uintptr_t)stream;
+    struct cutap_thread *cutap_t = &cutap_tls;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz])(extSemArray, paramsArray, numExtSems, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaWaitExternalSemaphoresAsync_v2_ptsz(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz])(extSemArray, paramsArray, numExtSems, stream);
+    cutap_t->depth--;
+    cutap_fp_sample_end(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_ct_cudaWaitExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c;
+    int cutap_how = cutap_fp_counter(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz, &cutap_c);
+    if (__builtin_expect(!cutap_how, 0)) {
+        return cutap_slow_cudaWaitExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
+    }
+    if (__builtin_expect(cutap_how == 2, 0))
+        return cutap_cs_cudaWaitExternalSemaphoresAsync_v2_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    struct cutap_thread *cutap_t = &cutap_tls;
+    cutap_t->depth++;
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz])(extSemArray, paramsArray, numExtSems, stream);
     cutap_t->depth--;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

@@ -622,6 +622,7 @@ extern void cutap_tr_cudaGetDevice(void), cutap_ct_cudaGetDevice(void);
 extern void cutap_tr_cudaGetDeviceCount(void), cutap_ct_cudaGetDeviceCount(void);
 extern void cutap_tr_cudaGetDeviceFlags(void), cutap_ct_cudaGetDeviceFlags(void);
 extern void cutap_tr_cudaGetDeviceProperties(void), cutap_ct_cudaGetDeviceProperties(void);
+extern void cutap_tr_cudaGetDeviceProperties_v2(void), cutap_ct_cudaGetDeviceProperties_v2(void);
 extern void cutap_tr_cudaGetErrorName(void), cutap_ct_cudaGetErrorName(void);
 extern void cutap_tr_cudaGetErrorString(void), cutap_ct_cudaGetErrorString(void);
 extern void cutap_tr_cudaGetFuncBySymbol(void), cutap_ct_cudaGetFuncBySymbol(void);
@@ -629,11 +630,15 @@ extern void cutap_tr_cudaGetKernel(void), cutap_ct_cudaGetKernel(void);
 extern void cutap_tr_cudaGetLastError(void), cutap_ct_cudaGetLastError(void);
 extern void cutap_tr_cudaGetMipmappedArrayLevel(void), cutap_ct_cudaGetMipmappedArrayLevel(void);
 extern void cutap_tr_cudaGetSurfaceObjectResourceDesc(void), cutap_ct_cudaGetSurfaceObjectResourceDesc(void);
+extern void cutap_tr_cudaGetSurfaceReference(void), cutap_ct_cudaGetSurfaceReference(void);
 extern void cutap_tr_cudaGetSymbolAddress(void), cutap_ct_cudaGetSymbolAddress(void);
 extern void cutap_tr_cudaGetSymbolSize(void), cutap_ct_cudaGetSymbolSize(void);
+extern void cutap_tr_cudaGetTextureAlignmentOffset(void), cutap_ct_cudaGetTextureAlignmentOffset(void);
 extern void cutap_tr_cudaGetTextureObjectResourceDesc(void), cutap_ct_cudaGetTextureObjectResourceDesc(void);
 extern void cutap_tr_cudaGetTextureObjectResourceViewDesc(void), cutap_ct_cudaGetTextureObjectResourceViewDesc(void);
 extern void cutap_tr_cudaGetTextureObjectTextureDesc(void), cutap_ct_cudaGetTextureObjectTextureDesc(void);
+extern void cutap_tr_cudaGetTextureObjectTextureDesc_v2(void), cutap_ct_cudaGetTextureObjectTextureDesc_v2(void);
+extern void cutap_tr_cudaGetTextureReference(void), cutap_ct_cudaGetTextureReference(void);
 extern void cutap_tr_cudaGraphAddChildGraphNode(void), cutap_ct_cudaGraphAddChildGraphNode(void);
 extern void cutap_tr_cudaGraphAddEmptyNode(void), cutap_ct_cudaGraphAddEmptyNode(void);
 extern void cutap_tr_cudaGraphAddEventRecordNode(void), cutap_ct_cudaGraphAddEventRecordNode(void);
@@ -734,6 +739,7 @@ extern void cutap_tr_cudaMallocHost(void), cutap_ct_cudaMallocHost(void);
 extern void cutap_tr_cudaMallocManaged(void), cutap_ct_cudaMallocManaged(void);
 extern void cutap_tr_cudaMallocPitch(void), cutap_ct_cudaMallocPitch(void);
 extern void cutap_tr_cudaMemAdvise(void), cutap_ct_cudaMemAdvise(void);
+extern void cutap_tr_cudaMemAdvise_v2(void), cutap_ct_cudaMemAdvise_v2(void);
 extern void cutap_tr_cudaMemDiscardBatchAsync(void), cutap_ct_cudaMemDiscardBatchAsync(void);
 extern void cutap_tr_cudaMemDiscardBatchAsync_ptsz(void), cutap_ct_cudaMemDiscardBatchAsync_ptsz(void);
 extern void cutap_tr_cudaMemGetInfo(void), cutap_ct_cudaMemGetInfo(void);
@@ -746,6 +752,8 @@ extern void cutap_tr_cudaMemPoolSetAttribute(void), cutap_ct_cudaMemPoolSetAttri
 extern void cutap_tr_cudaMemPoolTrimTo(void), cutap_ct_cudaMemPoolTrimTo(void);
 extern void cutap_tr_cudaMemPrefetchAsync(void), cutap_ct_cudaMemPrefetchAsync(void);
 extern void cutap_tr_cudaMemPrefetchAsync_ptsz(void), cutap_ct_cudaMemPrefetchAsync_ptsz(void);
+extern void cutap_tr_cudaMemPrefetchAsync_v2(void), cutap_ct_cudaMemPrefetchAsync_v2(void);
+extern void cutap_tr_cudaMemPrefetchAsync_v2_ptsz(void), cutap_ct_cudaMemPrefetchAsync_v2_ptsz(void);
 extern void cutap_tr_cudaMemRangeGetAttribute(void), cutap_ct_cudaMemRangeGetAttribute(void);
 extern void cutap_tr_cudaMemRangeGetAttributes(void), cutap_ct_cudaMemRangeGetAttributes(void);
 extern void cutap_tr_cudaMemcpy(void), cutap_ct_cudaMemcpy(void);
@@ -818,9 +826,13 @@ extern void cutap_tr_cudaProfilerStop(void), cutap_ct_cudaProfilerStop(void);
 extern void cutap_tr_cudaRuntimeGetVersion(void), cutap_ct_cudaRuntimeGetVersion(void);
 extern void cutap_tr_cudaSetDevice(void), cutap_ct_cudaSetDevice(void);
 extern void cutap_tr_cudaSetDeviceFlags(void), cutap_ct_cudaSetDeviceFlags(void);
+extern void cutap_tr_cudaSetDoubleForDevice(void), cutap_ct_cudaSetDoubleForDevice(void);
+extern void cutap_tr_cudaSetDoubleForHost(void), cutap_ct_cudaSetDoubleForHost(void);
 extern void cutap_tr_cudaSetValidDevices(void), cutap_ct_cudaSetValidDevices(void);
 extern void cutap_tr_cudaSignalExternalSemaphoresAsync(void), cutap_ct_cudaSignalExternalSemaphoresAsync(void);
 extern void cutap_tr_cudaSignalExternalSemaphoresAsync_ptsz(void), cutap_ct_cudaSignalExternalSemaphoresAsync_ptsz(void);
+extern void cutap_tr_cudaSignalExternalSemaphoresAsync_v2(void), cutap_ct_cudaSignalExternalSemaphoresAsync_v2(void);
+extern void cutap_tr_cudaSignalExternalSemaphoresAsync_v2_ptsz(void), cutap_ct_cudaSignalExternalSemaphoresAsync_v2_ptsz(void);
 extern void cutap_tr_cudaStreamAddCallback(void), cutap_ct_cudaStreamAddCallback(void);
 extern void cutap_tr_cudaStreamAddCallback_ptsz(void), cutap_ct_cudaStreamAddCallback_ptsz(void);
 extern void cutap_tr_cudaStreamAttachMemAsync(void), cutap_ct_cudaStreamAttachMemAsync(void);
@@ -852,6 +864,13 @@ extern void cutap_tr_cudaStreamSynchronize_ptsz(void), cutap_ct_cudaStreamSynchr
 extern void cutap_tr_cudaStreamWaitEvent(void), cutap_ct_cudaStreamWaitEvent(void);
 extern void cutap_tr_cudaStreamWaitEvent_ptsz(void), cutap_ct_cudaStreamWaitEvent_ptsz(void);
 extern void cutap_tr_cudaThreadExchangeStreamCaptureMode(void), cutap_ct_cudaThreadExchangeStreamCaptureMode(void);
+extern void cutap_tr_cudaThreadExit(void), cutap_ct_cudaThreadExit(void);
+extern void cutap_tr_cudaThreadGetCacheConfig(void), cutap_ct_cudaThreadGetCacheConfig(void);
+extern void cutap_tr_cudaThreadGetLimit(void), cutap_ct_cudaThreadGetLimit(void);
+extern void cutap_tr_cudaThreadSetCacheConfig(void), cutap_ct_cudaThreadSetCacheConfig(void);
+extern void cutap_tr_cudaThreadSetLimit(void), cutap_ct_cudaThreadSetLimit(void);
+extern void cutap_tr_cudaThreadSynchronize(void), cutap_ct_cudaThreadSynchronize(void);
+extern void cutap_tr_cudaUnbindTexture(void), cutap_ct_cudaUnbindTexture(void);
 extern void cutap_tr_cudaUserObjectCreate(void), cutap_ct_cudaUserObjectCreate(void);
 extern void cutap_tr_cudaUserObjectRelease(void), cutap_ct_cudaUserObjectRelease(void);
 extern void cutap_tr_cudaUserObjectRetain(void), cutap_ct_cudaUserObjectRetain(void);
@@ -859,6 +878,8 @@ extern void cutap_tr_cudaVDPAUGetDevice(void), cutap_ct_cudaVDPAUGetDevice(void)
 extern void cutap_tr_cudaVDPAUSetVDPAUDevice(void), cutap_ct_cudaVDPAUSetVDPAUDevice(void);
 extern void cutap_tr_cudaWaitExternalSemaphoresAsync(void), cutap_ct_cudaWaitExternalSemaphoresAsync(void);
 extern void cutap_tr_cudaWaitExternalSemaphoresAsync_ptsz(void), cutap_ct_cudaWaitExternalSemaphoresAsync_ptsz(void);
+extern void cutap_tr_cudaWaitExternalSemaphoresAsync_v2(void), cutap_ct_cudaWaitExternalSemaphoresAsync_v2(void);
+extern void cutap_tr_cudaWaitExternalSemaphoresAsync_v2_ptsz(void), cutap_ct_cudaWaitExternalSemaphoresAsync_v2_ptsz(void);
 extern void cutap_tr_cublasAlloc(void), cutap_ct_cublasAlloc(void);
 extern void cutap_tr_cublasAsumEx(void), cutap_ct_cublasAsumEx(void);
 extern void cutap_tr_cublasAsumEx_64(void), cutap_ct_cublasAsumEx_64(void);
@@ -1928,6 +1949,7 @@ extern void cutap_tr_cufftXtMemcpy(void), cutap_ct_cufftXtMemcpy(void);
 extern void cutap_tr_cufftXtQueryPlan(void), cutap_ct_cufftXtQueryPlan(void);
 extern void cutap_tr_cufftXtSetCallback(void), cutap_ct_cufftXtSetCallback(void);
 extern void cutap_tr_cufftXtSetCallbackSharedSize(void), cutap_ct_cufftXtSetCallbackSharedSize(void);
+extern void cutap_tr_cufftXtSetDistribution(void), cutap_ct_cufftXtSetDistribution(void);
 extern void cutap_tr_cufftXtSetGPUs(void), cutap_ct_cufftXtSetGPUs(void);
 extern void cutap_tr_cufftXtSetWorkArea(void), cutap_ct_cufftXtSetWorkArea(void);
 extern void cutap_tr_cufftXtSetWorkAreaPolicy(void), cutap_ct_cufftXtSetWorkAreaPolicy(void);
@@ -1961,6 +1983,7 @@ extern void cutap_tr_curandSetStream(void), cutap_ct_curandSetStream(void);
 extern void cutap_tr_cusparseAxpby(void), cutap_ct_cusparseAxpby(void);
 extern void cutap_tr_cusparseBlockedEllGet(void), cutap_ct_cusparseBlockedEllGet(void);
 extern void cutap_tr_cusparseBsrSetStridedBatch(void), cutap_ct_cusparseBsrSetStridedBatch(void);
+extern void cutap_tr_cusparseCaxpyi(void), cutap_ct_cusparseCaxpyi(void);
 extern void cutap_tr_cusparseCbsr2csr(void), cutap_ct_cusparseCbsr2csr(void);
 extern void cutap_tr_cusparseCbsric02(void), cutap_ct_cusparseCbsric02(void);
 extern void cutap_tr_cusparseCbsric02_analysis(void), cutap_ct_cusparseCbsric02_analysis(void);
@@ -1978,14 +2001,18 @@ extern void cutap_tr_cusparseCbsrsv2_analysis(void), cutap_ct_cusparseCbsrsv2_an
 extern void cutap_tr_cusparseCbsrsv2_bufferSize(void), cutap_ct_cusparseCbsrsv2_bufferSize(void);
 extern void cutap_tr_cusparseCbsrsv2_solve(void), cutap_ct_cusparseCbsrsv2_solve(void);
 extern void cutap_tr_cusparseCbsrxmv(void), cutap_ct_cusparseCbsrxmv(void);
+extern void cutap_tr_cusparseCcsc2dense(void), cutap_ct_cusparseCcsc2dense(void);
 extern void cutap_tr_cusparseCcsr2bsr(void), cutap_ct_cusparseCcsr2bsr(void);
 extern void cutap_tr_cusparseCcsr2csr_compress(void), cutap_ct_cusparseCcsr2csr_compress(void);
 extern void cutap_tr_cusparseCcsr2csru(void), cutap_ct_cusparseCcsr2csru(void);
+extern void cutap_tr_cusparseCcsr2dense(void), cutap_ct_cusparseCcsr2dense(void);
 extern void cutap_tr_cusparseCcsr2gebsr(void), cutap_ct_cusparseCcsr2gebsr(void);
 extern void cutap_tr_cusparseCcsr2gebsr_bufferSize(void), cutap_ct_cusparseCcsr2gebsr_bufferSize(void);
 extern void cutap_tr_cusparseCcsrcolor(void), cutap_ct_cusparseCcsrcolor(void);
 extern void cutap_tr_cusparseCcsrgeam2(void), cutap_ct_cusparseCcsrgeam2(void);
 extern void cutap_tr_cusparseCcsrgeam2_bufferSizeExt(void), cutap_ct_cusparseCcsrgeam2_bufferSizeExt(void);
+extern void cutap_tr_cusparseCcsrgemm2(void), cutap_ct_cusparseCcsrgemm2(void);
+extern void cutap_tr_cusparseCcsrgemm2_bufferSizeExt(void), cutap_ct_cusparseCcsrgemm2_bufferSizeExt(void);
 extern void cutap_tr_cusparseCcsric02(void), cutap_ct_cusparseCcsric02(void);
 extern void cutap_tr_cusparseCcsric02_analysis(void), cutap_ct_cusparseCcsric02_analysis(void);
 extern void cutap_tr_cusparseCcsric02_bufferSize(void), cutap_ct_cusparseCcsric02_bufferSize(void);
@@ -1993,17 +2020,28 @@ extern void cutap_tr_cusparseCcsrilu02(void), cutap_ct_cusparseCcsrilu02(void);
 extern void cutap_tr_cusparseCcsrilu02_analysis(void), cutap_ct_cusparseCcsrilu02_analysis(void);
 extern void cutap_tr_cusparseCcsrilu02_bufferSize(void), cutap_ct_cusparseCcsrilu02_bufferSize(void);
 extern void cutap_tr_cusparseCcsrilu02_numericBoost(void), cutap_ct_cusparseCcsrilu02_numericBoost(void);
+extern void cutap_tr_cusparseCcsrsm2_analysis(void), cutap_ct_cusparseCcsrsm2_analysis(void);
+extern void cutap_tr_cusparseCcsrsm2_bufferSizeExt(void), cutap_ct_cusparseCcsrsm2_bufferSizeExt(void);
+extern void cutap_tr_cusparseCcsrsm2_solve(void), cutap_ct_cusparseCcsrsm2_solve(void);
+extern void cutap_tr_cusparseCcsrsv2_analysis(void), cutap_ct_cusparseCcsrsv2_analysis(void);
+extern void cutap_tr_cusparseCcsrsv2_bufferSize(void), cutap_ct_cusparseCcsrsv2_bufferSize(void);
+extern void cutap_tr_cusparseCcsrsv2_solve(void), cutap_ct_cusparseCcsrsv2_solve(void);
 extern void cutap_tr_cusparseCcsru2csr(void), cutap_ct_cusparseCcsru2csr(void);
 extern void cutap_tr_cusparseCcsru2csr_bufferSizeExt(void), cutap_ct_cusparseCcsru2csr_bufferSizeExt(void);
+extern void cutap_tr_cusparseCdense2csc(void), cutap_ct_cusparseCdense2csc(void);
+extern void cutap_tr_cusparseCdense2csr(void), cutap_ct_cusparseCdense2csr(void);
 extern void cutap_tr_cusparseCgebsr2csr(void), cutap_ct_cusparseCgebsr2csr(void);
 extern void cutap_tr_cusparseCgebsr2gebsc(void), cutap_ct_cusparseCgebsr2gebsc(void);
 extern void cutap_tr_cusparseCgebsr2gebsc_bufferSize(void), cutap_ct_cusparseCgebsr2gebsc_bufferSize(void);
 extern void cutap_tr_cusparseCgebsr2gebsr(void), cutap_ct_cusparseCgebsr2gebsr(void);
 extern void cutap_tr_cusparseCgebsr2gebsr_bufferSize(void), cutap_ct_cusparseCgebsr2gebsr_bufferSize(void);
+extern void cutap_tr_cusparseCgemmi(void), cutap_ct_cusparseCgemmi(void);
 extern void cutap_tr_cusparseCgemvi(void), cutap_ct_cusparseCgemvi(void);
 extern void cutap_tr_cusparseCgemvi_bufferSize(void), cutap_ct_cusparseCgemvi_bufferSize(void);
 extern void cutap_tr_cusparseCgpsvInterleavedBatch(void), cutap_ct_cusparseCgpsvInterleavedBatch(void);
 extern void cutap_tr_cusparseCgpsvInterleavedBatch_bufferSizeExt(void), cutap_ct_cusparseCgpsvInterleavedBatch_bufferSizeExt(void);
+extern void cutap_tr_cusparseCgthr(void), cutap_ct_cusparseCgthr(void);
+extern void cutap_tr_cusparseCgthrz(void), cutap_ct_cusparseCgthrz(void);
 extern void cutap_tr_cusparseCgtsv2(void), cutap_ct_cusparseCgtsv2(void);
 extern void cutap_tr_cusparseCgtsv2StridedBatch(void), cutap_ct_cusparseCgtsv2StridedBatch(void);
 extern void cutap_tr_cusparseCgtsv2StridedBatch_bufferSizeExt(void), cutap_ct_cusparseCgtsv2StridedBatch_bufferSizeExt(void);
@@ -2022,6 +2060,9 @@ extern void cutap_tr_cusparseConstDnVecGetValues(void), cutap_ct_cusparseConstDn
 extern void cutap_tr_cusparseConstSpMatGetValues(void), cutap_ct_cusparseConstSpMatGetValues(void);
 extern void cutap_tr_cusparseConstSpVecGet(void), cutap_ct_cusparseConstSpVecGet(void);
 extern void cutap_tr_cusparseConstSpVecGetValues(void), cutap_ct_cusparseConstSpVecGetValues(void);
+extern void cutap_tr_cusparseConstrainedGeMM(void), cutap_ct_cusparseConstrainedGeMM(void);
+extern void cutap_tr_cusparseConstrainedGeMM_bufferSize(void), cutap_ct_cusparseConstrainedGeMM_bufferSize(void);
+extern void cutap_tr_cusparseCooAoSGet(void), cutap_ct_cusparseCooAoSGet(void);
 extern void cutap_tr_cusparseCooSetPointers(void), cutap_ct_cusparseCooSetPointers(void);
 extern void cutap_tr_cusparseCooSetStridedBatch(void), cutap_ct_cusparseCooSetStridedBatch(void);
 extern void cutap_tr_cusparseCreate(void), cutap_ct_cusparseCreate(void);
@@ -2042,10 +2083,14 @@ extern void cutap_tr_cusparseCreateConstDnVec(void), cutap_ct_cusparseCreateCons
 extern void cutap_tr_cusparseCreateConstSlicedEll(void), cutap_ct_cusparseCreateConstSlicedEll(void);
 extern void cutap_tr_cusparseCreateConstSpVec(void), cutap_ct_cusparseCreateConstSpVec(void);
 extern void cutap_tr_cusparseCreateCoo(void), cutap_ct_cusparseCreateCoo(void);
+extern void cutap_tr_cusparseCreateCooAoS(void), cutap_ct_cusparseCreateCooAoS(void);
 extern void cutap_tr_cusparseCreateCsc(void), cutap_ct_cusparseCreateCsc(void);
 extern void cutap_tr_cusparseCreateCsr(void), cutap_ct_cusparseCreateCsr(void);
+extern void cutap_tr_cusparseCreateCsrgemm2Info(void), cutap_ct_cusparseCreateCsrgemm2Info(void);
 extern void cutap_tr_cusparseCreateCsric02Info(void), cutap_ct_cusparseCreateCsric02Info(void);
 extern void cutap_tr_cusparseCreateCsrilu02Info(void), cutap_ct_cusparseCreateCsrilu02Info(void);
+extern void cutap_tr_cusparseCreateCsrsm2Info(void), cutap_ct_cusparseCreateCsrsm2Info(void);
+extern void cutap_tr_cusparseCreateCsrsv2Info(void), cutap_ct_cusparseCreateCsrsv2Info(void);
 extern void cutap_tr_cusparseCreateCsru2csrInfo(void), cutap_ct_cusparseCreateCsru2csrInfo(void);
 extern void cutap_tr_cusparseCreateDnMat(void), cutap_ct_cusparseCreateDnMat(void);
 extern void cutap_tr_cusparseCreateDnVec(void), cutap_ct_cusparseCreateDnVec(void);
@@ -2055,10 +2100,14 @@ extern void cutap_tr_cusparseCreatePruneInfo(void), cutap_ct_cusparseCreatePrune
 extern void cutap_tr_cusparseCreateSlicedEll(void), cutap_ct_cusparseCreateSlicedEll(void);
 extern void cutap_tr_cusparseCreateSpVec(void), cutap_ct_cusparseCreateSpVec(void);
 extern void cutap_tr_cusparseCscSetPointers(void), cutap_ct_cusparseCscSetPointers(void);
+extern void cutap_tr_cusparseCsctr(void), cutap_ct_cusparseCsctr(void);
 extern void cutap_tr_cusparseCsr2cscEx2(void), cutap_ct_cusparseCsr2cscEx2(void);
 extern void cutap_tr_cusparseCsr2cscEx2_bufferSize(void), cutap_ct_cusparseCsr2cscEx2_bufferSize(void);
 extern void cutap_tr_cusparseCsrSetPointers(void), cutap_ct_cusparseCsrSetPointers(void);
 extern void cutap_tr_cusparseCsrSetStridedBatch(void), cutap_ct_cusparseCsrSetStridedBatch(void);
+extern void cutap_tr_cusparseCsrmvEx(void), cutap_ct_cusparseCsrmvEx(void);
+extern void cutap_tr_cusparseCsrmvEx_bufferSize(void), cutap_ct_cusparseCsrmvEx_bufferSize(void);
+extern void cutap_tr_cusparseDaxpyi(void), cutap_ct_cusparseDaxpyi(void);
 extern void cutap_tr_cusparseDbsr2csr(void), cutap_ct_cusparseDbsr2csr(void);
 extern void cutap_tr_cusparseDbsric02(void), cutap_ct_cusparseDbsric02(void);
 extern void cutap_tr_cusparseDbsric02_analysis(void), cutap_ct_cusparseDbsric02_analysis(void);
@@ -2076,14 +2125,18 @@ extern void cutap_tr_cusparseDbsrsv2_analysis(void), cutap_ct_cusparseDbsrsv2_an
 extern void cutap_tr_cusparseDbsrsv2_bufferSize(void), cutap_ct_cusparseDbsrsv2_bufferSize(void);
 extern void cutap_tr_cusparseDbsrsv2_solve(void), cutap_ct_cusparseDbsrsv2_solve(void);
 extern void cutap_tr_cusparseDbsrxmv(void), cutap_ct_cusparseDbsrxmv(void);
+extern void cutap_tr_cusparseDcsc2dense(void), cutap_ct_cusparseDcsc2dense(void);
 extern void cutap_tr_cusparseDcsr2bsr(void), cutap_ct_cusparseDcsr2bsr(void);
 extern void cutap_tr_cusparseDcsr2csr_compress(void), cutap_ct_cusparseDcsr2csr_compress(void);
 extern void cutap_tr_cusparseDcsr2csru(void), cutap_ct_cusparseDcsr2csru(void);
+extern void cutap_tr_cusparseDcsr2dense(void), cutap_ct_cusparseDcsr2dense(void);
 extern void cutap_tr_cusparseDcsr2gebsr(void), cutap_ct_cusparseDcsr2gebsr(void);
 extern void cutap_tr_cusparseDcsr2gebsr_bufferSize(void), cutap_ct_cusparseDcsr2gebsr_bufferSize(void);
 extern void cutap_tr_cusparseDcsrcolor(void), cutap_ct_cusparseDcsrcolor(void);
 extern void cutap_tr_cusparseDcsrgeam2(void), cutap_ct_cusparseDcsrgeam2(void);
 extern void cutap_tr_cusparseDcsrgeam2_bufferSizeExt(void), cutap_ct_cusparseDcsrgeam2_bufferSizeExt(void);
+extern void cutap_tr_cusparseDcsrgemm2(void), cutap_ct_cusparseDcsrgemm2(void);
+extern void cutap_tr_cusparseDcsrgemm2_bufferSizeExt(void), cutap_ct_cusparseDcsrgemm2_bufferSizeExt(void);
 extern void cutap_tr_cusparseDcsric02(void), cutap_ct_cusparseDcsric02(void);
 extern void cutap_tr_cusparseDcsric02_analysis(void), cutap_ct_cusparseDcsric02_analysis(void);
 extern void cutap_tr_cusparseDcsric02_bufferSize(void), cutap_ct_cusparseDcsric02_bufferSize(void);
@@ -2091,8 +2144,16 @@ extern void cutap_tr_cusparseDcsrilu02(void), cutap_ct_cusparseDcsrilu02(void);
 extern void cutap_tr_cusparseDcsrilu02_analysis(void), cutap_ct_cusparseDcsrilu02_analysis(void);
 extern void cutap_tr_cusparseDcsrilu02_bufferSize(void), cutap_ct_cusparseDcsrilu02_bufferSize(void);
 extern void cutap_tr_cusparseDcsrilu02_numericBoost(void), cutap_ct_cusparseDcsrilu02_numericBoost(void);
+extern void cutap_tr_cusparseDcsrsm2_analysis(void), cutap_ct_cusparseDcsrsm2_analysis(void);
+extern void cutap_tr_cusparseDcsrsm2_bufferSizeExt(void), cutap_ct_cusparseDcsrsm2_bufferSizeExt(void);
+extern void cutap_tr_cusparseDcsrsm2_solve(void), cutap_ct_cusparseDcsrsm2_solve(void);
+extern void cutap_tr_cusparseDcsrsv2_analysis(void), cutap_ct_cusparseDcsrsv2_analysis(void);
+extern void cutap_tr_cusparseDcsrsv2_bufferSize(void), cutap_ct_cusparseDcsrsv2_bufferSize(void);
+extern void cutap_tr_cusparseDcsrsv2_solve(void), cutap_ct_cusparseDcsrsv2_solve(void);
 extern void cutap_tr_cusparseDcsru2csr(void), cutap_ct_cusparseDcsru2csr(void);
 extern void cutap_tr_cusparseDcsru2csr_bufferSizeExt(void), cutap_ct_cusparseDcsru2csr_bufferSizeExt(void);
+extern void cutap_tr_cusparseDdense2csc(void), cutap_ct_cusparseDdense2csc(void);
+extern void cutap_tr_cusparseDdense2csr(void), cutap_ct_cusparseDdense2csr(void);
 extern void cutap_tr_cusparseDenseToSparse_analysis(void), cutap_ct_cusparseDenseToSparse_analysis(void);
 extern void cutap_tr_cusparseDenseToSparse_bufferSize(void), cutap_ct_cusparseDenseToSparse_bufferSize(void);
 extern void cutap_tr_cusparseDenseToSparse_convert(void), cutap_ct_cusparseDenseToSparse_convert(void);
@@ -2102,8 +2163,11 @@ extern void cutap_tr_cusparseDestroyBsrilu02Info(void), cutap_ct_cusparseDestroy
 extern void cutap_tr_cusparseDestroyBsrsm2Info(void), cutap_ct_cusparseDestroyBsrsm2Info(void);
 extern void cutap_tr_cusparseDestroyBsrsv2Info(void), cutap_ct_cusparseDestroyBsrsv2Info(void);
 extern void cutap_tr_cusparseDestroyColorInfo(void), cutap_ct_cusparseDestroyColorInfo(void);
+extern void cutap_tr_cusparseDestroyCsrgemm2Info(void), cutap_ct_cusparseDestroyCsrgemm2Info(void);
 extern void cutap_tr_cusparseDestroyCsric02Info(void), cutap_ct_cusparseDestroyCsric02Info(void);
 extern void cutap_tr_cusparseDestroyCsrilu02Info(void), cutap_ct_cusparseDestroyCsrilu02Info(void);
+extern void cutap_tr_cusparseDestroyCsrsm2Info(void), cutap_ct_cusparseDestroyCsrsm2Info(void);
+extern void cutap_tr_cusparseDestroyCsrsv2Info(void), cutap_ct_cusparseDestroyCsrsv2Info(void);
 extern void cutap_tr_cusparseDestroyCsru2csrInfo(void), cutap_ct_cusparseDestroyCsru2csrInfo(void);
 extern void cutap_tr_cusparseDestroyDnMat(void), cutap_ct_cusparseDestroyDnMat(void);
 extern void cutap_tr_cusparseDestroyDnVec(void), cutap_ct_cusparseDestroyDnVec(void);
@@ -2116,10 +2180,13 @@ extern void cutap_tr_cusparseDgebsr2gebsc(void), cutap_ct_cusparseDgebsr2gebsc(v
 extern void cutap_tr_cusparseDgebsr2gebsc_bufferSize(void), cutap_ct_cusparseDgebsr2gebsc_bufferSize(void);
 extern void cutap_tr_cusparseDgebsr2gebsr(void), cutap_ct_cusparseDgebsr2gebsr(void);
 extern void cutap_tr_cusparseDgebsr2gebsr_bufferSize(void), cutap_ct_cusparseDgebsr2gebsr_bufferSize(void);
+extern void cutap_tr_cusparseDgemmi(void), cutap_ct_cusparseDgemmi(void);
 extern void cutap_tr_cusparseDgemvi(void), cutap_ct_cusparseDgemvi(void);
 extern void cutap_tr_cusparseDgemvi_bufferSize(void), cutap_ct_cusparseDgemvi_bufferSize(void);
 extern void cutap_tr_cusparseDgpsvInterleavedBatch(void), cutap_ct_cusparseDgpsvInterleavedBatch(void);
 extern void cutap_tr_cusparseDgpsvInterleavedBatch_bufferSizeExt(void), cutap_ct_cusparseDgpsvInterleavedBatch_bufferSizeExt(void);
+extern void cutap_tr_cusparseDgthr(void), cutap_ct_cusparseDgthr(void);
+extern void cutap_tr_cusparseDgthrz(void), cutap_ct_cusparseDgthrz(void);
 extern void cutap_tr_cusparseDgtsv2(void), cutap_ct_cusparseDgtsv2(void);
 extern void cutap_tr_cusparseDgtsv2StridedBatch(void), cutap_ct_cusparseDgtsv2StridedBatch(void);
 extern void cutap_tr_cusparseDgtsv2StridedBatch_bufferSizeExt(void), cutap_ct_cusparseDgtsv2StridedBatch_bufferSizeExt(void);
@@ -2150,6 +2217,8 @@ extern void cutap_tr_cusparseDpruneDense2csrByPercentage_bufferSizeExt(void), cu
 extern void cutap_tr_cusparseDpruneDense2csrNnz(void), cutap_ct_cusparseDpruneDense2csrNnz(void);
 extern void cutap_tr_cusparseDpruneDense2csrNnzByPercentage(void), cutap_ct_cusparseDpruneDense2csrNnzByPercentage(void);
 extern void cutap_tr_cusparseDpruneDense2csr_bufferSizeExt(void), cutap_ct_cusparseDpruneDense2csr_bufferSizeExt(void);
+extern void cutap_tr_cusparseDroti(void), cutap_ct_cusparseDroti(void);
+extern void cutap_tr_cusparseDsctr(void), cutap_ct_cusparseDsctr(void);
 extern void cutap_tr_cusparseGather(void), cutap_ct_cusparseGather(void);
 extern void cutap_tr_cusparseGetErrorName(void), cutap_ct_cusparseGetErrorName(void);
 extern void cutap_tr_cusparseGetErrorString(void), cutap_ct_cusparseGetErrorString(void);
@@ -2170,6 +2239,7 @@ extern void cutap_tr_cusparseRot(void), cutap_ct_cusparseRot(void);
 extern void cutap_tr_cusparseSDDMM(void), cutap_ct_cusparseSDDMM(void);
 extern void cutap_tr_cusparseSDDMM_bufferSize(void), cutap_ct_cusparseSDDMM_bufferSize(void);
 extern void cutap_tr_cusparseSDDMM_preprocess(void), cutap_ct_cusparseSDDMM_preprocess(void);
+extern void cutap_tr_cusparseSaxpyi(void), cutap_ct_cusparseSaxpyi(void);
 extern void cutap_tr_cusparseSbsr2csr(void), cutap_ct_cusparseSbsr2csr(void);
 extern void cutap_tr_cusparseSbsric02(void), cutap_ct_cusparseSbsric02(void);
 extern void cutap_tr_cusparseSbsric02_analysis(void), cutap_ct_cusparseSbsric02_analysis(void);
@@ -2188,14 +2258,18 @@ extern void cutap_tr_cusparseSbsrsv2_bufferSize(void), cutap_ct_cusparseSbsrsv2_
 extern void cutap_tr_cusparseSbsrsv2_solve(void), cutap_ct_cusparseSbsrsv2_solve(void);
 extern void cutap_tr_cusparseSbsrxmv(void), cutap_ct_cusparseSbsrxmv(void);
 extern void cutap_tr_cusparseScatter(void), cutap_ct_cusparseScatter(void);
+extern void cutap_tr_cusparseScsc2dense(void), cutap_ct_cusparseScsc2dense(void);
 extern void cutap_tr_cusparseScsr2bsr(void), cutap_ct_cusparseScsr2bsr(void);
 extern void cutap_tr_cusparseScsr2csr_compress(void), cutap_ct_cusparseScsr2csr_compress(void);
 extern void cutap_tr_cusparseScsr2csru(void), cutap_ct_cusparseScsr2csru(void);
+extern void cutap_tr_cusparseScsr2dense(void), cutap_ct_cusparseScsr2dense(void);
 extern void cutap_tr_cusparseScsr2gebsr(void), cutap_ct_cusparseScsr2gebsr(void);
 extern void cutap_tr_cusparseScsr2gebsr_bufferSize(void), cutap_ct_cusparseScsr2gebsr_bufferSize(void);
 extern void cutap_tr_cusparseScsrcolor(void), cutap_ct_cusparseScsrcolor(void);
 extern void cutap_tr_cusparseScsrgeam2(void), cutap_ct_cusparseScsrgeam2(void);
 extern void cutap_tr_cusparseScsrgeam2_bufferSizeExt(void), cutap_ct_cusparseScsrgeam2_bufferSizeExt(void);
+extern void cutap_tr_cusparseScsrgemm2(void), cutap_ct_cusparseScsrgemm2(void);
+extern void cutap_tr_cusparseScsrgemm2_bufferSizeExt(void), cutap_ct_cusparseScsrgemm2_bufferSizeExt(void);
 extern void cutap_tr_cusparseScsric02(void), cutap_ct_cusparseScsric02(void);
 extern void cutap_tr_cusparseScsric02_analysis(void), cutap_ct_cusparseScsric02_analysis(void);
 extern void cutap_tr_cusparseScsric02_bufferSize(void), cutap_ct_cusparseScsric02_bufferSize(void);
@@ -2203,8 +2277,16 @@ extern void cutap_tr_cusparseScsrilu02(void), cutap_ct_cusparseScsrilu02(void);
 extern void cutap_tr_cusparseScsrilu02_analysis(void), cutap_ct_cusparseScsrilu02_analysis(void);
 extern void cutap_tr_cusparseScsrilu02_bufferSize(void), cutap_ct_cusparseScsrilu02_bufferSize(void);
 extern void cutap_tr_cusparseScsrilu02_numericBoost(void), cutap_ct_cusparseScsrilu02_numericBoost(void);
+extern void cutap_tr_cusparseScsrsm2_analysis(void), cutap_ct_cusparseScsrsm2_analysis(void);
+extern void cutap_tr_cusparseScsrsm2_bufferSizeExt(void), cutap_ct_cusparseScsrsm2_bufferSizeExt(void);
+extern void cutap_tr_cusparseScsrsm2_solve(void), cutap_ct_cusparseScsrsm2_solve(void);
+extern void cutap_tr_cusparseScsrsv2_analysis(void), cutap_ct_cusparseScsrsv2_analysis(void);
+extern void cutap_tr_cusparseScsrsv2_bufferSize(void), cutap_ct_cusparseScsrsv2_bufferSize(void);
+extern void cutap_tr_cusparseScsrsv2_solve(void), cutap_ct_cusparseScsrsv2_solve(void);
 extern void cutap_tr_cusparseScsru2csr(void), cutap_ct_cusparseScsru2csr(void);
 extern void cutap_tr_cusparseScsru2csr_bufferSizeExt(void), cutap_ct_cusparseScsru2csr_bufferSizeExt(void);
+extern void cutap_tr_cusparseSdense2csc(void), cutap_ct_cusparseSdense2csc(void);
+extern void cutap_tr_cusparseSdense2csr(void), cutap_ct_cusparseSdense2csr(void);
 extern void cutap_tr_cusparseSetMatDiagType(void), cutap_ct_cusparseSetMatDiagType(void);
 extern void cutap_tr_cusparseSetMatFillMode(void), cutap_ct_cusparseSetMatFillMode(void);
 extern void cutap_tr_cusparseSetMatIndexBase(void), cutap_ct_cusparseSetMatIndexBase(void);
@@ -2216,10 +2298,13 @@ extern void cutap_tr_cusparseSgebsr2gebsc(void), cutap_ct_cusparseSgebsr2gebsc(v
 extern void cutap_tr_cusparseSgebsr2gebsc_bufferSize(void), cutap_ct_cusparseSgebsr2gebsc_bufferSize(void);
 extern void cutap_tr_cusparseSgebsr2gebsr(void), cutap_ct_cusparseSgebsr2gebsr(void);
 extern void cutap_tr_cusparseSgebsr2gebsr_bufferSize(void), cutap_ct_cusparseSgebsr2gebsr_bufferSize(void);
+extern void cutap_tr_cusparseSgemmi(void), cutap_ct_cusparseSgemmi(void);
 extern void cutap_tr_cusparseSgemvi(void), cutap_ct_cusparseSgemvi(void);
 extern void cutap_tr_cusparseSgemvi_bufferSize(void), cutap_ct_cusparseSgemvi_bufferSize(void);
 extern void cutap_tr_cusparseSgpsvInterleavedBatch(void), cutap_ct_cusparseSgpsvInterleavedBatch(void);
 extern void cutap_tr_cusparseSgpsvInterleavedBatch_bufferSizeExt(void), cutap_ct_cusparseSgpsvInterleavedBatch_bufferSizeExt(void);
+extern void cutap_tr_cusparseSgthr(void), cutap_ct_cusparseSgthr(void);
+extern void cutap_tr_cusparseSgthrz(void), cutap_ct_cusparseSgthrz(void);
 extern void cutap_tr_cusparseSgtsv2(void), cutap_ct_cusparseSgtsv2(void);
 extern void cutap_tr_cusparseSgtsv2StridedBatch(void), cutap_ct_cusparseSgtsv2StridedBatch(void);
 extern void cutap_tr_cusparseSgtsv2StridedBatch_bufferSizeExt(void), cutap_ct_cusparseSgtsv2StridedBatch_bufferSizeExt(void);
@@ -2257,6 +2342,7 @@ extern void cutap_tr_cusparseSpMatGetSize(void), cutap_ct_cusparseSpMatGetSize(v
 extern void cutap_tr_cusparseSpMatGetStridedBatch(void), cutap_ct_cusparseSpMatGetStridedBatch(void);
 extern void cutap_tr_cusparseSpMatGetValues(void), cutap_ct_cusparseSpMatGetValues(void);
 extern void cutap_tr_cusparseSpMatSetAttribute(void), cutap_ct_cusparseSpMatSetAttribute(void);
+extern void cutap_tr_cusparseSpMatSetStridedBatch(void), cutap_ct_cusparseSpMatSetStridedBatch(void);
 extern void cutap_tr_cusparseSpMatSetValues(void), cutap_ct_cusparseSpMatSetValues(void);
 extern void cutap_tr_cusparseSpSM_analysis(void), cutap_ct_cusparseSpSM_analysis(void);
 extern void cutap_tr_cusparseSpSM_bufferSize(void), cutap_ct_cusparseSpSM_bufferSize(void);
@@ -2290,6 +2376,8 @@ extern void cutap_tr_cusparseSpruneDense2csrByPercentage_bufferSizeExt(void), cu
 extern void cutap_tr_cusparseSpruneDense2csrNnz(void), cutap_ct_cusparseSpruneDense2csrNnz(void);
 extern void cutap_tr_cusparseSpruneDense2csrNnzByPercentage(void), cutap_ct_cusparseSpruneDense2csrNnzByPercentage(void);
 extern void cutap_tr_cusparseSpruneDense2csr_bufferSizeExt(void), cutap_ct_cusparseSpruneDense2csr_bufferSizeExt(void);
+extern void cutap_tr_cusparseSroti(void), cutap_ct_cusparseSroti(void);
+extern void cutap_tr_cusparseSsctr(void), cutap_ct_cusparseSsctr(void);
 extern void cutap_tr_cusparseXbsric02_zeroPivot(void), cutap_ct_cusparseXbsric02_zeroPivot(void);
 extern void cutap_tr_cusparseXbsrilu02_zeroPivot(void), cutap_ct_cusparseXbsrilu02_zeroPivot(void);
 extern void cutap_tr_cusparseXbsrsm2_zeroPivot(void), cutap_ct_cusparseXbsrsm2_zeroPivot(void);
@@ -2304,11 +2392,15 @@ extern void cutap_tr_cusparseXcsr2bsrNnz(void), cutap_ct_cusparseXcsr2bsrNnz(voi
 extern void cutap_tr_cusparseXcsr2coo(void), cutap_ct_cusparseXcsr2coo(void);
 extern void cutap_tr_cusparseXcsr2gebsrNnz(void), cutap_ct_cusparseXcsr2gebsrNnz(void);
 extern void cutap_tr_cusparseXcsrgeam2Nnz(void), cutap_ct_cusparseXcsrgeam2Nnz(void);
+extern void cutap_tr_cusparseXcsrgemm2Nnz(void), cutap_ct_cusparseXcsrgemm2Nnz(void);
 extern void cutap_tr_cusparseXcsric02_zeroPivot(void), cutap_ct_cusparseXcsric02_zeroPivot(void);
 extern void cutap_tr_cusparseXcsrilu02_zeroPivot(void), cutap_ct_cusparseXcsrilu02_zeroPivot(void);
+extern void cutap_tr_cusparseXcsrsm2_zeroPivot(void), cutap_ct_cusparseXcsrsm2_zeroPivot(void);
 extern void cutap_tr_cusparseXcsrsort(void), cutap_ct_cusparseXcsrsort(void);
 extern void cutap_tr_cusparseXcsrsort_bufferSizeExt(void), cutap_ct_cusparseXcsrsort_bufferSizeExt(void);
+extern void cutap_tr_cusparseXcsrsv2_zeroPivot(void), cutap_ct_cusparseXcsrsv2_zeroPivot(void);
 extern void cutap_tr_cusparseXgebsr2gebsrNnz(void), cutap_ct_cusparseXgebsr2gebsrNnz(void);
+extern void cutap_tr_cusparseZaxpyi(void), cutap_ct_cusparseZaxpyi(void);
 extern void cutap_tr_cusparseZbsr2csr(void), cutap_ct_cusparseZbsr2csr(void);
 extern void cutap_tr_cusparseZbsric02(void), cutap_ct_cusparseZbsric02(void);
 extern void cutap_tr_cusparseZbsric02_analysis(void), cutap_ct_cusparseZbsric02_analysis(void);
@@ -2326,14 +2418,18 @@ extern void cutap_tr_cusparseZbsrsv2_analysis(void), cutap_ct_cusparseZbsrsv2_an
 extern void cutap_tr_cusparseZbsrsv2_bufferSize(void), cutap_ct_cusparseZbsrsv2_bufferSize(void);
 extern void cutap_tr_cusparseZbsrsv2_solve(void), cutap_ct_cusparseZbsrsv2_solve(void);
 extern void cutap_tr_cusparseZbsrxmv(void), cutap_ct_cusparseZbsrxmv(void);
+extern void cutap_tr_cusparseZcsc2dense(void), cutap_ct_cusparseZcsc2dense(void);
 extern void cutap_tr_cusparseZcsr2bsr(void), cutap_ct_cusparseZcsr2bsr(void);
 extern void cutap_tr_cusparseZcsr2csr_compress(void), cutap_ct_cusparseZcsr2csr_compress(void);
 extern void cutap_tr_cusparseZcsr2csru(void), cutap_ct_cusparseZcsr2csru(void);
+extern void cutap_tr_cusparseZcsr2dense(void), cutap_ct_cusparseZcsr2dense(void);
 extern void cutap_tr_cusparseZcsr2gebsr(void), cutap_ct_cusparseZcsr2gebsr(void);
 extern void cutap_tr_cusparseZcsr2gebsr_bufferSize(void), cutap_ct_cusparseZcsr2gebsr_bufferSize(void);
 extern void cutap_tr_cusparseZcsrcolor(void), cutap_ct_cusparseZcsrcolor(void);
 extern void cutap_tr_cusparseZcsrgeam2(void), cutap_ct_cusparseZcsrgeam2(void);
 extern void cutap_tr_cusparseZcsrgeam2_bufferSizeExt(void), cutap_ct_cusparseZcsrgeam2_bufferSizeExt(void);
+extern void cutap_tr_cusparseZcsrgemm2(void), cutap_ct_cusparseZcsrgemm2(void);
+extern void cutap_tr_cusparseZcsrgemm2_bufferSizeExt(void), cutap_ct_cusparseZcsrgemm2_bufferSizeExt(void);
 extern void cutap_tr_cusparseZcsric02(void), cutap_ct_cusparseZcsric02(void);
 extern void cutap_tr_cusparseZcsric02_analysis(void), cutap_ct_cusparseZcsric02_analysis(void);
 extern void cutap_tr_cusparseZcsric02_bufferSize(void), cutap_ct_cusparseZcsric02_bufferSize(void);
@@ -2341,17 +2437,28 @@ extern void cutap_tr_cusparseZcsrilu02(void), cutap_ct_cusparseZcsrilu02(void);
 extern void cutap_tr_cusparseZcsrilu02_analysis(void), cutap_ct_cusparseZcsrilu02_analysis(void);
 extern void cutap_tr_cusparseZcsrilu02_bufferSize(void), cutap_ct_cusparseZcsrilu02_bufferSize(void);
 extern void cutap_tr_cusparseZcsrilu02_numericBoost(void), cutap_ct_cusparseZcsrilu02_numericBoost(void);
+extern void cutap_tr_cusparseZcsrsm2_analysis(void), cutap_ct_cusparseZcsrsm2_analysis(void);
+extern void cutap_tr_cusparseZcsrsm2_bufferSizeExt(void), cutap_ct_cusparseZcsrsm2_bufferSizeExt(void);
+extern void cutap_tr_cusparseZcsrsm2_solve(void), cutap_ct_cusparseZcsrsm2_solve(void);
+extern void cutap_tr_cusparseZcsrsv2_analysis(void), cutap_ct_cusparseZcsrsv2_analysis(void);
+extern void cutap_tr_cusparseZcsrsv2_bufferSize(void), cutap_ct_cusparseZcsrsv2_bufferSize(void);
+extern void cutap_tr_cusparseZcsrsv2_solve(void), cutap_ct_cusparseZcsrsv2_solve(void);
 extern void cutap_tr_cusparseZcsru2csr(void), cutap_ct_cusparseZcsru2csr(void);
 extern void cutap_tr_cusparseZcsru2csr_bufferSizeExt(void), cutap_ct_cusparseZcsru2csr_bufferSizeExt(void);
+extern void cutap_tr_cusparseZdense2csc(void), cutap_ct_cusparseZdense2csc(void);
+extern void cutap_tr_cusparseZdense2csr(void), cutap_ct_cusparseZdense2csr(void);
 extern void cutap_tr_cusparseZgebsr2csr(void), cutap_ct_cusparseZgebsr2csr(void);
 extern void cutap_tr_cusparseZgebsr2gebsc(void), cutap_ct_cusparseZgebsr2gebsc(void);
 extern void cutap_tr_cusparseZgebsr2gebsc_bufferSize(void), cutap_ct_cusparseZgebsr2gebsc_bufferSize(void);
 extern void cutap_tr_cusparseZgebsr2gebsr(void), cutap_ct_cusparseZgebsr2gebsr(void);
 extern void cutap_tr_cusparseZgebsr2gebsr_bufferSize(void), cutap_ct_cusparseZgebsr2gebsr_bufferSize(void);
+extern void cutap_tr_cusparseZgemmi(void), cutap_ct_cusparseZgemmi(void);
 extern void cutap_tr_cusparseZgemvi(void), cutap_ct_cusparseZgemvi(void);
 extern void cutap_tr_cusparseZgemvi_bufferSize(void), cutap_ct_cusparseZgemvi_bufferSize(void);
 extern void cutap_tr_cusparseZgpsvInterleavedBatch(void), cutap_ct_cusparseZgpsvInterleavedBatch(void);
 extern void cutap_tr_cusparseZgpsvInterleavedBatch_bufferSizeExt(void), cutap_ct_cusparseZgpsvInterleavedBatch_bufferSizeExt(void);
+extern void cutap_tr_cusparseZgthr(void), cutap_ct_cusparseZgthr(void);
+extern void cutap_tr_cusparseZgthrz(void), cutap_ct_cusparseZgthrz(void);
 extern void cutap_tr_cusparseZgtsv2(void), cutap_ct_cusparseZgtsv2(void);
 extern void cutap_tr_cusparseZgtsv2StridedBatch(void), cutap_ct_cusparseZgtsv2StridedBatch(void);
 extern void cutap_tr_cusparseZgtsv2StridedBatch_bufferSizeExt(void), cutap_ct_cusparseZgtsv2StridedBatch_bufferSizeExt(void);
@@ -2362,6 +2469,7 @@ extern void cutap_tr_cusparseZgtsvInterleavedBatch(void), cutap_ct_cusparseZgtsv
 extern void cutap_tr_cusparseZgtsvInterleavedBatch_bufferSizeExt(void), cutap_ct_cusparseZgtsvInterleavedBatch_bufferSizeExt(void);
 extern void cutap_tr_cusparseZnnz(void), cutap_ct_cusparseZnnz(void);
 extern void cutap_tr_cusparseZnnz_compress(void), cutap_ct_cusparseZnnz_compress(void);
+extern void cutap_tr_cusparseZsctr(void), cutap_ct_cusparseZsctr(void);
 extern void cutap_tr_cusolverDnCCgels(void), cutap_ct_cusolverDnCCgels(void);
 extern void cutap_tr_cusolverDnCCgels_bufferSize(void), cutap_ct_cusolverDnCCgels_bufferSize(void);
 extern void cutap_tr_cusolverDnCCgesv(void), cutap_ct_cusolverDnCCgesv(void);
@@ -2516,10 +2624,17 @@ extern void cutap_tr_cusolverDnDsytrf(void), cutap_ct_cusolverDnDsytrf(void);
 extern void cutap_tr_cusolverDnDsytrf_bufferSize(void), cutap_ct_cusolverDnDsytrf_bufferSize(void);
 extern void cutap_tr_cusolverDnDsytri(void), cutap_ct_cusolverDnDsytri(void);
 extern void cutap_tr_cusolverDnDsytri_bufferSize(void), cutap_ct_cusolverDnDsytri_bufferSize(void);
+extern void cutap_tr_cusolverDnGeqrf(void), cutap_ct_cusolverDnGeqrf(void);
+extern void cutap_tr_cusolverDnGeqrf_bufferSize(void), cutap_ct_cusolverDnGeqrf_bufferSize(void);
+extern void cutap_tr_cusolverDnGesvd(void), cutap_ct_cusolverDnGesvd(void);
+extern void cutap_tr_cusolverDnGesvd_bufferSize(void), cutap_ct_cusolverDnGesvd_bufferSize(void);
 extern void cutap_tr_cusolverDnGetDeterministicMode(void), cutap_ct_cusolverDnGetDeterministicMode(void);
 extern void cutap_tr_cusolverDnGetEmulationStrategy(void), cutap_ct_cusolverDnGetEmulationStrategy(void);
 extern void cutap_tr_cusolverDnGetMathMode(void), cutap_ct_cusolverDnGetMathMode(void);
 extern void cutap_tr_cusolverDnGetStream(void), cutap_ct_cusolverDnGetStream(void);
+extern void cutap_tr_cusolverDnGetrf(void), cutap_ct_cusolverDnGetrf(void);
+extern void cutap_tr_cusolverDnGetrf_bufferSize(void), cutap_ct_cusolverDnGetrf_bufferSize(void);
+extern void cutap_tr_cusolverDnGetrs(void), cutap_ct_cusolverDnGetrs(void);
 extern void cutap_tr_cusolverDnIRSInfosCreate(void), cutap_ct_cusolverDnIRSInfosCreate(void);
 extern void cutap_tr_cusolverDnIRSInfosDestroy(void), cutap_ct_cusolverDnIRSInfosDestroy(void);
 extern void cutap_tr_cusolverDnIRSInfosGetMaxIters(void), cutap_ct_cusolverDnIRSInfosGetMaxIters(void);
@@ -2544,6 +2659,9 @@ extern void cutap_tr_cusolverDnIRSXgels(void), cutap_ct_cusolverDnIRSXgels(void)
 extern void cutap_tr_cusolverDnIRSXgels_bufferSize(void), cutap_ct_cusolverDnIRSXgels_bufferSize(void);
 extern void cutap_tr_cusolverDnIRSXgesv(void), cutap_ct_cusolverDnIRSXgesv(void);
 extern void cutap_tr_cusolverDnIRSXgesv_bufferSize(void), cutap_ct_cusolverDnIRSXgesv_bufferSize(void);
+extern void cutap_tr_cusolverDnPotrf(void), cutap_ct_cusolverDnPotrf(void);
+extern void cutap_tr_cusolverDnPotrf_bufferSize(void), cutap_ct_cusolverDnPotrf_bufferSize(void);
+extern void cutap_tr_cusolverDnPotrs(void), cutap_ct_cusolverDnPotrs(void);
 extern void cutap_tr_cusolverDnSBgels(void), cutap_ct_cusolverDnSBgels(void);
 extern void cutap_tr_cusolverDnSBgels_bufferSize(void), cutap_ct_cusolverDnSBgels_bufferSize(void);
 extern void cutap_tr_cusolverDnSBgesv(void), cutap_ct_cusolverDnSBgesv(void);
@@ -2620,6 +2738,10 @@ extern void cutap_tr_cusolverDnSsytrf(void), cutap_ct_cusolverDnSsytrf(void);
 extern void cutap_tr_cusolverDnSsytrf_bufferSize(void), cutap_ct_cusolverDnSsytrf_bufferSize(void);
 extern void cutap_tr_cusolverDnSsytri(void), cutap_ct_cusolverDnSsytri(void);
 extern void cutap_tr_cusolverDnSsytri_bufferSize(void), cutap_ct_cusolverDnSsytri_bufferSize(void);
+extern void cutap_tr_cusolverDnSyevd(void), cutap_ct_cusolverDnSyevd(void);
+extern void cutap_tr_cusolverDnSyevd_bufferSize(void), cutap_ct_cusolverDnSyevd_bufferSize(void);
+extern void cutap_tr_cusolverDnSyevdx(void), cutap_ct_cusolverDnSyevdx(void);
+extern void cutap_tr_cusolverDnSyevdx_bufferSize(void), cutap_ct_cusolverDnSyevdx_bufferSize(void);
 extern void cutap_tr_cusolverDnXgeev(void), cutap_ct_cusolverDnXgeev(void);
 extern void cutap_tr_cusolverDnXgeev_bufferSize(void), cutap_ct_cusolverDnXgeev_bufferSize(void);
 extern void cutap_tr_cusolverDnXgeqrf(void), cutap_ct_cusolverDnXgeqrf(void);
@@ -2935,6 +3057,7 @@ extern void cutap_tr_nvrtcDestroyProgram(void), cutap_ct_nvrtcDestroyProgram(voi
 extern void cutap_tr_nvrtcGetCUBINSize(void), cutap_ct_nvrtcGetCUBINSize(void);
 extern void cutap_tr_nvrtcGetErrorString(void), cutap_ct_nvrtcGetErrorString(void);
 extern void cutap_tr_nvrtcGetLTOIRSize(void), cutap_ct_nvrtcGetLTOIRSize(void);
+extern void cutap_tr_nvrtcGetNVVMSize(void), cutap_ct_nvrtcGetNVVMSize(void);
 extern void cutap_tr_nvrtcGetNumSupportedArchs(void), cutap_ct_nvrtcGetNumSupportedArchs(void);
 extern void cutap_tr_nvrtcGetOptiXIRSize(void), cutap_ct_nvrtcGetOptiXIRSize(void);
 extern void cutap_tr_nvrtcGetPCHCreateStatus(void), cutap_ct_nvrtcGetPCHCreateStatus(void);
@@ -2946,13 +3069,20 @@ extern void cutap_tr_nvrtcGetSupportedArchs(void), cutap_ct_nvrtcGetSupportedArc
 extern void cutap_tr_nvrtcSetFlowCallback(void), cutap_ct_nvrtcSetFlowCallback(void);
 extern void cutap_tr_nvrtcSetPCHHeapSize(void), cutap_ct_nvrtcSetPCHHeapSize(void);
 extern void cutap_tr_nvrtcVersion(void), cutap_ct_nvrtcVersion(void);
+extern void cutap_tr___nvJitLinkComplete_12_4(void), cutap_ct___nvJitLinkComplete_12_4(void);
 extern void cutap_tr___nvJitLinkComplete_13_0(void), cutap_ct___nvJitLinkComplete_13_0(void);
 extern void cutap_tr___nvJitLinkCreate_13_0(void), cutap_ct___nvJitLinkCreate_13_0(void);
+extern void cutap_tr___nvJitLinkDestroy_12_4(void), cutap_ct___nvJitLinkDestroy_12_4(void);
 extern void cutap_tr___nvJitLinkDestroy_13_0(void), cutap_ct___nvJitLinkDestroy_13_0(void);
+extern void cutap_tr___nvJitLinkGetErrorLogSize_12_4(void), cutap_ct___nvJitLinkGetErrorLogSize_12_4(void);
 extern void cutap_tr___nvJitLinkGetErrorLogSize_13_0(void), cutap_ct___nvJitLinkGetErrorLogSize_13_0(void);
+extern void cutap_tr___nvJitLinkGetInfoLogSize_12_4(void), cutap_ct___nvJitLinkGetInfoLogSize_12_4(void);
 extern void cutap_tr___nvJitLinkGetInfoLogSize_13_0(void), cutap_ct___nvJitLinkGetInfoLogSize_13_0(void);
+extern void cutap_tr___nvJitLinkGetLinkedCubinSize_12_4(void), cutap_ct___nvJitLinkGetLinkedCubinSize_12_4(void);
 extern void cutap_tr___nvJitLinkGetLinkedCubinSize_13_0(void), cutap_ct___nvJitLinkGetLinkedCubinSize_13_0(void);
+extern void cutap_tr___nvJitLinkGetLinkedCubin_12_4(void), cutap_ct___nvJitLinkGetLinkedCubin_12_4(void);
 extern void cutap_tr___nvJitLinkGetLinkedCubin_13_0(void), cutap_ct___nvJitLinkGetLinkedCubin_13_0(void);
+extern void cutap_tr___nvJitLinkGetLinkedPtxSize_12_4(void), cutap_ct___nvJitLinkGetLinkedPtxSize_12_4(void);
 extern void cutap_tr___nvJitLinkGetLinkedPtxSize_13_0(void), cutap_ct___nvJitLinkGetLinkedPtxSize_13_0(void);
 extern void cutap_tr_nvJitLinkComplete(void), cutap_ct_nvJitLinkComplete(void);
 extern void cutap_tr_nvJitLinkCreate(void), cutap_ct_nvJitLinkCreate(void);
@@ -3900,6 +4030,7 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaGetDeviceCount] = (void *)cutap_tr_cudaGetDeviceCount,
     [CUTAP_ID_cudaGetDeviceFlags] = (void *)cutap_tr_cudaGetDeviceFlags,
     [CUTAP_ID_cudaGetDeviceProperties] = (void *)cutap_tr_cudaGetDeviceProperties,
+    [CUTAP_ID_cudaGetDeviceProperties_v2] = (void *)cutap_tr_cudaGetDeviceProperties_v2,
     [CUTAP_ID_cudaGetErrorName] = (void *)cutap_tr_cudaGetErrorName,
     [CUTAP_ID_cudaGetErrorString] = (void *)cutap_tr_cudaGetErrorString,
     [CUTAP_ID_cudaGetFuncBySymbol] = (void *)cutap_tr_cudaGetFuncBySymbol,
@@ -3907,11 +4038,15 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaGetLastError] = (void *)cutap_tr_cudaGetLastError,
     [CUTAP_ID_cudaGetMipmappedArrayLevel] = (void *)cutap_tr_cudaGetMipmappedArrayLevel,
     [CUTAP_ID_cudaGetSurfaceObjectResourceDesc] = (void *)cutap_tr_cudaGetSurfaceObjectResourceDesc,
+    [CUTAP_ID_cudaGetSurfaceReference] = (void *)cutap_tr_cudaGetSurfaceReference,
     [CUTAP_ID_cudaGetSymbolAddress] = (void *)cutap_tr_cudaGetSymbolAddress,
     [CUTAP_ID_cudaGetSymbolSize] = (void *)cutap_tr_cudaGetSymbolSize,
+    [CUTAP_ID_cudaGetTextureAlignmentOffset] = (void *)cutap_tr_cudaGetTextureAlignmentOffset,
     [CUTAP_ID_cudaGetTextureObjectResourceDesc] = (void *)cutap_tr_cudaGetTextureObjectResourceDesc,
     [CUTAP_ID_cudaGetTextureObjectResourceViewDesc] = (void *)cutap_tr_cudaGetTextureObjectResourceViewDesc,
     [CUTAP_ID_cudaGetTextureObjectTextureDesc] = (void *)cutap_tr_cudaGetTextureObjectTextureDesc,
+    [CUTAP_ID_cudaGetTextureObjectTextureDesc_v2] = (void *)cutap_tr_cudaGetTextureObjectTextureDesc_v2,
+    [CUTAP_ID_cudaGetTextureReference] = (void *)cutap_tr_cudaGetTextureReference,
     [CUTAP_ID_cudaGraphAddChildGraphNode] = (void *)cutap_tr_cudaGraphAddChildGraphNode,
     [CUTAP_ID_cudaGraphAddEmptyNode] = (void *)cutap_tr_cudaGraphAddEmptyNode,
     [CUTAP_ID_cudaGraphAddEventRecordNode] = (void *)cutap_tr_cudaGraphAddEventRecordNode,
@@ -4012,6 +4147,7 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaMallocManaged] = (void *)cutap_tr_cudaMallocManaged,
     [CUTAP_ID_cudaMallocPitch] = (void *)cutap_tr_cudaMallocPitch,
     [CUTAP_ID_cudaMemAdvise] = (void *)cutap_tr_cudaMemAdvise,
+    [CUTAP_ID_cudaMemAdvise_v2] = (void *)cutap_tr_cudaMemAdvise_v2,
     [CUTAP_ID_cudaMemDiscardBatchAsync] = (void *)cutap_tr_cudaMemDiscardBatchAsync,
     [CUTAP_ID_cudaMemDiscardBatchAsync_ptsz] = (void *)cutap_tr_cudaMemDiscardBatchAsync_ptsz,
     [CUTAP_ID_cudaMemGetInfo] = (void *)cutap_tr_cudaMemGetInfo,
@@ -4024,6 +4160,8 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaMemPoolTrimTo] = (void *)cutap_tr_cudaMemPoolTrimTo,
     [CUTAP_ID_cudaMemPrefetchAsync] = (void *)cutap_tr_cudaMemPrefetchAsync,
     [CUTAP_ID_cudaMemPrefetchAsync_ptsz] = (void *)cutap_tr_cudaMemPrefetchAsync_ptsz,
+    [CUTAP_ID_cudaMemPrefetchAsync_v2] = (void *)cutap_tr_cudaMemPrefetchAsync_v2,
+    [CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz] = (void *)cutap_tr_cudaMemPrefetchAsync_v2_ptsz,
     [CUTAP_ID_cudaMemRangeGetAttribute] = (void *)cutap_tr_cudaMemRangeGetAttribute,
     [CUTAP_ID_cudaMemRangeGetAttributes] = (void *)cutap_tr_cudaMemRangeGetAttributes,
     [CUTAP_ID_cudaMemcpy] = (void *)cutap_tr_cudaMemcpy,
@@ -4096,9 +4234,13 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaRuntimeGetVersion] = (void *)cutap_tr_cudaRuntimeGetVersion,
     [CUTAP_ID_cudaSetDevice] = (void *)cutap_tr_cudaSetDevice,
     [CUTAP_ID_cudaSetDeviceFlags] = (void *)cutap_tr_cudaSetDeviceFlags,
+    [CUTAP_ID_cudaSetDoubleForDevice] = (void *)cutap_tr_cudaSetDoubleForDevice,
+    [CUTAP_ID_cudaSetDoubleForHost] = (void *)cutap_tr_cudaSetDoubleForHost,
     [CUTAP_ID_cudaSetValidDevices] = (void *)cutap_tr_cudaSetValidDevices,
     [CUTAP_ID_cudaSignalExternalSemaphoresAsync] = (void *)cutap_tr_cudaSignalExternalSemaphoresAsync,
     [CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz] = (void *)cutap_tr_cudaSignalExternalSemaphoresAsync_ptsz,
+    [CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2] = (void *)cutap_tr_cudaSignalExternalSemaphoresAsync_v2,
+    [CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz] = (void *)cutap_tr_cudaSignalExternalSemaphoresAsync_v2_ptsz,
     [CUTAP_ID_cudaStreamAddCallback] = (void *)cutap_tr_cudaStreamAddCallback,
     [CUTAP_ID_cudaStreamAddCallback_ptsz] = (void *)cutap_tr_cudaStreamAddCallback_ptsz,
     [CUTAP_ID_cudaStreamAttachMemAsync] = (void *)cutap_tr_cudaStreamAttachMemAsync,
@@ -4130,6 +4272,13 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaStreamWaitEvent] = (void *)cutap_tr_cudaStreamWaitEvent,
     [CUTAP_ID_cudaStreamWaitEvent_ptsz] = (void *)cutap_tr_cudaStreamWaitEvent_ptsz,
     [CUTAP_ID_cudaThreadExchangeStreamCaptureMode] = (void *)cutap_tr_cudaThreadExchangeStreamCaptureMode,
+    [CUTAP_ID_cudaThreadExit] = (void *)cutap_tr_cudaThreadExit,
+    [CUTAP_ID_cudaThreadGetCacheConfig] = (void *)cutap_tr_cudaThreadGetCacheConfig,
+    [CUTAP_ID_cudaThreadGetLimit] = (void *)cutap_tr_cudaThreadGetLimit,
+    [CUTAP_ID_cudaThreadSetCacheConfig] = (void *)cutap_tr_cudaThreadSetCacheConfig,
+    [CUTAP_ID_cudaThreadSetLimit] = (void *)cutap_tr_cudaThreadSetLimit,
+    [CUTAP_ID_cudaThreadSynchronize] = (void *)cutap_tr_cudaThreadSynchronize,
+    [CUTAP_ID_cudaUnbindTexture] = (void *)cutap_tr_cudaUnbindTexture,
     [CUTAP_ID_cudaUserObjectCreate] = (void *)cutap_tr_cudaUserObjectCreate,
     [CUTAP_ID_cudaUserObjectRelease] = (void *)cutap_tr_cudaUserObjectRelease,
     [CUTAP_ID_cudaUserObjectRetain] = (void *)cutap_tr_cudaUserObjectRetain,
@@ -4137,6 +4286,8 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaVDPAUSetVDPAUDevice] = (void *)cutap_tr_cudaVDPAUSetVDPAUDevice,
     [CUTAP_ID_cudaWaitExternalSemaphoresAsync] = (void *)cutap_tr_cudaWaitExternalSemaphoresAsync,
     [CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz] = (void *)cutap_tr_cudaWaitExternalSemaphoresAsync_ptsz,
+    [CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2] = (void *)cutap_tr_cudaWaitExternalSemaphoresAsync_v2,
+    [CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz] = (void *)cutap_tr_cudaWaitExternalSemaphoresAsync_v2_ptsz,
     [CUTAP_ID_cublasAlloc] = (void *)cutap_tr_cublasAlloc,
     [CUTAP_ID_cublasAsumEx] = (void *)cutap_tr_cublasAsumEx,
     [CUTAP_ID_cublasAsumEx_64] = (void *)cutap_tr_cublasAsumEx_64,
@@ -5206,6 +5357,7 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cufftXtQueryPlan] = (void *)cutap_tr_cufftXtQueryPlan,
     [CUTAP_ID_cufftXtSetCallback] = (void *)cutap_tr_cufftXtSetCallback,
     [CUTAP_ID_cufftXtSetCallbackSharedSize] = (void *)cutap_tr_cufftXtSetCallbackSharedSize,
+    [CUTAP_ID_cufftXtSetDistribution] = (void *)cutap_tr_cufftXtSetDistribution,
     [CUTAP_ID_cufftXtSetGPUs] = (void *)cutap_tr_cufftXtSetGPUs,
     [CUTAP_ID_cufftXtSetWorkArea] = (void *)cutap_tr_cufftXtSetWorkArea,
     [CUTAP_ID_cufftXtSetWorkAreaPolicy] = (void *)cutap_tr_cufftXtSetWorkAreaPolicy,
@@ -5239,6 +5391,7 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseAxpby] = (void *)cutap_tr_cusparseAxpby,
     [CUTAP_ID_cusparseBlockedEllGet] = (void *)cutap_tr_cusparseBlockedEllGet,
     [CUTAP_ID_cusparseBsrSetStridedBatch] = (void *)cutap_tr_cusparseBsrSetStridedBatch,
+    [CUTAP_ID_cusparseCaxpyi] = (void *)cutap_tr_cusparseCaxpyi,
     [CUTAP_ID_cusparseCbsr2csr] = (void *)cutap_tr_cusparseCbsr2csr,
     [CUTAP_ID_cusparseCbsric02] = (void *)cutap_tr_cusparseCbsric02,
     [CUTAP_ID_cusparseCbsric02_analysis] = (void *)cutap_tr_cusparseCbsric02_analysis,
@@ -5256,14 +5409,18 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseCbsrsv2_bufferSize] = (void *)cutap_tr_cusparseCbsrsv2_bufferSize,
     [CUTAP_ID_cusparseCbsrsv2_solve] = (void *)cutap_tr_cusparseCbsrsv2_solve,
     [CUTAP_ID_cusparseCbsrxmv] = (void *)cutap_tr_cusparseCbsrxmv,
+    [CUTAP_ID_cusparseCcsc2dense] = (void *)cutap_tr_cusparseCcsc2dense,
     [CUTAP_ID_cusparseCcsr2bsr] = (void *)cutap_tr_cusparseCcsr2bsr,
     [CUTAP_ID_cusparseCcsr2csr_compress] = (void *)cutap_tr_cusparseCcsr2csr_compress,
     [CUTAP_ID_cusparseCcsr2csru] = (void *)cutap_tr_cusparseCcsr2csru,
+    [CUTAP_ID_cusparseCcsr2dense] = (void *)cutap_tr_cusparseCcsr2dense,
     [CUTAP_ID_cusparseCcsr2gebsr] = (void *)cutap_tr_cusparseCcsr2gebsr,
     [CUTAP_ID_cusparseCcsr2gebsr_bufferSize] = (void *)cutap_tr_cusparseCcsr2gebsr_bufferSize,
     [CUTAP_ID_cusparseCcsrcolor] = (void *)cutap_tr_cusparseCcsrcolor,
     [CUTAP_ID_cusparseCcsrgeam2] = (void *)cutap_tr_cusparseCcsrgeam2,
     [CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt] = (void *)cutap_tr_cusparseCcsrgeam2_bufferSizeExt,
+    [CUTAP_ID_cusparseCcsrgemm2] = (void *)cutap_tr_cusparseCcsrgemm2,
+    [CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt] = (void *)cutap_tr_cusparseCcsrgemm2_bufferSizeExt,
     [CUTAP_ID_cusparseCcsric02] = (void *)cutap_tr_cusparseCcsric02,
     [CUTAP_ID_cusparseCcsric02_analysis] = (void *)cutap_tr_cusparseCcsric02_analysis,
     [CUTAP_ID_cusparseCcsric02_bufferSize] = (void *)cutap_tr_cusparseCcsric02_bufferSize,
@@ -5271,17 +5428,28 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseCcsrilu02_analysis] = (void *)cutap_tr_cusparseCcsrilu02_analysis,
     [CUTAP_ID_cusparseCcsrilu02_bufferSize] = (void *)cutap_tr_cusparseCcsrilu02_bufferSize,
     [CUTAP_ID_cusparseCcsrilu02_numericBoost] = (void *)cutap_tr_cusparseCcsrilu02_numericBoost,
+    [CUTAP_ID_cusparseCcsrsm2_analysis] = (void *)cutap_tr_cusparseCcsrsm2_analysis,
+    [CUTAP_ID_cusparseCcsrsm2_bufferSizeExt] = (void *)cutap_tr_cusparseCcsrsm2_bufferSizeExt,
+    [CUTAP_ID_cusparseCcsrsm2_solve] = (void *)cutap_tr_cusparseCcsrsm2_solve,
+    [CUTAP_ID_cusparseCcsrsv2_analysis] = (void *)cutap_tr_cusparseCcsrsv2_analysis,
+    [CUTAP_ID_cusparseCcsrsv2_bufferSize] = (void *)cutap_tr_cusparseCcsrsv2_bufferSize,
+    [CUTAP_ID_cusparseCcsrsv2_solve] = (void *)cutap_tr_cusparseCcsrsv2_solve,
     [CUTAP_ID_cusparseCcsru2csr] = (void *)cutap_tr_cusparseCcsru2csr,
     [CUTAP_ID_cusparseCcsru2csr_bufferSizeExt] = (void *)cutap_tr_cusparseCcsru2csr_bufferSizeExt,
+    [CUTAP_ID_cusparseCdense2csc] = (void *)cutap_tr_cusparseCdense2csc,
+    [CUTAP_ID_cusparseCdense2csr] = (void *)cutap_tr_cusparseCdense2csr,
     [CUTAP_ID_cusparseCgebsr2csr] = (void *)cutap_tr_cusparseCgebsr2csr,
     [CUTAP_ID_cusparseCgebsr2gebsc] = (void *)cutap_tr_cusparseCgebsr2gebsc,
     [CUTAP_ID_cusparseCgebsr2gebsc_bufferSize] = (void *)cutap_tr_cusparseCgebsr2gebsc_bufferSize,
     [CUTAP_ID_cusparseCgebsr2gebsr] = (void *)cutap_tr_cusparseCgebsr2gebsr,
     [CUTAP_ID_cusparseCgebsr2gebsr_bufferSize] = (void *)cutap_tr_cusparseCgebsr2gebsr_bufferSize,
+    [CUTAP_ID_cusparseCgemmi] = (void *)cutap_tr_cusparseCgemmi,
     [CUTAP_ID_cusparseCgemvi] = (void *)cutap_tr_cusparseCgemvi,
     [CUTAP_ID_cusparseCgemvi_bufferSize] = (void *)cutap_tr_cusparseCgemvi_bufferSize,
     [CUTAP_ID_cusparseCgpsvInterleavedBatch] = (void *)cutap_tr_cusparseCgpsvInterleavedBatch,
     [CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt] = (void *)cutap_tr_cusparseCgpsvInterleavedBatch_bufferSizeExt,
+    [CUTAP_ID_cusparseCgthr] = (void *)cutap_tr_cusparseCgthr,
+    [CUTAP_ID_cusparseCgthrz] = (void *)cutap_tr_cusparseCgthrz,
     [CUTAP_ID_cusparseCgtsv2] = (void *)cutap_tr_cusparseCgtsv2,
     [CUTAP_ID_cusparseCgtsv2StridedBatch] = (void *)cutap_tr_cusparseCgtsv2StridedBatch,
     [CUTAP_ID_cusparseCgtsv2StridedBatch_bufferSizeExt] = (void *)cutap_tr_cusparseCgtsv2StridedBatch_bufferSizeExt,
@@ -5300,6 +5468,9 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseConstSpMatGetValues] = (void *)cutap_tr_cusparseConstSpMatGetValues,
     [CUTAP_ID_cusparseConstSpVecGet] = (void *)cutap_tr_cusparseConstSpVecGet,
     [CUTAP_ID_cusparseConstSpVecGetValues] = (void *)cutap_tr_cusparseConstSpVecGetValues,
+    [CUTAP_ID_cusparseConstrainedGeMM] = (void *)cutap_tr_cusparseConstrainedGeMM,
+    [CUTAP_ID_cusparseConstrainedGeMM_bufferSize] = (void *)cutap_tr_cusparseConstrainedGeMM_bufferSize,
+    [CUTAP_ID_cusparseCooAoSGet] = (void *)cutap_tr_cusparseCooAoSGet,
     [CUTAP_ID_cusparseCooSetPointers] = (void *)cutap_tr_cusparseCooSetPointers,
     [CUTAP_ID_cusparseCooSetStridedBatch] = (void *)cutap_tr_cusparseCooSetStridedBatch,
     [CUTAP_ID_cusparseCreate] = (void *)cutap_tr_cusparseCreate,
@@ -5320,10 +5491,14 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseCreateConstSlicedEll] = (void *)cutap_tr_cusparseCreateConstSlicedEll,
     [CUTAP_ID_cusparseCreateConstSpVec] = (void *)cutap_tr_cusparseCreateConstSpVec,
     [CUTAP_ID_cusparseCreateCoo] = (void *)cutap_tr_cusparseCreateCoo,
+    [CUTAP_ID_cusparseCreateCooAoS] = (void *)cutap_tr_cusparseCreateCooAoS,
     [CUTAP_ID_cusparseCreateCsc] = (void *)cutap_tr_cusparseCreateCsc,
     [CUTAP_ID_cusparseCreateCsr] = (void *)cutap_tr_cusparseCreateCsr,
+    [CUTAP_ID_cusparseCreateCsrgemm2Info] = (void *)cutap_tr_cusparseCreateCsrgemm2Info,
     [CUTAP_ID_cusparseCreateCsric02Info] = (void *)cutap_tr_cusparseCreateCsric02Info,
     [CUTAP_ID_cusparseCreateCsrilu02Info] = (void *)cutap_tr_cusparseCreateCsrilu02Info,
+    [CUTAP_ID_cusparseCreateCsrsm2Info] = (void *)cutap_tr_cusparseCreateCsrsm2Info,
+    [CUTAP_ID_cusparseCreateCsrsv2Info] = (void *)cutap_tr_cusparseCreateCsrsv2Info,
     [CUTAP_ID_cusparseCreateCsru2csrInfo] = (void *)cutap_tr_cusparseCreateCsru2csrInfo,
     [CUTAP_ID_cusparseCreateDnMat] = (void *)cutap_tr_cusparseCreateDnMat,
     [CUTAP_ID_cusparseCreateDnVec] = (void *)cutap_tr_cusparseCreateDnVec,
@@ -5333,10 +5508,14 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseCreateSlicedEll] = (void *)cutap_tr_cusparseCreateSlicedEll,
     [CUTAP_ID_cusparseCreateSpVec] = (void *)cutap_tr_cusparseCreateSpVec,
     [CUTAP_ID_cusparseCscSetPointers] = (void *)cutap_tr_cusparseCscSetPointers,
+    [CUTAP_ID_cusparseCsctr] = (void *)cutap_tr_cusparseCsctr,
     [CUTAP_ID_cusparseCsr2cscEx2] = (void *)cutap_tr_cusparseCsr2cscEx2,
     [CUTAP_ID_cusparseCsr2cscEx2_bufferSize] = (void *)cutap_tr_cusparseCsr2cscEx2_bufferSize,
     [CUTAP_ID_cusparseCsrSetPointers] = (void *)cutap_tr_cusparseCsrSetPointers,
     [CUTAP_ID_cusparseCsrSetStridedBatch] = (void *)cutap_tr_cusparseCsrSetStridedBatch,
+    [CUTAP_ID_cusparseCsrmvEx] = (void *)cutap_tr_cusparseCsrmvEx,
+    [CUTAP_ID_cusparseCsrmvEx_bufferSize] = (void *)cutap_tr_cusparseCsrmvEx_bufferSize,
+    [CUTAP_ID_cusparseDaxpyi] = (void *)cutap_tr_cusparseDaxpyi,
     [CUTAP_ID_cusparseDbsr2csr] = (void *)cutap_tr_cusparseDbsr2csr,
     [CUTAP_ID_cusparseDbsric02] = (void *)cutap_tr_cusparseDbsric02,
     [CUTAP_ID_cusparseDbsric02_analysis] = (void *)cutap_tr_cusparseDbsric02_analysis,
@@ -5354,14 +5533,18 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseDbsrsv2_bufferSize] = (void *)cutap_tr_cusparseDbsrsv2_bufferSize,
     [CUTAP_ID_cusparseDbsrsv2_solve] = (void *)cutap_tr_cusparseDbsrsv2_solve,
     [CUTAP_ID_cusparseDbsrxmv] = (void *)cutap_tr_cusparseDbsrxmv,
+    [CUTAP_ID_cusparseDcsc2dense] = (void *)cutap_tr_cusparseDcsc2dense,
     [CUTAP_ID_cusparseDcsr2bsr] = (void *)cutap_tr_cusparseDcsr2bsr,
     [CUTAP_ID_cusparseDcsr2csr_compress] = (void *)cutap_tr_cusparseDcsr2csr_compress,
     [CUTAP_ID_cusparseDcsr2csru] = (void *)cutap_tr_cusparseDcsr2csru,
+    [CUTAP_ID_cusparseDcsr2dense] = (void *)cutap_tr_cusparseDcsr2dense,
     [CUTAP_ID_cusparseDcsr2gebsr] = (void *)cutap_tr_cusparseDcsr2gebsr,
     [CUTAP_ID_cusparseDcsr2gebsr_bufferSize] = (void *)cutap_tr_cusparseDcsr2gebsr_bufferSize,
     [CUTAP_ID_cusparseDcsrcolor] = (void *)cutap_tr_cusparseDcsrcolor,
     [CUTAP_ID_cusparseDcsrgeam2] = (void *)cutap_tr_cusparseDcsrgeam2,
     [CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt] = (void *)cutap_tr_cusparseDcsrgeam2_bufferSizeExt,
+    [CUTAP_ID_cusparseDcsrgemm2] = (void *)cutap_tr_cusparseDcsrgemm2,
+    [CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt] = (void *)cutap_tr_cusparseDcsrgemm2_bufferSizeExt,
     [CUTAP_ID_cusparseDcsric02] = (void *)cutap_tr_cusparseDcsric02,
     [CUTAP_ID_cusparseDcsric02_analysis] = (void *)cutap_tr_cusparseDcsric02_analysis,
     [CUTAP_ID_cusparseDcsric02_bufferSize] = (void *)cutap_tr_cusparseDcsric02_bufferSize,
@@ -5369,8 +5552,16 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseDcsrilu02_analysis] = (void *)cutap_tr_cusparseDcsrilu02_analysis,
     [CUTAP_ID_cusparseDcsrilu02_bufferSize] = (void *)cutap_tr_cusparseDcsrilu02_bufferSize,
     [CUTAP_ID_cusparseDcsrilu02_numericBoost] = (void *)cutap_tr_cusparseDcsrilu02_numericBoost,
+    [CUTAP_ID_cusparseDcsrsm2_analysis] = (void *)cutap_tr_cusparseDcsrsm2_analysis,
+    [CUTAP_ID_cusparseDcsrsm2_bufferSizeExt] = (void *)cutap_tr_cusparseDcsrsm2_bufferSizeExt,
+    [CUTAP_ID_cusparseDcsrsm2_solve] = (void *)cutap_tr_cusparseDcsrsm2_solve,
+    [CUTAP_ID_cusparseDcsrsv2_analysis] = (void *)cutap_tr_cusparseDcsrsv2_analysis,
+    [CUTAP_ID_cusparseDcsrsv2_bufferSize] = (void *)cutap_tr_cusparseDcsrsv2_bufferSize,
+    [CUTAP_ID_cusparseDcsrsv2_solve] = (void *)cutap_tr_cusparseDcsrsv2_solve,
     [CUTAP_ID_cusparseDcsru2csr] = (void *)cutap_tr_cusparseDcsru2csr,
     [CUTAP_ID_cusparseDcsru2csr_bufferSizeExt] = (void *)cutap_tr_cusparseDcsru2csr_bufferSizeExt,
+    [CUTAP_ID_cusparseDdense2csc] = (void *)cutap_tr_cusparseDdense2csc,
+    [CUTAP_ID_cusparseDdense2csr] = (void *)cutap_tr_cusparseDdense2csr,
     [CUTAP_ID_cusparseDenseToSparse_analysis] = (void *)cutap_tr_cusparseDenseToSparse_analysis,
     [CUTAP_ID_cusparseDenseToSparse_bufferSize] = (void *)cutap_tr_cusparseDenseToSparse_bufferSize,
     [CUTAP_ID_cusparseDenseToSparse_convert] = (void *)cutap_tr_cusparseDenseToSparse_convert,
@@ -5380,8 +5571,11 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseDestroyBsrsm2Info] = (void *)cutap_tr_cusparseDestroyBsrsm2Info,
     [CUTAP_ID_cusparseDestroyBsrsv2Info] = (void *)cutap_tr_cusparseDestroyBsrsv2Info,
     [CUTAP_ID_cusparseDestroyColorInfo] = (void *)cutap_tr_cusparseDestroyColorInfo,
+    [CUTAP_ID_cusparseDestroyCsrgemm2Info] = (void *)cutap_tr_cusparseDestroyCsrgemm2Info,
     [CUTAP_ID_cusparseDestroyCsric02Info] = (void *)cutap_tr_cusparseDestroyCsric02Info,
     [CUTAP_ID_cusparseDestroyCsrilu02Info] = (void *)cutap_tr_cusparseDestroyCsrilu02Info,
+    [CUTAP_ID_cusparseDestroyCsrsm2Info] = (void *)cutap_tr_cusparseDestroyCsrsm2Info,
+    [CUTAP_ID_cusparseDestroyCsrsv2Info] = (void *)cutap_tr_cusparseDestroyCsrsv2Info,
     [CUTAP_ID_cusparseDestroyCsru2csrInfo] = (void *)cutap_tr_cusparseDestroyCsru2csrInfo,
     [CUTAP_ID_cusparseDestroyDnMat] = (void *)cutap_tr_cusparseDestroyDnMat,
     [CUTAP_ID_cusparseDestroyDnVec] = (void *)cutap_tr_cusparseDestroyDnVec,
@@ -5394,10 +5588,13 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseDgebsr2gebsc_bufferSize] = (void *)cutap_tr_cusparseDgebsr2gebsc_bufferSize,
     [CUTAP_ID_cusparseDgebsr2gebsr] = (void *)cutap_tr_cusparseDgebsr2gebsr,
     [CUTAP_ID_cusparseDgebsr2gebsr_bufferSize] = (void *)cutap_tr_cusparseDgebsr2gebsr_bufferSize,
+    [CUTAP_ID_cusparseDgemmi] = (void *)cutap_tr_cusparseDgemmi,
     [CUTAP_ID_cusparseDgemvi] = (void *)cutap_tr_cusparseDgemvi,
     [CUTAP_ID_cusparseDgemvi_bufferSize] = (void *)cutap_tr_cusparseDgemvi_bufferSize,
     [CUTAP_ID_cusparseDgpsvInterleavedBatch] = (void *)cutap_tr_cusparseDgpsvInterleavedBatch,
     [CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt] = (void *)cutap_tr_cusparseDgpsvInterleavedBatch_bufferSizeExt,
+    [CUTAP_ID_cusparseDgthr] = (void *)cutap_tr_cusparseDgthr,
+    [CUTAP_ID_cusparseDgthrz] = (void *)cutap_tr_cusparseDgthrz,
     [CUTAP_ID_cusparseDgtsv2] = (void *)cutap_tr_cusparseDgtsv2,
     [CUTAP_ID_cusparseDgtsv2StridedBatch] = (void *)cutap_tr_cusparseDgtsv2StridedBatch,
     [CUTAP_ID_cusparseDgtsv2StridedBatch_bufferSizeExt] = (void *)cutap_tr_cusparseDgtsv2StridedBatch_bufferSizeExt,
@@ -5428,6 +5625,8 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseDpruneDense2csrNnz] = (void *)cutap_tr_cusparseDpruneDense2csrNnz,
     [CUTAP_ID_cusparseDpruneDense2csrNnzByPercentage] = (void *)cutap_tr_cusparseDpruneDense2csrNnzByPercentage,
     [CUTAP_ID_cusparseDpruneDense2csr_bufferSizeExt] = (void *)cutap_tr_cusparseDpruneDense2csr_bufferSizeExt,
+    [CUTAP_ID_cusparseDroti] = (void *)cutap_tr_cusparseDroti,
+    [CUTAP_ID_cusparseDsctr] = (void *)cutap_tr_cusparseDsctr,
     [CUTAP_ID_cusparseGather] = (void *)cutap_tr_cusparseGather,
     [CUTAP_ID_cusparseGetErrorName] = (void *)cutap_tr_cusparseGetErrorName,
     [CUTAP_ID_cusparseGetErrorString] = (void *)cutap_tr_cusparseGetErrorString,
@@ -5448,6 +5647,7 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseSDDMM] = (void *)cutap_tr_cusparseSDDMM,
     [CUTAP_ID_cusparseSDDMM_bufferSize] = (void *)cutap_tr_cusparseSDDMM_bufferSize,
     [CUTAP_ID_cusparseSDDMM_preprocess] = (void *)cutap_tr_cusparseSDDMM_preprocess,
+    [CUTAP_ID_cusparseSaxpyi] = (void *)cutap_tr_cusparseSaxpyi,
     [CUTAP_ID_cusparseSbsr2csr] = (void *)cutap_tr_cusparseSbsr2csr,
     [CUTAP_ID_cusparseSbsric02] = (void *)cutap_tr_cusparseSbsric02,
     [CUTAP_ID_cusparseSbsric02_analysis] = (void *)cutap_tr_cusparseSbsric02_analysis,
@@ -5466,14 +5666,18 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseSbsrsv2_solve] = (void *)cutap_tr_cusparseSbsrsv2_solve,
     [CUTAP_ID_cusparseSbsrxmv] = (void *)cutap_tr_cusparseSbsrxmv,
     [CUTAP_ID_cusparseScatter] = (void *)cutap_tr_cusparseScatter,
+    [CUTAP_ID_cusparseScsc2dense] = (void *)cutap_tr_cusparseScsc2dense,
     [CUTAP_ID_cusparseScsr2bsr] = (void *)cutap_tr_cusparseScsr2bsr,
     [CUTAP_ID_cusparseScsr2csr_compress] = (void *)cutap_tr_cusparseScsr2csr_compress,
     [CUTAP_ID_cusparseScsr2csru] = (void *)cutap_tr_cusparseScsr2csru,
+    [CUTAP_ID_cusparseScsr2dense] = (void *)cutap_tr_cusparseScsr2dense,
     [CUTAP_ID_cusparseScsr2gebsr] = (void *)cutap_tr_cusparseScsr2gebsr,
     [CUTAP_ID_cusparseScsr2gebsr_bufferSize] = (void *)cutap_tr_cusparseScsr2gebsr_bufferSize,
     [CUTAP_ID_cusparseScsrcolor] = (void *)cutap_tr_cusparseScsrcolor,
     [CUTAP_ID_cusparseScsrgeam2] = (void *)cutap_tr_cusparseScsrgeam2,
     [CUTAP_ID_cusparseScsrgeam2_bufferSizeExt] = (void *)cutap_tr_cusparseScsrgeam2_bufferSizeExt,
+    [CUTAP_ID_cusparseScsrgemm2] = (void *)cutap_tr_cusparseScsrgemm2,
+    [CUTAP_ID_cusparseScsrgemm2_bufferSizeExt] = (void *)cutap_tr_cusparseScsrgemm2_bufferSizeExt,
     [CUTAP_ID_cusparseScsric02] = (void *)cutap_tr_cusparseScsric02,
     [CUTAP_ID_cusparseScsric02_analysis] = (void *)cutap_tr_cusparseScsric02_analysis,
     [CUTAP_ID_cusparseScsric02_bufferSize] = (void *)cutap_tr_cusparseScsric02_bufferSize,
@@ -5481,8 +5685,16 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseScsrilu02_analysis] = (void *)cutap_tr_cusparseScsrilu02_analysis,
     [CUTAP_ID_cusparseScsrilu02_bufferSize] = (void *)cutap_tr_cusparseScsrilu02_bufferSize,
     [CUTAP_ID_cusparseScsrilu02_numericBoost] = (void *)cutap_tr_cusparseScsrilu02_numericBoost,
+    [CUTAP_ID_cusparseScsrsm2_analysis] = (void *)cutap_tr_cusparseScsrsm2_analysis,
+    [CUTAP_ID_cusparseScsrsm2_bufferSizeExt] = (void *)cutap_tr_cusparseScsrsm2_bufferSizeExt,
+    [CUTAP_ID_cusparseScsrsm2_solve] = (void *)cutap_tr_cusparseScsrsm2_solve,
+    [CUTAP_ID_cusparseScsrsv2_analysis] = (void *)cutap_tr_cusparseScsrsv2_analysis,
+    [CUTAP_ID_cusparseScsrsv2_bufferSize] = (void *)cutap_tr_cusparseScsrsv2_bufferSize,
+    [CUTAP_ID_cusparseScsrsv2_solve] = (void *)cutap_tr_cusparseScsrsv2_solve,
     [CUTAP_ID_cusparseScsru2csr] = (void *)cutap_tr_cusparseScsru2csr,
     [CUTAP_ID_cusparseScsru2csr_bufferSizeExt] = (void *)cutap_tr_cusparseScsru2csr_bufferSizeExt,
+    [CUTAP_ID_cusparseSdense2csc] = (void *)cutap_tr_cusparseSdense2csc,
+    [CUTAP_ID_cusparseSdense2csr] = (void *)cutap_tr_cusparseSdense2csr,
     [CUTAP_ID_cusparseSetMatDiagType] = (void *)cutap_tr_cusparseSetMatDiagType,
     [CUTAP_ID_cusparseSetMatFillMode] = (void *)cutap_tr_cusparseSetMatFillMode,
     [CUTAP_ID_cusparseSetMatIndexBase] = (void *)cutap_tr_cusparseSetMatIndexBase,
@@ -5494,10 +5706,13 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseSgebsr2gebsc_bufferSize] = (void *)cutap_tr_cusparseSgebsr2gebsc_bufferSize,
     [CUTAP_ID_cusparseSgebsr2gebsr] = (void *)cutap_tr_cusparseSgebsr2gebsr,
     [CUTAP_ID_cusparseSgebsr2gebsr_bufferSize] = (void *)cutap_tr_cusparseSgebsr2gebsr_bufferSize,
+    [CUTAP_ID_cusparseSgemmi] = (void *)cutap_tr_cusparseSgemmi,
     [CUTAP_ID_cusparseSgemvi] = (void *)cutap_tr_cusparseSgemvi,
     [CUTAP_ID_cusparseSgemvi_bufferSize] = (void *)cutap_tr_cusparseSgemvi_bufferSize,
     [CUTAP_ID_cusparseSgpsvInterleavedBatch] = (void *)cutap_tr_cusparseSgpsvInterleavedBatch,
     [CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt] = (void *)cutap_tr_cusparseSgpsvInterleavedBatch_bufferSizeExt,
+    [CUTAP_ID_cusparseSgthr] = (void *)cutap_tr_cusparseSgthr,
+    [CUTAP_ID_cusparseSgthrz] = (void *)cutap_tr_cusparseSgthrz,
     [CUTAP_ID_cusparseSgtsv2] = (void *)cutap_tr_cusparseSgtsv2,
     [CUTAP_ID_cusparseSgtsv2StridedBatch] = (void *)cutap_tr_cusparseSgtsv2StridedBatch,
     [CUTAP_ID_cusparseSgtsv2StridedBatch_bufferSizeExt] = (void *)cutap_tr_cusparseSgtsv2StridedBatch_bufferSizeExt,
@@ -5535,6 +5750,7 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseSpMatGetStridedBatch] = (void *)cutap_tr_cusparseSpMatGetStridedBatch,
     [CUTAP_ID_cusparseSpMatGetValues] = (void *)cutap_tr_cusparseSpMatGetValues,
     [CUTAP_ID_cusparseSpMatSetAttribute] = (void *)cutap_tr_cusparseSpMatSetAttribute,
+    [CUTAP_ID_cusparseSpMatSetStridedBatch] = (void *)cutap_tr_cusparseSpMatSetStridedBatch,
     [CUTAP_ID_cusparseSpMatSetValues] = (void *)cutap_tr_cusparseSpMatSetValues,
     [CUTAP_ID_cusparseSpSM_analysis] = (void *)cutap_tr_cusparseSpSM_analysis,
     [CUTAP_ID_cusparseSpSM_bufferSize] = (void *)cutap_tr_cusparseSpSM_bufferSize,
@@ -5568,6 +5784,8 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseSpruneDense2csrNnz] = (void *)cutap_tr_cusparseSpruneDense2csrNnz,
     [CUTAP_ID_cusparseSpruneDense2csrNnzByPercentage] = (void *)cutap_tr_cusparseSpruneDense2csrNnzByPercentage,
     [CUTAP_ID_cusparseSpruneDense2csr_bufferSizeExt] = (void *)cutap_tr_cusparseSpruneDense2csr_bufferSizeExt,
+    [CUTAP_ID_cusparseSroti] = (void *)cutap_tr_cusparseSroti,
+    [CUTAP_ID_cusparseSsctr] = (void *)cutap_tr_cusparseSsctr,
     [CUTAP_ID_cusparseXbsric02_zeroPivot] = (void *)cutap_tr_cusparseXbsric02_zeroPivot,
     [CUTAP_ID_cusparseXbsrilu02_zeroPivot] = (void *)cutap_tr_cusparseXbsrilu02_zeroPivot,
     [CUTAP_ID_cusparseXbsrsm2_zeroPivot] = (void *)cutap_tr_cusparseXbsrsm2_zeroPivot,
@@ -5582,11 +5800,15 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseXcsr2coo] = (void *)cutap_tr_cusparseXcsr2coo,
     [CUTAP_ID_cusparseXcsr2gebsrNnz] = (void *)cutap_tr_cusparseXcsr2gebsrNnz,
     [CUTAP_ID_cusparseXcsrgeam2Nnz] = (void *)cutap_tr_cusparseXcsrgeam2Nnz,
+    [CUTAP_ID_cusparseXcsrgemm2Nnz] = (void *)cutap_tr_cusparseXcsrgemm2Nnz,
     [CUTAP_ID_cusparseXcsric02_zeroPivot] = (void *)cutap_tr_cusparseXcsric02_zeroPivot,
     [CUTAP_ID_cusparseXcsrilu02_zeroPivot] = (void *)cutap_tr_cusparseXcsrilu02_zeroPivot,
+    [CUTAP_ID_cusparseXcsrsm2_zeroPivot] = (void *)cutap_tr_cusparseXcsrsm2_zeroPivot,
     [CUTAP_ID_cusparseXcsrsort] = (void *)cutap_tr_cusparseXcsrsort,
     [CUTAP_ID_cusparseXcsrsort_bufferSizeExt] = (void *)cutap_tr_cusparseXcsrsort_bufferSizeExt,
+    [CUTAP_ID_cusparseXcsrsv2_zeroPivot] = (void *)cutap_tr_cusparseXcsrsv2_zeroPivot,
     [CUTAP_ID_cusparseXgebsr2gebsrNnz] = (void *)cutap_tr_cusparseXgebsr2gebsrNnz,
+    [CUTAP_ID_cusparseZaxpyi] = (void *)cutap_tr_cusparseZaxpyi,
     [CUTAP_ID_cusparseZbsr2csr] = (void *)cutap_tr_cusparseZbsr2csr,
     [CUTAP_ID_cusparseZbsric02] = (void *)cutap_tr_cusparseZbsric02,
     [CUTAP_ID_cusparseZbsric02_analysis] = (void *)cutap_tr_cusparseZbsric02_analysis,
@@ -5604,14 +5826,18 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseZbsrsv2_bufferSize] = (void *)cutap_tr_cusparseZbsrsv2_bufferSize,
     [CUTAP_ID_cusparseZbsrsv2_solve] = (void *)cutap_tr_cusparseZbsrsv2_solve,
     [CUTAP_ID_cusparseZbsrxmv] = (void *)cutap_tr_cusparseZbsrxmv,
+    [CUTAP_ID_cusparseZcsc2dense] = (void *)cutap_tr_cusparseZcsc2dense,
     [CUTAP_ID_cusparseZcsr2bsr] = (void *)cutap_tr_cusparseZcsr2bsr,
     [CUTAP_ID_cusparseZcsr2csr_compress] = (void *)cutap_tr_cusparseZcsr2csr_compress,
     [CUTAP_ID_cusparseZcsr2csru] = (void *)cutap_tr_cusparseZcsr2csru,
+    [CUTAP_ID_cusparseZcsr2dense] = (void *)cutap_tr_cusparseZcsr2dense,
     [CUTAP_ID_cusparseZcsr2gebsr] = (void *)cutap_tr_cusparseZcsr2gebsr,
     [CUTAP_ID_cusparseZcsr2gebsr_bufferSize] = (void *)cutap_tr_cusparseZcsr2gebsr_bufferSize,
     [CUTAP_ID_cusparseZcsrcolor] = (void *)cutap_tr_cusparseZcsrcolor,
     [CUTAP_ID_cusparseZcsrgeam2] = (void *)cutap_tr_cusparseZcsrgeam2,
     [CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt] = (void *)cutap_tr_cusparseZcsrgeam2_bufferSizeExt,
+    [CUTAP_ID_cusparseZcsrgemm2] = (void *)cutap_tr_cusparseZcsrgemm2,
+    [CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt] = (void *)cutap_tr_cusparseZcsrgemm2_bufferSizeExt,
     [CUTAP_ID_cusparseZcsric02] = (void *)cutap_tr_cusparseZcsric02,
     [CUTAP_ID_cusparseZcsric02_analysis] = (void *)cutap_tr_cusparseZcsric02_analysis,
     [CUTAP_ID_cusparseZcsric02_bufferSize] = (void *)cutap_tr_cusparseZcsric02_bufferSize,
@@ -5619,17 +5845,28 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseZcsrilu02_analysis] = (void *)cutap_tr_cusparseZcsrilu02_analysis,
     [CUTAP_ID_cusparseZcsrilu02_bufferSize] = (void *)cutap_tr_cusparseZcsrilu02_bufferSize,
     [CUTAP_ID_cusparseZcsrilu02_numericBoost] = (void *)cutap_tr_cusparseZcsrilu02_numericBoost,
+    [CUTAP_ID_cusparseZcsrsm2_analysis] = (void *)cutap_tr_cusparseZcsrsm2_analysis,
+    [CUTAP_ID_cusparseZcsrsm2_bufferSizeExt] = (void *)cutap_tr_cusparseZcsrsm2_bufferSizeExt,
+    [CUTAP_ID_cusparseZcsrsm2_solve] = (void *)cutap_tr_cusparseZcsrsm2_solve,
+    [CUTAP_ID_cusparseZcsrsv2_analysis] = (void *)cutap_tr_cusparseZcsrsv2_analysis,
+    [CUTAP_ID_cusparseZcsrsv2_bufferSize] = (void *)cutap_tr_cusparseZcsrsv2_bufferSize,
+    [CUTAP_ID_cusparseZcsrsv2_solve] = (void *)cutap_tr_cusparseZcsrsv2_solve,
     [CUTAP_ID_cusparseZcsru2csr] = (void *)cutap_tr_cusparseZcsru2csr,
     [CUTAP_ID_cusparseZcsru2csr_bufferSizeExt] = (void *)cutap_tr_cusparseZcsru2csr_bufferSizeExt,
+    [CUTAP_ID_cusparseZdense2csc] = (void *)cutap_tr_cusparseZdense2csc,
+    [CUTAP_ID_cusparseZdense2csr] = (void *)cutap_tr_cusparseZdense2csr,
     [CUTAP_ID_cusparseZgebsr2csr] = (void *)cutap_tr_cusparseZgebsr2csr,
     [CUTAP_ID_cusparseZgebsr2gebsc] = (void *)cutap_tr_cusparseZgebsr2gebsc,
     [CUTAP_ID_cusparseZgebsr2gebsc_bufferSize] = (void *)cutap_tr_cusparseZgebsr2gebsc_bufferSize,
     [CUTAP_ID_cusparseZgebsr2gebsr] = (void *)cutap_tr_cusparseZgebsr2gebsr,
     [CUTAP_ID_cusparseZgebsr2gebsr_bufferSize] = (void *)cutap_tr_cusparseZgebsr2gebsr_bufferSize,
+    [CUTAP_ID_cusparseZgemmi] = (void *)cutap_tr_cusparseZgemmi,
     [CUTAP_ID_cusparseZgemvi] = (void *)cutap_tr_cusparseZgemvi,
     [CUTAP_ID_cusparseZgemvi_bufferSize] = (void *)cutap_tr_cusparseZgemvi_bufferSize,
     [CUTAP_ID_cusparseZgpsvInterleavedBatch] = (void *)cutap_tr_cusparseZgpsvInterleavedBatch,
     [CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt] = (void *)cutap_tr_cusparseZgpsvInterleavedBatch_bufferSizeExt,
+    [CUTAP_ID_cusparseZgthr] = (void *)cutap_tr_cusparseZgthr,
+    [CUTAP_ID_cusparseZgthrz] = (void *)cutap_tr_cusparseZgthrz,
     [CUTAP_ID_cusparseZgtsv2] = (void *)cutap_tr_cusparseZgtsv2,
     [CUTAP_ID_cusparseZgtsv2StridedBatch] = (void *)cutap_tr_cusparseZgtsv2StridedBatch,
     [CUTAP_ID_cusparseZgtsv2StridedBatch_bufferSizeExt] = (void *)cutap_tr_cusparseZgtsv2StridedBatch_bufferSizeExt,
@@ -5640,6 +5877,7 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseZgtsvInterleavedBatch_bufferSizeExt] = (void *)cutap_tr_cusparseZgtsvInterleavedBatch_bufferSizeExt,
     [CUTAP_ID_cusparseZnnz] = (void *)cutap_tr_cusparseZnnz,
     [CUTAP_ID_cusparseZnnz_compress] = (void *)cutap_tr_cusparseZnnz_compress,
+    [CUTAP_ID_cusparseZsctr] = (void *)cutap_tr_cusparseZsctr,
     [CUTAP_ID_cusolverDnCCgels] = (void *)cutap_tr_cusolverDnCCgels,
     [CUTAP_ID_cusolverDnCCgels_bufferSize] = (void *)cutap_tr_cusolverDnCCgels_bufferSize,
     [CUTAP_ID_cusolverDnCCgesv] = (void *)cutap_tr_cusolverDnCCgesv,
@@ -5794,10 +6032,17 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusolverDnDsytrf_bufferSize] = (void *)cutap_tr_cusolverDnDsytrf_bufferSize,
     [CUTAP_ID_cusolverDnDsytri] = (void *)cutap_tr_cusolverDnDsytri,
     [CUTAP_ID_cusolverDnDsytri_bufferSize] = (void *)cutap_tr_cusolverDnDsytri_bufferSize,
+    [CUTAP_ID_cusolverDnGeqrf] = (void *)cutap_tr_cusolverDnGeqrf,
+    [CUTAP_ID_cusolverDnGeqrf_bufferSize] = (void *)cutap_tr_cusolverDnGeqrf_bufferSize,
+    [CUTAP_ID_cusolverDnGesvd] = (void *)cutap_tr_cusolverDnGesvd,
+    [CUTAP_ID_cusolverDnGesvd_bufferSize] = (void *)cutap_tr_cusolverDnGesvd_bufferSize,
     [CUTAP_ID_cusolverDnGetDeterministicMode] = (void *)cutap_tr_cusolverDnGetDeterministicMode,
     [CUTAP_ID_cusolverDnGetEmulationStrategy] = (void *)cutap_tr_cusolverDnGetEmulationStrategy,
     [CUTAP_ID_cusolverDnGetMathMode] = (void *)cutap_tr_cusolverDnGetMathMode,
     [CUTAP_ID_cusolverDnGetStream] = (void *)cutap_tr_cusolverDnGetStream,
+    [CUTAP_ID_cusolverDnGetrf] = (void *)cutap_tr_cusolverDnGetrf,
+    [CUTAP_ID_cusolverDnGetrf_bufferSize] = (void *)cutap_tr_cusolverDnGetrf_bufferSize,
+    [CUTAP_ID_cusolverDnGetrs] = (void *)cutap_tr_cusolverDnGetrs,
     [CUTAP_ID_cusolverDnIRSInfosCreate] = (void *)cutap_tr_cusolverDnIRSInfosCreate,
     [CUTAP_ID_cusolverDnIRSInfosDestroy] = (void *)cutap_tr_cusolverDnIRSInfosDestroy,
     [CUTAP_ID_cusolverDnIRSInfosGetMaxIters] = (void *)cutap_tr_cusolverDnIRSInfosGetMaxIters,
@@ -5822,6 +6067,9 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusolverDnIRSXgels_bufferSize] = (void *)cutap_tr_cusolverDnIRSXgels_bufferSize,
     [CUTAP_ID_cusolverDnIRSXgesv] = (void *)cutap_tr_cusolverDnIRSXgesv,
     [CUTAP_ID_cusolverDnIRSXgesv_bufferSize] = (void *)cutap_tr_cusolverDnIRSXgesv_bufferSize,
+    [CUTAP_ID_cusolverDnPotrf] = (void *)cutap_tr_cusolverDnPotrf,
+    [CUTAP_ID_cusolverDnPotrf_bufferSize] = (void *)cutap_tr_cusolverDnPotrf_bufferSize,
+    [CUTAP_ID_cusolverDnPotrs] = (void *)cutap_tr_cusolverDnPotrs,
     [CUTAP_ID_cusolverDnSBgels] = (void *)cutap_tr_cusolverDnSBgels,
     [CUTAP_ID_cusolverDnSBgels_bufferSize] = (void *)cutap_tr_cusolverDnSBgels_bufferSize,
     [CUTAP_ID_cusolverDnSBgesv] = (void *)cutap_tr_cusolverDnSBgesv,
@@ -5898,6 +6146,10 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusolverDnSsytrf_bufferSize] = (void *)cutap_tr_cusolverDnSsytrf_bufferSize,
     [CUTAP_ID_cusolverDnSsytri] = (void *)cutap_tr_cusolverDnSsytri,
     [CUTAP_ID_cusolverDnSsytri_bufferSize] = (void *)cutap_tr_cusolverDnSsytri_bufferSize,
+    [CUTAP_ID_cusolverDnSyevd] = (void *)cutap_tr_cusolverDnSyevd,
+    [CUTAP_ID_cusolverDnSyevd_bufferSize] = (void *)cutap_tr_cusolverDnSyevd_bufferSize,
+    [CUTAP_ID_cusolverDnSyevdx] = (void *)cutap_tr_cusolverDnSyevdx,
+    [CUTAP_ID_cusolverDnSyevdx_bufferSize] = (void *)cutap_tr_cusolverDnSyevdx_bufferSize,
     [CUTAP_ID_cusolverDnXgeev] = (void *)cutap_tr_cusolverDnXgeev,
     [CUTAP_ID_cusolverDnXgeev_bufferSize] = (void *)cutap_tr_cusolverDnXgeev_bufferSize,
     [CUTAP_ID_cusolverDnXgeqrf] = (void *)cutap_tr_cusolverDnXgeqrf,
@@ -6213,6 +6465,7 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_nvrtcGetCUBINSize] = (void *)cutap_tr_nvrtcGetCUBINSize,
     [CUTAP_ID_nvrtcGetErrorString] = (void *)cutap_tr_nvrtcGetErrorString,
     [CUTAP_ID_nvrtcGetLTOIRSize] = (void *)cutap_tr_nvrtcGetLTOIRSize,
+    [CUTAP_ID_nvrtcGetNVVMSize] = (void *)cutap_tr_nvrtcGetNVVMSize,
     [CUTAP_ID_nvrtcGetNumSupportedArchs] = (void *)cutap_tr_nvrtcGetNumSupportedArchs,
     [CUTAP_ID_nvrtcGetOptiXIRSize] = (void *)cutap_tr_nvrtcGetOptiXIRSize,
     [CUTAP_ID_nvrtcGetPCHCreateStatus] = (void *)cutap_tr_nvrtcGetPCHCreateStatus,
@@ -6224,13 +6477,20 @@ void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_nvrtcSetFlowCallback] = (void *)cutap_tr_nvrtcSetFlowCallback,
     [CUTAP_ID_nvrtcSetPCHHeapSize] = (void *)cutap_tr_nvrtcSetPCHHeapSize,
     [CUTAP_ID_nvrtcVersion] = (void *)cutap_tr_nvrtcVersion,
+    [CUTAP_ID___nvJitLinkComplete_12_4] = (void *)cutap_tr___nvJitLinkComplete_12_4,
     [CUTAP_ID___nvJitLinkComplete_13_0] = (void *)cutap_tr___nvJitLinkComplete_13_0,
     [CUTAP_ID___nvJitLinkCreate_13_0] = (void *)cutap_tr___nvJitLinkCreate_13_0,
+    [CUTAP_ID___nvJitLinkDestroy_12_4] = (void *)cutap_tr___nvJitLinkDestroy_12_4,
     [CUTAP_ID___nvJitLinkDestroy_13_0] = (void *)cutap_tr___nvJitLinkDestroy_13_0,
+    [CUTAP_ID___nvJitLinkGetErrorLogSize_12_4] = (void *)cutap_tr___nvJitLinkGetErrorLogSize_12_4,
     [CUTAP_ID___nvJitLinkGetErrorLogSize_13_0] = (void *)cutap_tr___nvJitLinkGetErrorLogSize_13_0,
+    [CUTAP_ID___nvJitLinkGetInfoLogSize_12_4] = (void *)cutap_tr___nvJitLinkGetInfoLogSize_12_4,
     [CUTAP_ID___nvJitLinkGetInfoLogSize_13_0] = (void *)cutap_tr___nvJitLinkGetInfoLogSize_13_0,
+    [CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4] = (void *)cutap_tr___nvJitLinkGetLinkedCubinSize_12_4,
     [CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0] = (void *)cutap_tr___nvJitLinkGetLinkedCubinSize_13_0,
+    [CUTAP_ID___nvJitLinkGetLinkedCubin_12_4] = (void *)cutap_tr___nvJitLinkGetLinkedCubin_12_4,
     [CUTAP_ID___nvJitLinkGetLinkedCubin_13_0] = (void *)cutap_tr___nvJitLinkGetLinkedCubin_13_0,
+    [CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4] = (void *)cutap_tr___nvJitLinkGetLinkedPtxSize_12_4,
     [CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0] = (void *)cutap_tr___nvJitLinkGetLinkedPtxSize_13_0,
     [CUTAP_ID_nvJitLinkComplete] = (void *)cutap_tr_nvJitLinkComplete,
     [CUTAP_ID_nvJitLinkCreate] = (void *)cutap_tr_nvJitLinkCreate,
@@ -7179,6 +7439,7 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaGetDeviceCount] = (void *)cutap_ct_cudaGetDeviceCount,
     [CUTAP_ID_cudaGetDeviceFlags] = (void *)cutap_ct_cudaGetDeviceFlags,
     [CUTAP_ID_cudaGetDeviceProperties] = (void *)cutap_ct_cudaGetDeviceProperties,
+    [CUTAP_ID_cudaGetDeviceProperties_v2] = (void *)cutap_ct_cudaGetDeviceProperties_v2,
     [CUTAP_ID_cudaGetErrorName] = (void *)cutap_ct_cudaGetErrorName,
     [CUTAP_ID_cudaGetErrorString] = (void *)cutap_ct_cudaGetErrorString,
     [CUTAP_ID_cudaGetFuncBySymbol] = (void *)cutap_ct_cudaGetFuncBySymbol,
@@ -7186,11 +7447,15 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaGetLastError] = (void *)cutap_ct_cudaGetLastError,
     [CUTAP_ID_cudaGetMipmappedArrayLevel] = (void *)cutap_ct_cudaGetMipmappedArrayLevel,
     [CUTAP_ID_cudaGetSurfaceObjectResourceDesc] = (void *)cutap_ct_cudaGetSurfaceObjectResourceDesc,
+    [CUTAP_ID_cudaGetSurfaceReference] = (void *)cutap_ct_cudaGetSurfaceReference,
     [CUTAP_ID_cudaGetSymbolAddress] = (void *)cutap_ct_cudaGetSymbolAddress,
     [CUTAP_ID_cudaGetSymbolSize] = (void *)cutap_ct_cudaGetSymbolSize,
+    [CUTAP_ID_cudaGetTextureAlignmentOffset] = (void *)cutap_ct_cudaGetTextureAlignmentOffset,
     [CUTAP_ID_cudaGetTextureObjectResourceDesc] = (void *)cutap_ct_cudaGetTextureObjectResourceDesc,
     [CUTAP_ID_cudaGetTextureObjectResourceViewDesc] = (void *)cutap_ct_cudaGetTextureObjectResourceViewDesc,
     [CUTAP_ID_cudaGetTextureObjectTextureDesc] = (void *)cutap_ct_cudaGetTextureObjectTextureDesc,
+    [CUTAP_ID_cudaGetTextureObjectTextureDesc_v2] = (void *)cutap_ct_cudaGetTextureObjectTextureDesc_v2,
+    [CUTAP_ID_cudaGetTextureReference] = (void *)cutap_ct_cudaGetTextureReference,
     [CUTAP_ID_cudaGraphAddChildGraphNode] = (void *)cutap_ct_cudaGraphAddChildGraphNode,
     [CUTAP_ID_cudaGraphAddEmptyNode] = (void *)cutap_ct_cudaGraphAddEmptyNode,
     [CUTAP_ID_cudaGraphAddEventRecordNode] = (void *)cutap_ct_cudaGraphAddEventRecordNode,
@@ -7291,6 +7556,7 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaMallocManaged] = (void *)cutap_ct_cudaMallocManaged,
     [CUTAP_ID_cudaMallocPitch] = (void *)cutap_ct_cudaMallocPitch,
     [CUTAP_ID_cudaMemAdvise] = (void *)cutap_ct_cudaMemAdvise,
+    [CUTAP_ID_cudaMemAdvise_v2] = (void *)cutap_ct_cudaMemAdvise_v2,
     [CUTAP_ID_cudaMemDiscardBatchAsync] = (void *)cutap_ct_cudaMemDiscardBatchAsync,
     [CUTAP_ID_cudaMemDiscardBatchAsync_ptsz] = (void *)cutap_ct_cudaMemDiscardBatchAsync_ptsz,
     [CUTAP_ID_cudaMemGetInfo] = (void *)cutap_ct_cudaMemGetInfo,
@@ -7303,6 +7569,8 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaMemPoolTrimTo] = (void *)cutap_ct_cudaMemPoolTrimTo,
     [CUTAP_ID_cudaMemPrefetchAsync] = (void *)cutap_ct_cudaMemPrefetchAsync,
     [CUTAP_ID_cudaMemPrefetchAsync_ptsz] = (void *)cutap_ct_cudaMemPrefetchAsync_ptsz,
+    [CUTAP_ID_cudaMemPrefetchAsync_v2] = (void *)cutap_ct_cudaMemPrefetchAsync_v2,
+    [CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz] = (void *)cutap_ct_cudaMemPrefetchAsync_v2_ptsz,
     [CUTAP_ID_cudaMemRangeGetAttribute] = (void *)cutap_ct_cudaMemRangeGetAttribute,
     [CUTAP_ID_cudaMemRangeGetAttributes] = (void *)cutap_ct_cudaMemRangeGetAttributes,
     [CUTAP_ID_cudaMemcpy] = (void *)cutap_ct_cudaMemcpy,
@@ -7375,9 +7643,13 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaRuntimeGetVersion] = (void *)cutap_ct_cudaRuntimeGetVersion,
     [CUTAP_ID_cudaSetDevice] = (void *)cutap_ct_cudaSetDevice,
     [CUTAP_ID_cudaSetDeviceFlags] = (void *)cutap_ct_cudaSetDeviceFlags,
+    [CUTAP_ID_cudaSetDoubleForDevice] = (void *)cutap_ct_cudaSetDoubleForDevice,
+    [CUTAP_ID_cudaSetDoubleForHost] = (void *)cutap_ct_cudaSetDoubleForHost,
     [CUTAP_ID_cudaSetValidDevices] = (void *)cutap_ct_cudaSetValidDevices,
     [CUTAP_ID_cudaSignalExternalSemaphoresAsync] = (void *)cutap_ct_cudaSignalExternalSemaphoresAsync,
     [CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz] = (void *)cutap_ct_cudaSignalExternalSemaphoresAsync_ptsz,
+    [CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2] = (void *)cutap_ct_cudaSignalExternalSemaphoresAsync_v2,
+    [CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz] = (void *)cutap_ct_cudaSignalExternalSemaphoresAsync_v2_ptsz,
     [CUTAP_ID_cudaStreamAddCallback] = (void *)cutap_ct_cudaStreamAddCallback,
     [CUTAP_ID_cudaStreamAddCallback_ptsz] = (void *)cutap_ct_cudaStreamAddCallback_ptsz,
     [CUTAP_ID_cudaStreamAttachMemAsync] = (void *)cutap_ct_cudaStreamAttachMemAsync,
@@ -7409,6 +7681,13 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaStreamWaitEvent] = (void *)cutap_ct_cudaStreamWaitEvent,
     [CUTAP_ID_cudaStreamWaitEvent_ptsz] = (void *)cutap_ct_cudaStreamWaitEvent_ptsz,
     [CUTAP_ID_cudaThreadExchangeStreamCaptureMode] = (void *)cutap_ct_cudaThreadExchangeStreamCaptureMode,
+    [CUTAP_ID_cudaThreadExit] = (void *)cutap_ct_cudaThreadExit,
+    [CUTAP_ID_cudaThreadGetCacheConfig] = (void *)cutap_ct_cudaThreadGetCacheConfig,
+    [CUTAP_ID_cudaThreadGetLimit] = (void *)cutap_ct_cudaThreadGetLimit,
+    [CUTAP_ID_cudaThreadSetCacheConfig] = (void *)cutap_ct_cudaThreadSetCacheConfig,
+    [CUTAP_ID_cudaThreadSetLimit] = (void *)cutap_ct_cudaThreadSetLimit,
+    [CUTAP_ID_cudaThreadSynchronize] = (void *)cutap_ct_cudaThreadSynchronize,
+    [CUTAP_ID_cudaUnbindTexture] = (void *)cutap_ct_cudaUnbindTexture,
     [CUTAP_ID_cudaUserObjectCreate] = (void *)cutap_ct_cudaUserObjectCreate,
     [CUTAP_ID_cudaUserObjectRelease] = (void *)cutap_ct_cudaUserObjectRelease,
     [CUTAP_ID_cudaUserObjectRetain] = (void *)cutap_ct_cudaUserObjectRetain,
@@ -7416,6 +7695,8 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cudaVDPAUSetVDPAUDevice] = (void *)cutap_ct_cudaVDPAUSetVDPAUDevice,
     [CUTAP_ID_cudaWaitExternalSemaphoresAsync] = (void *)cutap_ct_cudaWaitExternalSemaphoresAsync,
     [CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz] = (void *)cutap_ct_cudaWaitExternalSemaphoresAsync_ptsz,
+    [CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2] = (void *)cutap_ct_cudaWaitExternalSemaphoresAsync_v2,
+    [CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz] = (void *)cutap_ct_cudaWaitExternalSemaphoresAsync_v2_ptsz,
     [CUTAP_ID_cublasAlloc] = (void *)cutap_ct_cublasAlloc,
     [CUTAP_ID_cublasAsumEx] = (void *)cutap_ct_cublasAsumEx,
     [CUTAP_ID_cublasAsumEx_64] = (void *)cutap_ct_cublasAsumEx_64,
@@ -8485,6 +8766,7 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cufftXtQueryPlan] = (void *)cutap_ct_cufftXtQueryPlan,
     [CUTAP_ID_cufftXtSetCallback] = (void *)cutap_ct_cufftXtSetCallback,
     [CUTAP_ID_cufftXtSetCallbackSharedSize] = (void *)cutap_ct_cufftXtSetCallbackSharedSize,
+    [CUTAP_ID_cufftXtSetDistribution] = (void *)cutap_ct_cufftXtSetDistribution,
     [CUTAP_ID_cufftXtSetGPUs] = (void *)cutap_ct_cufftXtSetGPUs,
     [CUTAP_ID_cufftXtSetWorkArea] = (void *)cutap_ct_cufftXtSetWorkArea,
     [CUTAP_ID_cufftXtSetWorkAreaPolicy] = (void *)cutap_ct_cufftXtSetWorkAreaPolicy,
@@ -8518,6 +8800,7 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseAxpby] = (void *)cutap_ct_cusparseAxpby,
     [CUTAP_ID_cusparseBlockedEllGet] = (void *)cutap_ct_cusparseBlockedEllGet,
     [CUTAP_ID_cusparseBsrSetStridedBatch] = (void *)cutap_ct_cusparseBsrSetStridedBatch,
+    [CUTAP_ID_cusparseCaxpyi] = (void *)cutap_ct_cusparseCaxpyi,
     [CUTAP_ID_cusparseCbsr2csr] = (void *)cutap_ct_cusparseCbsr2csr,
     [CUTAP_ID_cusparseCbsric02] = (void *)cutap_ct_cusparseCbsric02,
     [CUTAP_ID_cusparseCbsric02_analysis] = (void *)cutap_ct_cusparseCbsric02_analysis,
@@ -8535,14 +8818,18 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseCbsrsv2_bufferSize] = (void *)cutap_ct_cusparseCbsrsv2_bufferSize,
     [CUTAP_ID_cusparseCbsrsv2_solve] = (void *)cutap_ct_cusparseCbsrsv2_solve,
     [CUTAP_ID_cusparseCbsrxmv] = (void *)cutap_ct_cusparseCbsrxmv,
+    [CUTAP_ID_cusparseCcsc2dense] = (void *)cutap_ct_cusparseCcsc2dense,
     [CUTAP_ID_cusparseCcsr2bsr] = (void *)cutap_ct_cusparseCcsr2bsr,
     [CUTAP_ID_cusparseCcsr2csr_compress] = (void *)cutap_ct_cusparseCcsr2csr_compress,
     [CUTAP_ID_cusparseCcsr2csru] = (void *)cutap_ct_cusparseCcsr2csru,
+    [CUTAP_ID_cusparseCcsr2dense] = (void *)cutap_ct_cusparseCcsr2dense,
     [CUTAP_ID_cusparseCcsr2gebsr] = (void *)cutap_ct_cusparseCcsr2gebsr,
     [CUTAP_ID_cusparseCcsr2gebsr_bufferSize] = (void *)cutap_ct_cusparseCcsr2gebsr_bufferSize,
     [CUTAP_ID_cusparseCcsrcolor] = (void *)cutap_ct_cusparseCcsrcolor,
     [CUTAP_ID_cusparseCcsrgeam2] = (void *)cutap_ct_cusparseCcsrgeam2,
     [CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt] = (void *)cutap_ct_cusparseCcsrgeam2_bufferSizeExt,
+    [CUTAP_ID_cusparseCcsrgemm2] = (void *)cutap_ct_cusparseCcsrgemm2,
+    [CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt] = (void *)cutap_ct_cusparseCcsrgemm2_bufferSizeExt,
     [CUTAP_ID_cusparseCcsric02] = (void *)cutap_ct_cusparseCcsric02,
     [CUTAP_ID_cusparseCcsric02_analysis] = (void *)cutap_ct_cusparseCcsric02_analysis,
     [CUTAP_ID_cusparseCcsric02_bufferSize] = (void *)cutap_ct_cusparseCcsric02_bufferSize,
@@ -8550,17 +8837,28 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseCcsrilu02_analysis] = (void *)cutap_ct_cusparseCcsrilu02_analysis,
     [CUTAP_ID_cusparseCcsrilu02_bufferSize] = (void *)cutap_ct_cusparseCcsrilu02_bufferSize,
     [CUTAP_ID_cusparseCcsrilu02_numericBoost] = (void *)cutap_ct_cusparseCcsrilu02_numericBoost,
+    [CUTAP_ID_cusparseCcsrsm2_analysis] = (void *)cutap_ct_cusparseCcsrsm2_analysis,
+    [CUTAP_ID_cusparseCcsrsm2_bufferSizeExt] = (void *)cutap_ct_cusparseCcsrsm2_bufferSizeExt,
+    [CUTAP_ID_cusparseCcsrsm2_solve] = (void *)cutap_ct_cusparseCcsrsm2_solve,
+    [CUTAP_ID_cusparseCcsrsv2_analysis] = (void *)cutap_ct_cusparseCcsrsv2_analysis,
+    [CUTAP_ID_cusparseCcsrsv2_bufferSize] = (void *)cutap_ct_cusparseCcsrsv2_bufferSize,
+    [CUTAP_ID_cusparseCcsrsv2_solve] = (void *)cutap_ct_cusparseCcsrsv2_solve,
     [CUTAP_ID_cusparseCcsru2csr] = (void *)cutap_ct_cusparseCcsru2csr,
     [CUTAP_ID_cusparseCcsru2csr_bufferSizeExt] = (void *)cutap_ct_cusparseCcsru2csr_bufferSizeExt,
+    [CUTAP_ID_cusparseCdense2csc] = (void *)cutap_ct_cusparseCdense2csc,
+    [CUTAP_ID_cusparseCdense2csr] = (void *)cutap_ct_cusparseCdense2csr,
     [CUTAP_ID_cusparseCgebsr2csr] = (void *)cutap_ct_cusparseCgebsr2csr,
     [CUTAP_ID_cusparseCgebsr2gebsc] = (void *)cutap_ct_cusparseCgebsr2gebsc,
     [CUTAP_ID_cusparseCgebsr2gebsc_bufferSize] = (void *)cutap_ct_cusparseCgebsr2gebsc_bufferSize,
     [CUTAP_ID_cusparseCgebsr2gebsr] = (void *)cutap_ct_cusparseCgebsr2gebsr,
     [CUTAP_ID_cusparseCgebsr2gebsr_bufferSize] = (void *)cutap_ct_cusparseCgebsr2gebsr_bufferSize,
+    [CUTAP_ID_cusparseCgemmi] = (void *)cutap_ct_cusparseCgemmi,
     [CUTAP_ID_cusparseCgemvi] = (void *)cutap_ct_cusparseCgemvi,
     [CUTAP_ID_cusparseCgemvi_bufferSize] = (void *)cutap_ct_cusparseCgemvi_bufferSize,
     [CUTAP_ID_cusparseCgpsvInterleavedBatch] = (void *)cutap_ct_cusparseCgpsvInterleavedBatch,
     [CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt] = (void *)cutap_ct_cusparseCgpsvInterleavedBatch_bufferSizeExt,
+    [CUTAP_ID_cusparseCgthr] = (void *)cutap_ct_cusparseCgthr,
+    [CUTAP_ID_cusparseCgthrz] = (void *)cutap_ct_cusparseCgthrz,
     [CUTAP_ID_cusparseCgtsv2] = (void *)cutap_ct_cusparseCgtsv2,
     [CUTAP_ID_cusparseCgtsv2StridedBatch] = (void *)cutap_ct_cusparseCgtsv2StridedBatch,
     [CUTAP_ID_cusparseCgtsv2StridedBatch_bufferSizeExt] = (void *)cutap_ct_cusparseCgtsv2StridedBatch_bufferSizeExt,
@@ -8579,6 +8877,9 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseConstSpMatGetValues] = (void *)cutap_ct_cusparseConstSpMatGetValues,
     [CUTAP_ID_cusparseConstSpVecGet] = (void *)cutap_ct_cusparseConstSpVecGet,
     [CUTAP_ID_cusparseConstSpVecGetValues] = (void *)cutap_ct_cusparseConstSpVecGetValues,
+    [CUTAP_ID_cusparseConstrainedGeMM] = (void *)cutap_ct_cusparseConstrainedGeMM,
+    [CUTAP_ID_cusparseConstrainedGeMM_bufferSize] = (void *)cutap_ct_cusparseConstrainedGeMM_bufferSize,
+    [CUTAP_ID_cusparseCooAoSGet] = (void *)cutap_ct_cusparseCooAoSGet,
     [CUTAP_ID_cusparseCooSetPointers] = (void *)cutap_ct_cusparseCooSetPointers,
     [CUTAP_ID_cusparseCooSetStridedBatch] = (void *)cutap_ct_cusparseCooSetStridedBatch,
     [CUTAP_ID_cusparseCreate] = (void *)cutap_ct_cusparseCreate,
@@ -8599,10 +8900,14 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseCreateConstSlicedEll] = (void *)cutap_ct_cusparseCreateConstSlicedEll,
     [CUTAP_ID_cusparseCreateConstSpVec] = (void *)cutap_ct_cusparseCreateConstSpVec,
     [CUTAP_ID_cusparseCreateCoo] = (void *)cutap_ct_cusparseCreateCoo,
+    [CUTAP_ID_cusparseCreateCooAoS] = (void *)cutap_ct_cusparseCreateCooAoS,
     [CUTAP_ID_cusparseCreateCsc] = (void *)cutap_ct_cusparseCreateCsc,
     [CUTAP_ID_cusparseCreateCsr] = (void *)cutap_ct_cusparseCreateCsr,
+    [CUTAP_ID_cusparseCreateCsrgemm2Info] = (void *)cutap_ct_cusparseCreateCsrgemm2Info,
     [CUTAP_ID_cusparseCreateCsric02Info] = (void *)cutap_ct_cusparseCreateCsric02Info,
     [CUTAP_ID_cusparseCreateCsrilu02Info] = (void *)cutap_ct_cusparseCreateCsrilu02Info,
+    [CUTAP_ID_cusparseCreateCsrsm2Info] = (void *)cutap_ct_cusparseCreateCsrsm2Info,
+    [CUTAP_ID_cusparseCreateCsrsv2Info] = (void *)cutap_ct_cusparseCreateCsrsv2Info,
     [CUTAP_ID_cusparseCreateCsru2csrInfo] = (void *)cutap_ct_cusparseCreateCsru2csrInfo,
     [CUTAP_ID_cusparseCreateDnMat] = (void *)cutap_ct_cusparseCreateDnMat,
     [CUTAP_ID_cusparseCreateDnVec] = (void *)cutap_ct_cusparseCreateDnVec,
@@ -8612,10 +8917,14 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseCreateSlicedEll] = (void *)cutap_ct_cusparseCreateSlicedEll,
     [CUTAP_ID_cusparseCreateSpVec] = (void *)cutap_ct_cusparseCreateSpVec,
     [CUTAP_ID_cusparseCscSetPointers] = (void *)cutap_ct_cusparseCscSetPointers,
+    [CUTAP_ID_cusparseCsctr] = (void *)cutap_ct_cusparseCsctr,
     [CUTAP_ID_cusparseCsr2cscEx2] = (void *)cutap_ct_cusparseCsr2cscEx2,
     [CUTAP_ID_cusparseCsr2cscEx2_bufferSize] = (void *)cutap_ct_cusparseCsr2cscEx2_bufferSize,
     [CUTAP_ID_cusparseCsrSetPointers] = (void *)cutap_ct_cusparseCsrSetPointers,
     [CUTAP_ID_cusparseCsrSetStridedBatch] = (void *)cutap_ct_cusparseCsrSetStridedBatch,
+    [CUTAP_ID_cusparseCsrmvEx] = (void *)cutap_ct_cusparseCsrmvEx,
+    [CUTAP_ID_cusparseCsrmvEx_bufferSize] = (void *)cutap_ct_cusparseCsrmvEx_bufferSize,
+    [CUTAP_ID_cusparseDaxpyi] = (void *)cutap_ct_cusparseDaxpyi,
     [CUTAP_ID_cusparseDbsr2csr] = (void *)cutap_ct_cusparseDbsr2csr,
     [CUTAP_ID_cusparseDbsric02] = (void *)cutap_ct_cusparseDbsric02,
     [CUTAP_ID_cusparseDbsric02_analysis] = (void *)cutap_ct_cusparseDbsric02_analysis,
@@ -8633,14 +8942,18 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseDbsrsv2_bufferSize] = (void *)cutap_ct_cusparseDbsrsv2_bufferSize,
     [CUTAP_ID_cusparseDbsrsv2_solve] = (void *)cutap_ct_cusparseDbsrsv2_solve,
     [CUTAP_ID_cusparseDbsrxmv] = (void *)cutap_ct_cusparseDbsrxmv,
+    [CUTAP_ID_cusparseDcsc2dense] = (void *)cutap_ct_cusparseDcsc2dense,
     [CUTAP_ID_cusparseDcsr2bsr] = (void *)cutap_ct_cusparseDcsr2bsr,
     [CUTAP_ID_cusparseDcsr2csr_compress] = (void *)cutap_ct_cusparseDcsr2csr_compress,
     [CUTAP_ID_cusparseDcsr2csru] = (void *)cutap_ct_cusparseDcsr2csru,
+    [CUTAP_ID_cusparseDcsr2dense] = (void *)cutap_ct_cusparseDcsr2dense,
     [CUTAP_ID_cusparseDcsr2gebsr] = (void *)cutap_ct_cusparseDcsr2gebsr,
     [CUTAP_ID_cusparseDcsr2gebsr_bufferSize] = (void *)cutap_ct_cusparseDcsr2gebsr_bufferSize,
     [CUTAP_ID_cusparseDcsrcolor] = (void *)cutap_ct_cusparseDcsrcolor,
     [CUTAP_ID_cusparseDcsrgeam2] = (void *)cutap_ct_cusparseDcsrgeam2,
     [CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt] = (void *)cutap_ct_cusparseDcsrgeam2_bufferSizeExt,
+    [CUTAP_ID_cusparseDcsrgemm2] = (void *)cutap_ct_cusparseDcsrgemm2,
+    [CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt] = (void *)cutap_ct_cusparseDcsrgemm2_bufferSizeExt,
     [CUTAP_ID_cusparseDcsric02] = (void *)cutap_ct_cusparseDcsric02,
     [CUTAP_ID_cusparseDcsric02_analysis] = (void *)cutap_ct_cusparseDcsric02_analysis,
     [CUTAP_ID_cusparseDcsric02_bufferSize] = (void *)cutap_ct_cusparseDcsric02_bufferSize,
@@ -8648,8 +8961,16 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseDcsrilu02_analysis] = (void *)cutap_ct_cusparseDcsrilu02_analysis,
     [CUTAP_ID_cusparseDcsrilu02_bufferSize] = (void *)cutap_ct_cusparseDcsrilu02_bufferSize,
     [CUTAP_ID_cusparseDcsrilu02_numericBoost] = (void *)cutap_ct_cusparseDcsrilu02_numericBoost,
+    [CUTAP_ID_cusparseDcsrsm2_analysis] = (void *)cutap_ct_cusparseDcsrsm2_analysis,
+    [CUTAP_ID_cusparseDcsrsm2_bufferSizeExt] = (void *)cutap_ct_cusparseDcsrsm2_bufferSizeExt,
+    [CUTAP_ID_cusparseDcsrsm2_solve] = (void *)cutap_ct_cusparseDcsrsm2_solve,
+    [CUTAP_ID_cusparseDcsrsv2_analysis] = (void *)cutap_ct_cusparseDcsrsv2_analysis,
+    [CUTAP_ID_cusparseDcsrsv2_bufferSize] = (void *)cutap_ct_cusparseDcsrsv2_bufferSize,
+    [CUTAP_ID_cusparseDcsrsv2_solve] = (void *)cutap_ct_cusparseDcsrsv2_solve,
     [CUTAP_ID_cusparseDcsru2csr] = (void *)cutap_ct_cusparseDcsru2csr,
     [CUTAP_ID_cusparseDcsru2csr_bufferSizeExt] = (void *)cutap_ct_cusparseDcsru2csr_bufferSizeExt,
+    [CUTAP_ID_cusparseDdense2csc] = (void *)cutap_ct_cusparseDdense2csc,
+    [CUTAP_ID_cusparseDdense2csr] = (void *)cutap_ct_cusparseDdense2csr,
     [CUTAP_ID_cusparseDenseToSparse_analysis] = (void *)cutap_ct_cusparseDenseToSparse_analysis,
     [CUTAP_ID_cusparseDenseToSparse_bufferSize] = (void *)cutap_ct_cusparseDenseToSparse_bufferSize,
     [CUTAP_ID_cusparseDenseToSparse_convert] = (void *)cutap_ct_cusparseDenseToSparse_convert,
@@ -8659,8 +8980,11 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseDestroyBsrsm2Info] = (void *)cutap_ct_cusparseDestroyBsrsm2Info,
     [CUTAP_ID_cusparseDestroyBsrsv2Info] = (void *)cutap_ct_cusparseDestroyBsrsv2Info,
     [CUTAP_ID_cusparseDestroyColorInfo] = (void *)cutap_ct_cusparseDestroyColorInfo,
+    [CUTAP_ID_cusparseDestroyCsrgemm2Info] = (void *)cutap_ct_cusparseDestroyCsrgemm2Info,
     [CUTAP_ID_cusparseDestroyCsric02Info] = (void *)cutap_ct_cusparseDestroyCsric02Info,
     [CUTAP_ID_cusparseDestroyCsrilu02Info] = (void *)cutap_ct_cusparseDestroyCsrilu02Info,
+    [CUTAP_ID_cusparseDestroyCsrsm2Info] = (void *)cutap_ct_cusparseDestroyCsrsm2Info,
+    [CUTAP_ID_cusparseDestroyCsrsv2Info] = (void *)cutap_ct_cusparseDestroyCsrsv2Info,
     [CUTAP_ID_cusparseDestroyCsru2csrInfo] = (void *)cutap_ct_cusparseDestroyCsru2csrInfo,
     [CUTAP_ID_cusparseDestroyDnMat] = (void *)cutap_ct_cusparseDestroyDnMat,
     [CUTAP_ID_cusparseDestroyDnVec] = (void *)cutap_ct_cusparseDestroyDnVec,
@@ -8673,10 +8997,13 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseDgebsr2gebsc_bufferSize] = (void *)cutap_ct_cusparseDgebsr2gebsc_bufferSize,
     [CUTAP_ID_cusparseDgebsr2gebsr] = (void *)cutap_ct_cusparseDgebsr2gebsr,
     [CUTAP_ID_cusparseDgebsr2gebsr_bufferSize] = (void *)cutap_ct_cusparseDgebsr2gebsr_bufferSize,
+    [CUTAP_ID_cusparseDgemmi] = (void *)cutap_ct_cusparseDgemmi,
     [CUTAP_ID_cusparseDgemvi] = (void *)cutap_ct_cusparseDgemvi,
     [CUTAP_ID_cusparseDgemvi_bufferSize] = (void *)cutap_ct_cusparseDgemvi_bufferSize,
     [CUTAP_ID_cusparseDgpsvInterleavedBatch] = (void *)cutap_ct_cusparseDgpsvInterleavedBatch,
     [CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt] = (void *)cutap_ct_cusparseDgpsvInterleavedBatch_bufferSizeExt,
+    [CUTAP_ID_cusparseDgthr] = (void *)cutap_ct_cusparseDgthr,
+    [CUTAP_ID_cusparseDgthrz] = (void *)cutap_ct_cusparseDgthrz,
     [CUTAP_ID_cusparseDgtsv2] = (void *)cutap_ct_cusparseDgtsv2,
     [CUTAP_ID_cusparseDgtsv2StridedBatch] = (void *)cutap_ct_cusparseDgtsv2StridedBatch,
     [CUTAP_ID_cusparseDgtsv2StridedBatch_bufferSizeExt] = (void *)cutap_ct_cusparseDgtsv2StridedBatch_bufferSizeExt,
@@ -8707,6 +9034,8 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseDpruneDense2csrNnz] = (void *)cutap_ct_cusparseDpruneDense2csrNnz,
     [CUTAP_ID_cusparseDpruneDense2csrNnzByPercentage] = (void *)cutap_ct_cusparseDpruneDense2csrNnzByPercentage,
     [CUTAP_ID_cusparseDpruneDense2csr_bufferSizeExt] = (void *)cutap_ct_cusparseDpruneDense2csr_bufferSizeExt,
+    [CUTAP_ID_cusparseDroti] = (void *)cutap_ct_cusparseDroti,
+    [CUTAP_ID_cusparseDsctr] = (void *)cutap_ct_cusparseDsctr,
     [CUTAP_ID_cusparseGather] = (void *)cutap_ct_cusparseGather,
     [CUTAP_ID_cusparseGetErrorName] = (void *)cutap_ct_cusparseGetErrorName,
     [CUTAP_ID_cusparseGetErrorString] = (void *)cutap_ct_cusparseGetErrorString,
@@ -8727,6 +9056,7 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseSDDMM] = (void *)cutap_ct_cusparseSDDMM,
     [CUTAP_ID_cusparseSDDMM_bufferSize] = (void *)cutap_ct_cusparseSDDMM_bufferSize,
     [CUTAP_ID_cusparseSDDMM_preprocess] = (void *)cutap_ct_cusparseSDDMM_preprocess,
+    [CUTAP_ID_cusparseSaxpyi] = (void *)cutap_ct_cusparseSaxpyi,
     [CUTAP_ID_cusparseSbsr2csr] = (void *)cutap_ct_cusparseSbsr2csr,
     [CUTAP_ID_cusparseSbsric02] = (void *)cutap_ct_cusparseSbsric02,
     [CUTAP_ID_cusparseSbsric02_analysis] = (void *)cutap_ct_cusparseSbsric02_analysis,
@@ -8745,14 +9075,18 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseSbsrsv2_solve] = (void *)cutap_ct_cusparseSbsrsv2_solve,
     [CUTAP_ID_cusparseSbsrxmv] = (void *)cutap_ct_cusparseSbsrxmv,
     [CUTAP_ID_cusparseScatter] = (void *)cutap_ct_cusparseScatter,
+    [CUTAP_ID_cusparseScsc2dense] = (void *)cutap_ct_cusparseScsc2dense,
     [CUTAP_ID_cusparseScsr2bsr] = (void *)cutap_ct_cusparseScsr2bsr,
     [CUTAP_ID_cusparseScsr2csr_compress] = (void *)cutap_ct_cusparseScsr2csr_compress,
     [CUTAP_ID_cusparseScsr2csru] = (void *)cutap_ct_cusparseScsr2csru,
+    [CUTAP_ID_cusparseScsr2dense] = (void *)cutap_ct_cusparseScsr2dense,
     [CUTAP_ID_cusparseScsr2gebsr] = (void *)cutap_ct_cusparseScsr2gebsr,
     [CUTAP_ID_cusparseScsr2gebsr_bufferSize] = (void *)cutap_ct_cusparseScsr2gebsr_bufferSize,
     [CUTAP_ID_cusparseScsrcolor] = (void *)cutap_ct_cusparseScsrcolor,
     [CUTAP_ID_cusparseScsrgeam2] = (void *)cutap_ct_cusparseScsrgeam2,
     [CUTAP_ID_cusparseScsrgeam2_bufferSizeExt] = (void *)cutap_ct_cusparseScsrgeam2_bufferSizeExt,
+    [CUTAP_ID_cusparseScsrgemm2] = (void *)cutap_ct_cusparseScsrgemm2,
+    [CUTAP_ID_cusparseScsrgemm2_bufferSizeExt] = (void *)cutap_ct_cusparseScsrgemm2_bufferSizeExt,
     [CUTAP_ID_cusparseScsric02] = (void *)cutap_ct_cusparseScsric02,
     [CUTAP_ID_cusparseScsric02_analysis] = (void *)cutap_ct_cusparseScsric02_analysis,
     [CUTAP_ID_cusparseScsric02_bufferSize] = (void *)cutap_ct_cusparseScsric02_bufferSize,
@@ -8760,8 +9094,16 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseScsrilu02_analysis] = (void *)cutap_ct_cusparseScsrilu02_analysis,
     [CUTAP_ID_cusparseScsrilu02_bufferSize] = (void *)cutap_ct_cusparseScsrilu02_bufferSize,
     [CUTAP_ID_cusparseScsrilu02_numericBoost] = (void *)cutap_ct_cusparseScsrilu02_numericBoost,
+    [CUTAP_ID_cusparseScsrsm2_analysis] = (void *)cutap_ct_cusparseScsrsm2_analysis,
+    [CUTAP_ID_cusparseScsrsm2_bufferSizeExt] = (void *)cutap_ct_cusparseScsrsm2_bufferSizeExt,
+    [CUTAP_ID_cusparseScsrsm2_solve] = (void *)cutap_ct_cusparseScsrsm2_solve,
+    [CUTAP_ID_cusparseScsrsv2_analysis] = (void *)cutap_ct_cusparseScsrsv2_analysis,
+    [CUTAP_ID_cusparseScsrsv2_bufferSize] = (void *)cutap_ct_cusparseScsrsv2_bufferSize,
+    [CUTAP_ID_cusparseScsrsv2_solve] = (void *)cutap_ct_cusparseScsrsv2_solve,
     [CUTAP_ID_cusparseScsru2csr] = (void *)cutap_ct_cusparseScsru2csr,
     [CUTAP_ID_cusparseScsru2csr_bufferSizeExt] = (void *)cutap_ct_cusparseScsru2csr_bufferSizeExt,
+    [CUTAP_ID_cusparseSdense2csc] = (void *)cutap_ct_cusparseSdense2csc,
+    [CUTAP_ID_cusparseSdense2csr] = (void *)cutap_ct_cusparseSdense2csr,
     [CUTAP_ID_cusparseSetMatDiagType] = (void *)cutap_ct_cusparseSetMatDiagType,
     [CUTAP_ID_cusparseSetMatFillMode] = (void *)cutap_ct_cusparseSetMatFillMode,
     [CUTAP_ID_cusparseSetMatIndexBase] = (void *)cutap_ct_cusparseSetMatIndexBase,
@@ -8773,10 +9115,13 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseSgebsr2gebsc_bufferSize] = (void *)cutap_ct_cusparseSgebsr2gebsc_bufferSize,
     [CUTAP_ID_cusparseSgebsr2gebsr] = (void *)cutap_ct_cusparseSgebsr2gebsr,
     [CUTAP_ID_cusparseSgebsr2gebsr_bufferSize] = (void *)cutap_ct_cusparseSgebsr2gebsr_bufferSize,
+    [CUTAP_ID_cusparseSgemmi] = (void *)cutap_ct_cusparseSgemmi,
     [CUTAP_ID_cusparseSgemvi] = (void *)cutap_ct_cusparseSgemvi,
     [CUTAP_ID_cusparseSgemvi_bufferSize] = (void *)cutap_ct_cusparseSgemvi_bufferSize,
     [CUTAP_ID_cusparseSgpsvInterleavedBatch] = (void *)cutap_ct_cusparseSgpsvInterleavedBatch,
     [CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt] = (void *)cutap_ct_cusparseSgpsvInterleavedBatch_bufferSizeExt,
+    [CUTAP_ID_cusparseSgthr] = (void *)cutap_ct_cusparseSgthr,
+    [CUTAP_ID_cusparseSgthrz] = (void *)cutap_ct_cusparseSgthrz,
     [CUTAP_ID_cusparseSgtsv2] = (void *)cutap_ct_cusparseSgtsv2,
     [CUTAP_ID_cusparseSgtsv2StridedBatch] = (void *)cutap_ct_cusparseSgtsv2StridedBatch,
     [CUTAP_ID_cusparseSgtsv2StridedBatch_bufferSizeExt] = (void *)cutap_ct_cusparseSgtsv2StridedBatch_bufferSizeExt,
@@ -8814,6 +9159,7 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseSpMatGetStridedBatch] = (void *)cutap_ct_cusparseSpMatGetStridedBatch,
     [CUTAP_ID_cusparseSpMatGetValues] = (void *)cutap_ct_cusparseSpMatGetValues,
     [CUTAP_ID_cusparseSpMatSetAttribute] = (void *)cutap_ct_cusparseSpMatSetAttribute,
+    [CUTAP_ID_cusparseSpMatSetStridedBatch] = (void *)cutap_ct_cusparseSpMatSetStridedBatch,
     [CUTAP_ID_cusparseSpMatSetValues] = (void *)cutap_ct_cusparseSpMatSetValues,
     [CUTAP_ID_cusparseSpSM_analysis] = (void *)cutap_ct_cusparseSpSM_analysis,
     [CUTAP_ID_cusparseSpSM_bufferSize] = (void *)cutap_ct_cusparseSpSM_bufferSize,
@@ -8847,6 +9193,8 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseSpruneDense2csrNnz] = (void *)cutap_ct_cusparseSpruneDense2csrNnz,
     [CUTAP_ID_cusparseSpruneDense2csrNnzByPercentage] = (void *)cutap_ct_cusparseSpruneDense2csrNnzByPercentage,
     [CUTAP_ID_cusparseSpruneDense2csr_bufferSizeExt] = (void *)cutap_ct_cusparseSpruneDense2csr_bufferSizeExt,
+    [CUTAP_ID_cusparseSroti] = (void *)cutap_ct_cusparseSroti,
+    [CUTAP_ID_cusparseSsctr] = (void *)cutap_ct_cusparseSsctr,
     [CUTAP_ID_cusparseXbsric02_zeroPivot] = (void *)cutap_ct_cusparseXbsric02_zeroPivot,
     [CUTAP_ID_cusparseXbsrilu02_zeroPivot] = (void *)cutap_ct_cusparseXbsrilu02_zeroPivot,
     [CUTAP_ID_cusparseXbsrsm2_zeroPivot] = (void *)cutap_ct_cusparseXbsrsm2_zeroPivot,
@@ -8861,11 +9209,15 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseXcsr2coo] = (void *)cutap_ct_cusparseXcsr2coo,
     [CUTAP_ID_cusparseXcsr2gebsrNnz] = (void *)cutap_ct_cusparseXcsr2gebsrNnz,
     [CUTAP_ID_cusparseXcsrgeam2Nnz] = (void *)cutap_ct_cusparseXcsrgeam2Nnz,
+    [CUTAP_ID_cusparseXcsrgemm2Nnz] = (void *)cutap_ct_cusparseXcsrgemm2Nnz,
     [CUTAP_ID_cusparseXcsric02_zeroPivot] = (void *)cutap_ct_cusparseXcsric02_zeroPivot,
     [CUTAP_ID_cusparseXcsrilu02_zeroPivot] = (void *)cutap_ct_cusparseXcsrilu02_zeroPivot,
+    [CUTAP_ID_cusparseXcsrsm2_zeroPivot] = (void *)cutap_ct_cusparseXcsrsm2_zeroPivot,
     [CUTAP_ID_cusparseXcsrsort] = (void *)cutap_ct_cusparseXcsrsort,
     [CUTAP_ID_cusparseXcsrsort_bufferSizeExt] = (void *)cutap_ct_cusparseXcsrsort_bufferSizeExt,
+    [CUTAP_ID_cusparseXcsrsv2_zeroPivot] = (void *)cutap_ct_cusparseXcsrsv2_zeroPivot,
     [CUTAP_ID_cusparseXgebsr2gebsrNnz] = (void *)cutap_ct_cusparseXgebsr2gebsrNnz,
+    [CUTAP_ID_cusparseZaxpyi] = (void *)cutap_ct_cusparseZaxpyi,
     [CUTAP_ID_cusparseZbsr2csr] = (void *)cutap_ct_cusparseZbsr2csr,
     [CUTAP_ID_cusparseZbsric02] = (void *)cutap_ct_cusparseZbsric02,
     [CUTAP_ID_cusparseZbsric02_analysis] = (void *)cutap_ct_cusparseZbsric02_analysis,
@@ -8883,14 +9235,18 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseZbsrsv2_bufferSize] = (void *)cutap_ct_cusparseZbsrsv2_bufferSize,
     [CUTAP_ID_cusparseZbsrsv2_solve] = (void *)cutap_ct_cusparseZbsrsv2_solve,
     [CUTAP_ID_cusparseZbsrxmv] = (void *)cutap_ct_cusparseZbsrxmv,
+    [CUTAP_ID_cusparseZcsc2dense] = (void *)cutap_ct_cusparseZcsc2dense,
     [CUTAP_ID_cusparseZcsr2bsr] = (void *)cutap_ct_cusparseZcsr2bsr,
     [CUTAP_ID_cusparseZcsr2csr_compress] = (void *)cutap_ct_cusparseZcsr2csr_compress,
     [CUTAP_ID_cusparseZcsr2csru] = (void *)cutap_ct_cusparseZcsr2csru,
+    [CUTAP_ID_cusparseZcsr2dense] = (void *)cutap_ct_cusparseZcsr2dense,
     [CUTAP_ID_cusparseZcsr2gebsr] = (void *)cutap_ct_cusparseZcsr2gebsr,
     [CUTAP_ID_cusparseZcsr2gebsr_bufferSize] = (void *)cutap_ct_cusparseZcsr2gebsr_bufferSize,
     [CUTAP_ID_cusparseZcsrcolor] = (void *)cutap_ct_cusparseZcsrcolor,
     [CUTAP_ID_cusparseZcsrgeam2] = (void *)cutap_ct_cusparseZcsrgeam2,
     [CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt] = (void *)cutap_ct_cusparseZcsrgeam2_bufferSizeExt,
+    [CUTAP_ID_cusparseZcsrgemm2] = (void *)cutap_ct_cusparseZcsrgemm2,
+    [CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt] = (void *)cutap_ct_cusparseZcsrgemm2_bufferSizeExt,
     [CUTAP_ID_cusparseZcsric02] = (void *)cutap_ct_cusparseZcsric02,
     [CUTAP_ID_cusparseZcsric02_analysis] = (void *)cutap_ct_cusparseZcsric02_analysis,
     [CUTAP_ID_cusparseZcsric02_bufferSize] = (void *)cutap_ct_cusparseZcsric02_bufferSize,
@@ -8898,17 +9254,28 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseZcsrilu02_analysis] = (void *)cutap_ct_cusparseZcsrilu02_analysis,
     [CUTAP_ID_cusparseZcsrilu02_bufferSize] = (void *)cutap_ct_cusparseZcsrilu02_bufferSize,
     [CUTAP_ID_cusparseZcsrilu02_numericBoost] = (void *)cutap_ct_cusparseZcsrilu02_numericBoost,
+    [CUTAP_ID_cusparseZcsrsm2_analysis] = (void *)cutap_ct_cusparseZcsrsm2_analysis,
+    [CUTAP_ID_cusparseZcsrsm2_bufferSizeExt] = (void *)cutap_ct_cusparseZcsrsm2_bufferSizeExt,
+    [CUTAP_ID_cusparseZcsrsm2_solve] = (void *)cutap_ct_cusparseZcsrsm2_solve,
+    [CUTAP_ID_cusparseZcsrsv2_analysis] = (void *)cutap_ct_cusparseZcsrsv2_analysis,
+    [CUTAP_ID_cusparseZcsrsv2_bufferSize] = (void *)cutap_ct_cusparseZcsrsv2_bufferSize,
+    [CUTAP_ID_cusparseZcsrsv2_solve] = (void *)cutap_ct_cusparseZcsrsv2_solve,
     [CUTAP_ID_cusparseZcsru2csr] = (void *)cutap_ct_cusparseZcsru2csr,
     [CUTAP_ID_cusparseZcsru2csr_bufferSizeExt] = (void *)cutap_ct_cusparseZcsru2csr_bufferSizeExt,
+    [CUTAP_ID_cusparseZdense2csc] = (void *)cutap_ct_cusparseZdense2csc,
+    [CUTAP_ID_cusparseZdense2csr] = (void *)cutap_ct_cusparseZdense2csr,
     [CUTAP_ID_cusparseZgebsr2csr] = (void *)cutap_ct_cusparseZgebsr2csr,
     [CUTAP_ID_cusparseZgebsr2gebsc] = (void *)cutap_ct_cusparseZgebsr2gebsc,
     [CUTAP_ID_cusparseZgebsr2gebsc_bufferSize] = (void *)cutap_ct_cusparseZgebsr2gebsc_bufferSize,
     [CUTAP_ID_cusparseZgebsr2gebsr] = (void *)cutap_ct_cusparseZgebsr2gebsr,
     [CUTAP_ID_cusparseZgebsr2gebsr_bufferSize] = (void *)cutap_ct_cusparseZgebsr2gebsr_bufferSize,
+    [CUTAP_ID_cusparseZgemmi] = (void *)cutap_ct_cusparseZgemmi,
     [CUTAP_ID_cusparseZgemvi] = (void *)cutap_ct_cusparseZgemvi,
     [CUTAP_ID_cusparseZgemvi_bufferSize] = (void *)cutap_ct_cusparseZgemvi_bufferSize,
     [CUTAP_ID_cusparseZgpsvInterleavedBatch] = (void *)cutap_ct_cusparseZgpsvInterleavedBatch,
     [CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt] = (void *)cutap_ct_cusparseZgpsvInterleavedBatch_bufferSizeExt,
+    [CUTAP_ID_cusparseZgthr] = (void *)cutap_ct_cusparseZgthr,
+    [CUTAP_ID_cusparseZgthrz] = (void *)cutap_ct_cusparseZgthrz,
     [CUTAP_ID_cusparseZgtsv2] = (void *)cutap_ct_cusparseZgtsv2,
     [CUTAP_ID_cusparseZgtsv2StridedBatch] = (void *)cutap_ct_cusparseZgtsv2StridedBatch,
     [CUTAP_ID_cusparseZgtsv2StridedBatch_bufferSizeExt] = (void *)cutap_ct_cusparseZgtsv2StridedBatch_bufferSizeExt,
@@ -8919,6 +9286,7 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusparseZgtsvInterleavedBatch_bufferSizeExt] = (void *)cutap_ct_cusparseZgtsvInterleavedBatch_bufferSizeExt,
     [CUTAP_ID_cusparseZnnz] = (void *)cutap_ct_cusparseZnnz,
     [CUTAP_ID_cusparseZnnz_compress] = (void *)cutap_ct_cusparseZnnz_compress,
+    [CUTAP_ID_cusparseZsctr] = (void *)cutap_ct_cusparseZsctr,
     [CUTAP_ID_cusolverDnCCgels] = (void *)cutap_ct_cusolverDnCCgels,
     [CUTAP_ID_cusolverDnCCgels_bufferSize] = (void *)cutap_ct_cusolverDnCCgels_bufferSize,
     [CUTAP_ID_cusolverDnCCgesv] = (void *)cutap_ct_cusolverDnCCgesv,
@@ -9073,10 +9441,17 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusolverDnDsytrf_bufferSize] = (void *)cutap_ct_cusolverDnDsytrf_bufferSize,
     [CUTAP_ID_cusolverDnDsytri] = (void *)cutap_ct_cusolverDnDsytri,
     [CUTAP_ID_cusolverDnDsytri_bufferSize] = (void *)cutap_ct_cusolverDnDsytri_bufferSize,
+    [CUTAP_ID_cusolverDnGeqrf] = (void *)cutap_ct_cusolverDnGeqrf,
+    [CUTAP_ID_cusolverDnGeqrf_bufferSize] = (void *)cutap_ct_cusolverDnGeqrf_bufferSize,
+    [CUTAP_ID_cusolverDnGesvd] = (void *)cutap_ct_cusolverDnGesvd,
+    [CUTAP_ID_cusolverDnGesvd_bufferSize] = (void *)cutap_ct_cusolverDnGesvd_bufferSize,
     [CUTAP_ID_cusolverDnGetDeterministicMode] = (void *)cutap_ct_cusolverDnGetDeterministicMode,
     [CUTAP_ID_cusolverDnGetEmulationStrategy] = (void *)cutap_ct_cusolverDnGetEmulationStrategy,
     [CUTAP_ID_cusolverDnGetMathMode] = (void *)cutap_ct_cusolverDnGetMathMode,
     [CUTAP_ID_cusolverDnGetStream] = (void *)cutap_ct_cusolverDnGetStream,
+    [CUTAP_ID_cusolverDnGetrf] = (void *)cutap_ct_cusolverDnGetrf,
+    [CUTAP_ID_cusolverDnGetrf_bufferSize] = (void *)cutap_ct_cusolverDnGetrf_bufferSize,
+    [CUTAP_ID_cusolverDnGetrs] = (void *)cutap_ct_cusolverDnGetrs,
     [CUTAP_ID_cusolverDnIRSInfosCreate] = (void *)cutap_ct_cusolverDnIRSInfosCreate,
     [CUTAP_ID_cusolverDnIRSInfosDestroy] = (void *)cutap_ct_cusolverDnIRSInfosDestroy,
     [CUTAP_ID_cusolverDnIRSInfosGetMaxIters] = (void *)cutap_ct_cusolverDnIRSInfosGetMaxIters,
@@ -9101,6 +9476,9 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusolverDnIRSXgels_bufferSize] = (void *)cutap_ct_cusolverDnIRSXgels_bufferSize,
     [CUTAP_ID_cusolverDnIRSXgesv] = (void *)cutap_ct_cusolverDnIRSXgesv,
     [CUTAP_ID_cusolverDnIRSXgesv_bufferSize] = (void *)cutap_ct_cusolverDnIRSXgesv_bufferSize,
+    [CUTAP_ID_cusolverDnPotrf] = (void *)cutap_ct_cusolverDnPotrf,
+    [CUTAP_ID_cusolverDnPotrf_bufferSize] = (void *)cutap_ct_cusolverDnPotrf_bufferSize,
+    [CUTAP_ID_cusolverDnPotrs] = (void *)cutap_ct_cusolverDnPotrs,
     [CUTAP_ID_cusolverDnSBgels] = (void *)cutap_ct_cusolverDnSBgels,
     [CUTAP_ID_cusolverDnSBgels_bufferSize] = (void *)cutap_ct_cusolverDnSBgels_bufferSize,
     [CUTAP_ID_cusolverDnSBgesv] = (void *)cutap_ct_cusolverDnSBgesv,
@@ -9177,6 +9555,10 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cusolverDnSsytrf_bufferSize] = (void *)cutap_ct_cusolverDnSsytrf_bufferSize,
     [CUTAP_ID_cusolverDnSsytri] = (void *)cutap_ct_cusolverDnSsytri,
     [CUTAP_ID_cusolverDnSsytri_bufferSize] = (void *)cutap_ct_cusolverDnSsytri_bufferSize,
+    [CUTAP_ID_cusolverDnSyevd] = (void *)cutap_ct_cusolverDnSyevd,
+    [CUTAP_ID_cusolverDnSyevd_bufferSize] = (void *)cutap_ct_cusolverDnSyevd_bufferSize,
+    [CUTAP_ID_cusolverDnSyevdx] = (void *)cutap_ct_cusolverDnSyevdx,
+    [CUTAP_ID_cusolverDnSyevdx_bufferSize] = (void *)cutap_ct_cusolverDnSyevdx_bufferSize,
     [CUTAP_ID_cusolverDnXgeev] = (void *)cutap_ct_cusolverDnXgeev,
     [CUTAP_ID_cusolverDnXgeev_bufferSize] = (void *)cutap_ct_cusolverDnXgeev_bufferSize,
     [CUTAP_ID_cusolverDnXgeqrf] = (void *)cutap_ct_cusolverDnXgeqrf,
@@ -9492,6 +9874,7 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_nvrtcGetCUBINSize] = (void *)cutap_ct_nvrtcGetCUBINSize,
     [CUTAP_ID_nvrtcGetErrorString] = (void *)cutap_ct_nvrtcGetErrorString,
     [CUTAP_ID_nvrtcGetLTOIRSize] = (void *)cutap_ct_nvrtcGetLTOIRSize,
+    [CUTAP_ID_nvrtcGetNVVMSize] = (void *)cutap_ct_nvrtcGetNVVMSize,
     [CUTAP_ID_nvrtcGetNumSupportedArchs] = (void *)cutap_ct_nvrtcGetNumSupportedArchs,
     [CUTAP_ID_nvrtcGetOptiXIRSize] = (void *)cutap_ct_nvrtcGetOptiXIRSize,
     [CUTAP_ID_nvrtcGetPCHCreateStatus] = (void *)cutap_ct_nvrtcGetPCHCreateStatus,
@@ -9503,13 +9886,20 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_nvrtcSetFlowCallback] = (void *)cutap_ct_nvrtcSetFlowCallback,
     [CUTAP_ID_nvrtcSetPCHHeapSize] = (void *)cutap_ct_nvrtcSetPCHHeapSize,
     [CUTAP_ID_nvrtcVersion] = (void *)cutap_ct_nvrtcVersion,
+    [CUTAP_ID___nvJitLinkComplete_12_4] = (void *)cutap_ct___nvJitLinkComplete_12_4,
     [CUTAP_ID___nvJitLinkComplete_13_0] = (void *)cutap_ct___nvJitLinkComplete_13_0,
     [CUTAP_ID___nvJitLinkCreate_13_0] = (void *)cutap_ct___nvJitLinkCreate_13_0,
+    [CUTAP_ID___nvJitLinkDestroy_12_4] = (void *)cutap_ct___nvJitLinkDestroy_12_4,
     [CUTAP_ID___nvJitLinkDestroy_13_0] = (void *)cutap_ct___nvJitLinkDestroy_13_0,
+    [CUTAP_ID___nvJitLinkGetErrorLogSize_12_4] = (void *)cutap_ct___nvJitLinkGetErrorLogSize_12_4,
     [CUTAP_ID___nvJitLinkGetErrorLogSize_13_0] = (void *)cutap_ct___nvJitLinkGetErrorLogSize_13_0,
+    [CUTAP_ID___nvJitLinkGetInfoLogSize_12_4] = (void *)cutap_ct___nvJitLinkGetInfoLogSize_12_4,
     [CUTAP_ID___nvJitLinkGetInfoLogSize_13_0] = (void *)cutap_ct___nvJitLinkGetInfoLogSize_13_0,
+    [CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4] = (void *)cutap_ct___nvJitLinkGetLinkedCubinSize_12_4,
     [CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0] = (void *)cutap_ct___nvJitLinkGetLinkedCubinSize_13_0,
+    [CUTAP_ID___nvJitLinkGetLinkedCubin_12_4] = (void *)cutap_ct___nvJitLinkGetLinkedCubin_12_4,
     [CUTAP_ID___nvJitLinkGetLinkedCubin_13_0] = (void *)cutap_ct___nvJitLinkGetLinkedCubin_13_0,
+    [CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4] = (void *)cutap_ct___nvJitLinkGetLinkedPtxSize_12_4,
     [CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0] = (void *)cutap_ct___nvJitLinkGetLinkedPtxSize_13_0,
     [CUTAP_ID_nvJitLinkComplete] = (void *)cutap_ct_nvJitLinkComplete,
     [CUTAP_ID_nvJitLinkCreate] = (void *)cutap_ct_nvJitLinkCreate,

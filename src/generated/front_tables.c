@@ -700,10 +700,16 @@ const char cutap_front_names[] =
     "cudaArrayGetMemoryRequirements" "\0"
     "cudaArrayGetPlane" "\0"
     "cudaArrayGetSparseProperties" "\0"
+    "cudaBindSurfaceToArray" "\0"
+    "cudaBindTexture" "\0"
+    "cudaBindTexture2D" "\0"
+    "cudaBindTextureToArray" "\0"
+    "cudaBindTextureToMipmappedArray" "\0"
     "cudaChooseDevice" "\0"
     "cudaCreateChannelDesc" "\0"
     "cudaCreateSurfaceObject" "\0"
     "cudaCreateTextureObject" "\0"
+    "cudaCreateTextureObject_v2" "\0"
     "cudaCtxResetPersistingL2Cache" "\0"
     "cudaDestroyExternalMemory" "\0"
     "cudaDestroyExternalSemaphore" "\0"
@@ -787,6 +793,7 @@ const char cutap_front_names[] =
     "cudaGetDeviceCount" "\0"
     "cudaGetDeviceFlags" "\0"
     "cudaGetDeviceProperties" "\0"
+    "cudaGetDeviceProperties_v2" "\0"
     "cudaGetDriverEntryPoint" "\0"
     "cudaGetDriverEntryPointByVersion" "\0"
     "cudaGetDriverEntryPointByVersion_ptsz" "\0"
@@ -799,13 +806,18 @@ const char cutap_front_names[] =
     "cudaGetLastError" "\0"
     "cudaGetMipmappedArrayLevel" "\0"
     "cudaGetSurfaceObjectResourceDesc" "\0"
+    "cudaGetSurfaceReference" "\0"
     "cudaGetSymbolAddress" "\0"
     "cudaGetSymbolSize" "\0"
+    "cudaGetTextureAlignmentOffset" "\0"
     "cudaGetTextureObjectResourceDesc" "\0"
     "cudaGetTextureObjectResourceViewDesc" "\0"
     "cudaGetTextureObjectTextureDesc" "\0"
+    "cudaGetTextureObjectTextureDesc_v2" "\0"
+    "cudaGetTextureReference" "\0"
     "cudaGraphAddChildGraphNode" "\0"
     "cudaGraphAddDependencies" "\0"
+    "cudaGraphAddDependencies_v2" "\0"
     "cudaGraphAddEmptyNode" "\0"
     "cudaGraphAddEventRecordNode" "\0"
     "cudaGraphAddEventWaitNode" "\0"
@@ -821,6 +833,7 @@ const char cutap_front_names[] =
     "cudaGraphAddMemcpyNodeToSymbol" "\0"
     "cudaGraphAddMemsetNode" "\0"
     "cudaGraphAddNode" "\0"
+    "cudaGraphAddNode_v2" "\0"
     "cudaGraphChildGraphNodeGetGraph" "\0"
     "cudaGraphClone" "\0"
     "cudaGraphConditionalHandleCreate" "\0"
@@ -853,6 +866,7 @@ const char cutap_front_names[] =
     "cudaGraphExternalSemaphoresWaitNodeGetParams" "\0"
     "cudaGraphExternalSemaphoresWaitNodeSetParams" "\0"
     "cudaGraphGetEdges" "\0"
+    "cudaGraphGetEdges_v2" "\0"
     "cudaGraphGetNodes" "\0"
     "cudaGraphGetRootNodes" "\0"
     "cudaGraphHostNodeGetParams" "\0"
@@ -879,13 +893,16 @@ const char cutap_front_names[] =
     "cudaGraphMemsetNodeSetParams" "\0"
     "cudaGraphNodeFindInClone" "\0"
     "cudaGraphNodeGetDependencies" "\0"
+    "cudaGraphNodeGetDependencies_v2" "\0"
     "cudaGraphNodeGetDependentNodes" "\0"
+    "cudaGraphNodeGetDependentNodes_v2" "\0"
     "cudaGraphNodeGetEnabled" "\0"
     "cudaGraphNodeGetType" "\0"
     "cudaGraphNodeSetEnabled" "\0"
     "cudaGraphNodeSetParams" "\0"
     "cudaGraphReleaseUserObject" "\0"
     "cudaGraphRemoveDependencies" "\0"
+    "cudaGraphRemoveDependencies_v2" "\0"
     "cudaGraphRetainUserObject" "\0"
     "cudaGraphUpload" "\0"
     "cudaGraphUpload_ptsz" "\0"
@@ -917,6 +934,7 @@ const char cutap_front_names[] =
     "cudaIpcOpenMemHandle" "\0"
     "cudaKernelSetAttributeForDevice" "\0"
     "cudaLaunchCooperativeKernel" "\0"
+    "cudaLaunchCooperativeKernelMultiDevice" "\0"
     "cudaLaunchCooperativeKernel_ptsz" "\0"
     "cudaLaunchHostFunc" "\0"
     "cudaLaunchHostFunc_ptsz" "\0"
@@ -951,6 +969,7 @@ const char cutap_front_names[] =
     "cudaMallocMipmappedArray" "\0"
     "cudaMallocPitch" "\0"
     "cudaMemAdvise" "\0"
+    "cudaMemAdvise_v2" "\0"
     "cudaMemDiscardAndPrefetchBatchAsync" "\0"
     "cudaMemDiscardAndPrefetchBatchAsync_ptsz" "\0"
     "cudaMemDiscardBatchAsync" "\0"
@@ -971,6 +990,8 @@ const char cutap_front_names[] =
     "cudaMemPoolTrimTo" "\0"
     "cudaMemPrefetchAsync" "\0"
     "cudaMemPrefetchAsync_ptsz" "\0"
+    "cudaMemPrefetchAsync_v2" "\0"
+    "cudaMemPrefetchAsync_v2_ptsz" "\0"
     "cudaMemPrefetchBatchAsync" "\0"
     "cudaMemPrefetchBatchAsync_ptsz" "\0"
     "cudaMemRangeGetAttribute" "\0"
@@ -1047,14 +1068,19 @@ const char cutap_front_names[] =
     "cudaOccupancyMaxPotentialClusterSize" "\0"
     "cudaPeekAtLastError" "\0"
     "cudaPointerGetAttributes" "\0"
+    "cudaProfilerInitialize" "\0"
     "cudaProfilerStart" "\0"
     "cudaProfilerStop" "\0"
     "cudaRuntimeGetVersion" "\0"
     "cudaSetDevice" "\0"
     "cudaSetDeviceFlags" "\0"
+    "cudaSetDoubleForDevice" "\0"
+    "cudaSetDoubleForHost" "\0"
     "cudaSetValidDevices" "\0"
     "cudaSignalExternalSemaphoresAsync" "\0"
     "cudaSignalExternalSemaphoresAsync_ptsz" "\0"
+    "cudaSignalExternalSemaphoresAsync_v2" "\0"
+    "cudaSignalExternalSemaphoresAsync_v2_ptsz" "\0"
     "cudaStreamAddCallback" "\0"
     "cudaStreamAddCallback_ptsz" "\0"
     "cudaStreamAttachMemAsync" "\0"
@@ -1075,6 +1101,10 @@ const char cutap_front_names[] =
     "cudaStreamGetAttribute_ptsz" "\0"
     "cudaStreamGetCaptureInfo" "\0"
     "cudaStreamGetCaptureInfo_ptsz" "\0"
+    "cudaStreamGetCaptureInfo_v2" "\0"
+    "cudaStreamGetCaptureInfo_v2_ptsz" "\0"
+    "cudaStreamGetCaptureInfo_v3" "\0"
+    "cudaStreamGetCaptureInfo_v3_ptsz" "\0"
     "cudaStreamGetDevice" "\0"
     "cudaStreamGetDevice_ptsz" "\0"
     "cudaStreamGetFlags" "\0"
@@ -1093,9 +1123,18 @@ const char cutap_front_names[] =
     "cudaStreamSynchronize_ptsz" "\0"
     "cudaStreamUpdateCaptureDependencies" "\0"
     "cudaStreamUpdateCaptureDependencies_ptsz" "\0"
+    "cudaStreamUpdateCaptureDependencies_v2" "\0"
+    "cudaStreamUpdateCaptureDependencies_v2_ptsz" "\0"
     "cudaStreamWaitEvent" "\0"
     "cudaStreamWaitEvent_ptsz" "\0"
     "cudaThreadExchangeStreamCaptureMode" "\0"
+    "cudaThreadExit" "\0"
+    "cudaThreadGetCacheConfig" "\0"
+    "cudaThreadGetLimit" "\0"
+    "cudaThreadSetCacheConfig" "\0"
+    "cudaThreadSetLimit" "\0"
+    "cudaThreadSynchronize" "\0"
+    "cudaUnbindTexture" "\0"
     "cudaUserObjectCreate" "\0"
     "cudaUserObjectRelease" "\0"
     "cudaUserObjectRetain" "\0"
@@ -1103,6 +1142,8 @@ const char cutap_front_names[] =
     "cudaVDPAUSetVDPAUDevice" "\0"
     "cudaWaitExternalSemaphoresAsync" "\0"
     "cudaWaitExternalSemaphoresAsync_ptsz" "\0"
+    "cudaWaitExternalSemaphoresAsync_v2" "\0"
+    "cudaWaitExternalSemaphoresAsync_v2_ptsz" "\0"
     "cublasAlloc" "\0"
     "cublasAsumEx" "\0"
     "cublasAsumEx_64" "\0"
@@ -2374,6 +2415,7 @@ const char cutap_front_names[] =
     "cufftXtQueryPlan" "\0"
     "cufftXtSetCallback" "\0"
     "cufftXtSetCallbackSharedSize" "\0"
+    "cufftXtSetDistribution" "\0"
     "cufftXtSetGPUs" "\0"
     "cufftXtSetJITCallback" "\0"
     "cufftXtSetWorkArea" "\0"
@@ -2408,6 +2450,7 @@ const char cutap_front_names[] =
     "cusparseAxpby" "\0"
     "cusparseBlockedEllGet" "\0"
     "cusparseBsrSetStridedBatch" "\0"
+    "cusparseCaxpyi" "\0"
     "cusparseCbsr2csr" "\0"
     "cusparseCbsric02" "\0"
     "cusparseCbsric02_analysis" "\0"
@@ -2425,14 +2468,18 @@ const char cutap_front_names[] =
     "cusparseCbsrsv2_bufferSize" "\0"
     "cusparseCbsrsv2_solve" "\0"
     "cusparseCbsrxmv" "\0"
+    "cusparseCcsc2dense" "\0"
     "cusparseCcsr2bsr" "\0"
     "cusparseCcsr2csr_compress" "\0"
     "cusparseCcsr2csru" "\0"
+    "cusparseCcsr2dense" "\0"
     "cusparseCcsr2gebsr" "\0"
     "cusparseCcsr2gebsr_bufferSize" "\0"
     "cusparseCcsrcolor" "\0"
     "cusparseCcsrgeam2" "\0"
     "cusparseCcsrgeam2_bufferSizeExt" "\0"
+    "cusparseCcsrgemm2" "\0"
+    "cusparseCcsrgemm2_bufferSizeExt" "\0"
     "cusparseCcsric02" "\0"
     "cusparseCcsric02_analysis" "\0"
     "cusparseCcsric02_bufferSize" "\0"
@@ -2440,17 +2487,28 @@ const char cutap_front_names[] =
     "cusparseCcsrilu02_analysis" "\0"
     "cusparseCcsrilu02_bufferSize" "\0"
     "cusparseCcsrilu02_numericBoost" "\0"
+    "cusparseCcsrsm2_analysis" "\0"
+    "cusparseCcsrsm2_bufferSizeExt" "\0"
+    "cusparseCcsrsm2_solve" "\0"
+    "cusparseCcsrsv2_analysis" "\0"
+    "cusparseCcsrsv2_bufferSize" "\0"
+    "cusparseCcsrsv2_solve" "\0"
     "cusparseCcsru2csr" "\0"
     "cusparseCcsru2csr_bufferSizeExt" "\0"
+    "cusparseCdense2csc" "\0"
+    "cusparseCdense2csr" "\0"
     "cusparseCgebsr2csr" "\0"
     "cusparseCgebsr2gebsc" "\0"
     "cusparseCgebsr2gebsc_bufferSize" "\0"
     "cusparseCgebsr2gebsr" "\0"
     "cusparseCgebsr2gebsr_bufferSize" "\0"
+    "cusparseCgemmi" "\0"
     "cusparseCgemvi" "\0"
     "cusparseCgemvi_bufferSize" "\0"
     "cusparseCgpsvInterleavedBatch" "\0"
     "cusparseCgpsvInterleavedBatch_bufferSizeExt" "\0"
+    "cusparseCgthr" "\0"
+    "cusparseCgthrz" "\0"
     "cusparseCgtsv2" "\0"
     "cusparseCgtsv2StridedBatch" "\0"
     "cusparseCgtsv2StridedBatch_bufferSizeExt" "\0"
@@ -2472,6 +2530,9 @@ const char cutap_front_names[] =
     "cusparseConstSpMatGetValues" "\0"
     "cusparseConstSpVecGet" "\0"
     "cusparseConstSpVecGetValues" "\0"
+    "cusparseConstrainedGeMM" "\0"
+    "cusparseConstrainedGeMM_bufferSize" "\0"
+    "cusparseCooAoSGet" "\0"
     "cusparseCooGet" "\0"
     "cusparseCooSetPointers" "\0"
     "cusparseCooSetStridedBatch" "\0"
@@ -2493,10 +2554,14 @@ const char cutap_front_names[] =
     "cusparseCreateConstSlicedEll" "\0"
     "cusparseCreateConstSpVec" "\0"
     "cusparseCreateCoo" "\0"
+    "cusparseCreateCooAoS" "\0"
     "cusparseCreateCsc" "\0"
     "cusparseCreateCsr" "\0"
+    "cusparseCreateCsrgemm2Info" "\0"
     "cusparseCreateCsric02Info" "\0"
     "cusparseCreateCsrilu02Info" "\0"
+    "cusparseCreateCsrsm2Info" "\0"
+    "cusparseCreateCsrsv2Info" "\0"
     "cusparseCreateCsru2csrInfo" "\0"
     "cusparseCreateDnMat" "\0"
     "cusparseCreateDnVec" "\0"
@@ -2507,11 +2572,15 @@ const char cutap_front_names[] =
     "cusparseCreateSpVec" "\0"
     "cusparseCscGet" "\0"
     "cusparseCscSetPointers" "\0"
+    "cusparseCsctr" "\0"
     "cusparseCsr2cscEx2" "\0"
     "cusparseCsr2cscEx2_bufferSize" "\0"
     "cusparseCsrGet" "\0"
     "cusparseCsrSetPointers" "\0"
     "cusparseCsrSetStridedBatch" "\0"
+    "cusparseCsrmvEx" "\0"
+    "cusparseCsrmvEx_bufferSize" "\0"
+    "cusparseDaxpyi" "\0"
     "cusparseDbsr2csr" "\0"
     "cusparseDbsric02" "\0"
     "cusparseDbsric02_analysis" "\0"
@@ -2529,14 +2598,18 @@ const char cutap_front_names[] =
     "cusparseDbsrsv2_bufferSize" "\0"
     "cusparseDbsrsv2_solve" "\0"
     "cusparseDbsrxmv" "\0"
+    "cusparseDcsc2dense" "\0"
     "cusparseDcsr2bsr" "\0"
     "cusparseDcsr2csr_compress" "\0"
     "cusparseDcsr2csru" "\0"
+    "cusparseDcsr2dense" "\0"
     "cusparseDcsr2gebsr" "\0"
     "cusparseDcsr2gebsr_bufferSize" "\0"
     "cusparseDcsrcolor" "\0"
     "cusparseDcsrgeam2" "\0"
     "cusparseDcsrgeam2_bufferSizeExt" "\0"
+    "cusparseDcsrgemm2" "\0"
+    "cusparseDcsrgemm2_bufferSizeExt" "\0"
     "cusparseDcsric02" "\0"
     "cusparseDcsric02_analysis" "\0"
     "cusparseDcsric02_bufferSize" "\0"
@@ -2544,8 +2617,16 @@ const char cutap_front_names[] =
     "cusparseDcsrilu02_analysis" "\0"
     "cusparseDcsrilu02_bufferSize" "\0"
     "cusparseDcsrilu02_numericBoost" "\0"
+    "cusparseDcsrsm2_analysis" "\0"
+    "cusparseDcsrsm2_bufferSizeExt" "\0"
+    "cusparseDcsrsm2_solve" "\0"
+    "cusparseDcsrsv2_analysis" "\0"
+    "cusparseDcsrsv2_bufferSize" "\0"
+    "cusparseDcsrsv2_solve" "\0"
     "cusparseDcsru2csr" "\0"
     "cusparseDcsru2csr_bufferSizeExt" "\0"
+    "cusparseDdense2csc" "\0"
+    "cusparseDdense2csr" "\0"
     "cusparseDenseToSparse_analysis" "\0"
     "cusparseDenseToSparse_bufferSize" "\0"
     "cusparseDenseToSparse_convert" "\0"
@@ -2555,8 +2636,11 @@ const char cutap_front_names[] =
     "cusparseDestroyBsrsm2Info" "\0"
     "cusparseDestroyBsrsv2Info" "\0"
     "cusparseDestroyColorInfo" "\0"
+    "cusparseDestroyCsrgemm2Info" "\0"
     "cusparseDestroyCsric02Info" "\0"
     "cusparseDestroyCsrilu02Info" "\0"
+    "cusparseDestroyCsrsm2Info" "\0"
+    "cusparseDestroyCsrsv2Info" "\0"
     "cusparseDestroyCsru2csrInfo" "\0"
     "cusparseDestroyDnMat" "\0"
     "cusparseDestroyDnVec" "\0"
@@ -2569,10 +2653,13 @@ const char cutap_front_names[] =
     "cusparseDgebsr2gebsc_bufferSize" "\0"
     "cusparseDgebsr2gebsr" "\0"
     "cusparseDgebsr2gebsr_bufferSize" "\0"
+    "cusparseDgemmi" "\0"
     "cusparseDgemvi" "\0"
     "cusparseDgemvi_bufferSize" "\0"
     "cusparseDgpsvInterleavedBatch" "\0"
     "cusparseDgpsvInterleavedBatch_bufferSizeExt" "\0"
+    "cusparseDgthr" "\0"
+    "cusparseDgthrz" "\0"
     "cusparseDgtsv2" "\0"
     "cusparseDgtsv2StridedBatch" "\0"
     "cusparseDgtsv2StridedBatch_bufferSizeExt" "\0"
@@ -2603,6 +2690,8 @@ const char cutap_front_names[] =
     "cusparseDpruneDense2csrNnz" "\0"
     "cusparseDpruneDense2csrNnzByPercentage" "\0"
     "cusparseDpruneDense2csr_bufferSizeExt" "\0"
+    "cusparseDroti" "\0"
+    "cusparseDsctr" "\0"
     "cusparseGather" "\0"
     "cusparseGetErrorName" "\0"
     "cusparseGetErrorString" "\0"
@@ -2636,6 +2725,7 @@ const char cutap_front_names[] =
     "cusparseSDDMM" "\0"
     "cusparseSDDMM_bufferSize" "\0"
     "cusparseSDDMM_preprocess" "\0"
+    "cusparseSaxpyi" "\0"
     "cusparseSbsr2csr" "\0"
     "cusparseSbsric02" "\0"
     "cusparseSbsric02_analysis" "\0"
@@ -2654,14 +2744,18 @@ const char cutap_front_names[] =
     "cusparseSbsrsv2_solve" "\0"
     "cusparseSbsrxmv" "\0"
     "cusparseScatter" "\0"
+    "cusparseScsc2dense" "\0"
     "cusparseScsr2bsr" "\0"
     "cusparseScsr2csr_compress" "\0"
     "cusparseScsr2csru" "\0"
+    "cusparseScsr2dense" "\0"
     "cusparseScsr2gebsr" "\0"
     "cusparseScsr2gebsr_bufferSize" "\0"
     "cusparseScsrcolor" "\0"
     "cusparseScsrgeam2" "\0"
     "cusparseScsrgeam2_bufferSizeExt" "\0"
+    "cusparseScsrgemm2" "\0"
+    "cusparseScsrgemm2_bufferSizeExt" "\0"
     "cusparseScsric02" "\0"
     "cusparseScsric02_analysis" "\0"
     "cusparseScsric02_bufferSize" "\0"
@@ -2669,8 +2763,16 @@ const char cutap_front_names[] =
     "cusparseScsrilu02_analysis" "\0"
     "cusparseScsrilu02_bufferSize" "\0"
     "cusparseScsrilu02_numericBoost" "\0"
+    "cusparseScsrsm2_analysis" "\0"
+    "cusparseScsrsm2_bufferSizeExt" "\0"
+    "cusparseScsrsm2_solve" "\0"
+    "cusparseScsrsv2_analysis" "\0"
+    "cusparseScsrsv2_bufferSize" "\0"
+    "cusparseScsrsv2_solve" "\0"
     "cusparseScsru2csr" "\0"
     "cusparseScsru2csr_bufferSizeExt" "\0"
+    "cusparseSdense2csc" "\0"
+    "cusparseSdense2csr" "\0"
     "cusparseSetMatDiagType" "\0"
     "cusparseSetMatFillMode" "\0"
     "cusparseSetMatIndexBase" "\0"
@@ -2682,10 +2784,13 @@ const char cutap_front_names[] =
     "cusparseSgebsr2gebsc_bufferSize" "\0"
     "cusparseSgebsr2gebsr" "\0"
     "cusparseSgebsr2gebsr_bufferSize" "\0"
+    "cusparseSgemmi" "\0"
     "cusparseSgemvi" "\0"
     "cusparseSgemvi_bufferSize" "\0"
     "cusparseSgpsvInterleavedBatch" "\0"
     "cusparseSgpsvInterleavedBatch_bufferSizeExt" "\0"
+    "cusparseSgthr" "\0"
+    "cusparseSgthrz" "\0"
     "cusparseSgtsv2" "\0"
     "cusparseSgtsv2StridedBatch" "\0"
     "cusparseSgtsv2StridedBatch_bufferSizeExt" "\0"
@@ -2723,6 +2828,7 @@ const char cutap_front_names[] =
     "cusparseSpMatGetStridedBatch" "\0"
     "cusparseSpMatGetValues" "\0"
     "cusparseSpMatSetAttribute" "\0"
+    "cusparseSpMatSetStridedBatch" "\0"
     "cusparseSpMatSetValues" "\0"
     "cusparseSpSM_analysis" "\0"
     "cusparseSpSM_bufferSize" "\0"
@@ -2756,6 +2862,8 @@ const char cutap_front_names[] =
     "cusparseSpruneDense2csrNnz" "\0"
     "cusparseSpruneDense2csrNnzByPercentage" "\0"
     "cusparseSpruneDense2csr_bufferSizeExt" "\0"
+    "cusparseSroti" "\0"
+    "cusparseSsctr" "\0"
     "cusparseXbsric02_zeroPivot" "\0"
     "cusparseXbsrilu02_zeroPivot" "\0"
     "cusparseXbsrsm2_zeroPivot" "\0"
@@ -2770,11 +2878,15 @@ const char cutap_front_names[] =
     "cusparseXcsr2coo" "\0"
     "cusparseXcsr2gebsrNnz" "\0"
     "cusparseXcsrgeam2Nnz" "\0"
+    "cusparseXcsrgemm2Nnz" "\0"
     "cusparseXcsric02_zeroPivot" "\0"
     "cusparseXcsrilu02_zeroPivot" "\0"
+    "cusparseXcsrsm2_zeroPivot" "\0"
     "cusparseXcsrsort" "\0"
     "cusparseXcsrsort_bufferSizeExt" "\0"
+    "cusparseXcsrsv2_zeroPivot" "\0"
     "cusparseXgebsr2gebsrNnz" "\0"
+    "cusparseZaxpyi" "\0"
     "cusparseZbsr2csr" "\0"
     "cusparseZbsric02" "\0"
     "cusparseZbsric02_analysis" "\0"
@@ -2792,14 +2904,18 @@ const char cutap_front_names[] =
     "cusparseZbsrsv2_bufferSize" "\0"
     "cusparseZbsrsv2_solve" "\0"
     "cusparseZbsrxmv" "\0"
+    "cusparseZcsc2dense" "\0"
     "cusparseZcsr2bsr" "\0"
     "cusparseZcsr2csr_compress" "\0"
     "cusparseZcsr2csru" "\0"
+    "cusparseZcsr2dense" "\0"
     "cusparseZcsr2gebsr" "\0"
     "cusparseZcsr2gebsr_bufferSize" "\0"
     "cusparseZcsrcolor" "\0"
     "cusparseZcsrgeam2" "\0"
     "cusparseZcsrgeam2_bufferSizeExt" "\0"
+    "cusparseZcsrgemm2" "\0"
+    "cusparseZcsrgemm2_bufferSizeExt" "\0"
     "cusparseZcsric02" "\0"
     "cusparseZcsric02_analysis" "\0"
     "cusparseZcsric02_bufferSize" "\0"
@@ -2807,17 +2923,28 @@ const char cutap_front_names[] =
     "cusparseZcsrilu02_analysis" "\0"
     "cusparseZcsrilu02_bufferSize" "\0"
     "cusparseZcsrilu02_numericBoost" "\0"
+    "cusparseZcsrsm2_analysis" "\0"
+    "cusparseZcsrsm2_bufferSizeExt" "\0"
+    "cusparseZcsrsm2_solve" "\0"
+    "cusparseZcsrsv2_analysis" "\0"
+    "cusparseZcsrsv2_bufferSize" "\0"
+    "cusparseZcsrsv2_solve" "\0"
     "cusparseZcsru2csr" "\0"
     "cusparseZcsru2csr_bufferSizeExt" "\0"
+    "cusparseZdense2csc" "\0"
+    "cusparseZdense2csr" "\0"
     "cusparseZgebsr2csr" "\0"
     "cusparseZgebsr2gebsc" "\0"
     "cusparseZgebsr2gebsc_bufferSize" "\0"
     "cusparseZgebsr2gebsr" "\0"
     "cusparseZgebsr2gebsr_bufferSize" "\0"
+    "cusparseZgemmi" "\0"
     "cusparseZgemvi" "\0"
     "cusparseZgemvi_bufferSize" "\0"
     "cusparseZgpsvInterleavedBatch" "\0"
     "cusparseZgpsvInterleavedBatch_bufferSizeExt" "\0"
+    "cusparseZgthr" "\0"
+    "cusparseZgthrz" "\0"
     "cusparseZgtsv2" "\0"
     "cusparseZgtsv2StridedBatch" "\0"
     "cusparseZgtsv2StridedBatch_bufferSizeExt" "\0"
@@ -2828,6 +2955,7 @@ const char cutap_front_names[] =
     "cusparseZgtsvInterleavedBatch_bufferSizeExt" "\0"
     "cusparseZnnz" "\0"
     "cusparseZnnz_compress" "\0"
+    "cusparseZsctr" "\0"
     "cusolverDnCCgels" "\0"
     "cusolverDnCCgels_bufferSize" "\0"
     "cusolverDnCCgesv" "\0"
@@ -3049,10 +3177,17 @@ const char cutap_front_names[] =
     "cusolverDnDsytri_bufferSize" "\0"
     "cusolverDnDsytrsHost" "\0"
     "cusolverDnDtrtriHost" "\0"
+    "cusolverDnGeqrf" "\0"
+    "cusolverDnGeqrf_bufferSize" "\0"
+    "cusolverDnGesvd" "\0"
+    "cusolverDnGesvd_bufferSize" "\0"
     "cusolverDnGetDeterministicMode" "\0"
     "cusolverDnGetEmulationStrategy" "\0"
     "cusolverDnGetMathMode" "\0"
     "cusolverDnGetStream" "\0"
+    "cusolverDnGetrf" "\0"
+    "cusolverDnGetrf_bufferSize" "\0"
+    "cusolverDnGetrs" "\0"
     "cusolverDnIRSInfosCreate" "\0"
     "cusolverDnIRSInfosDestroy" "\0"
     "cusolverDnIRSInfosGetMaxIters" "\0"
@@ -3077,6 +3212,9 @@ const char cutap_front_names[] =
     "cusolverDnIRSXgels_bufferSize" "\0"
     "cusolverDnIRSXgesv" "\0"
     "cusolverDnIRSXgesv_bufferSize" "\0"
+    "cusolverDnPotrf" "\0"
+    "cusolverDnPotrf_bufferSize" "\0"
+    "cusolverDnPotrs" "\0"
     "cusolverDnSBgels" "\0"
     "cusolverDnSBgels_bufferSize" "\0"
     "cusolverDnSBgesv" "\0"
@@ -3188,6 +3326,10 @@ const char cutap_front_names[] =
     "cusolverDnSsytri_bufferSize" "\0"
     "cusolverDnSsytrsHost" "\0"
     "cusolverDnStrtriHost" "\0"
+    "cusolverDnSyevd" "\0"
+    "cusolverDnSyevd_bufferSize" "\0"
+    "cusolverDnSyevdx" "\0"
+    "cusolverDnSyevdx_bufferSize" "\0"
     "cusolverDnXfillRandNormalOnDevice" "\0"
     "cusolverDnXfillRandNormalOnHost" "\0"
     "cusolverDnXgeev" "\0"
@@ -3642,6 +3784,8 @@ const char cutap_front_names[] =
     "nvrtcGetLTOIR" "\0"
     "nvrtcGetLTOIRSize" "\0"
     "nvrtcGetLoweredName" "\0"
+    "nvrtcGetNVVM" "\0"
+    "nvrtcGetNVVMSize" "\0"
     "nvrtcGetNumSupportedArchs" "\0"
     "nvrtcGetOptiXIR" "\0"
     "nvrtcGetOptiXIRSize" "\0"
@@ -3657,18 +3801,31 @@ const char cutap_front_names[] =
     "nvrtcSetPCHHeapSize" "\0"
     "nvrtcVersion" "\0"
     "__nvJitLinkAPI" "\0"
+    "__nvJitLinkAddData_12_4" "\0"
     "__nvJitLinkAddData_13_0" "\0"
+    "__nvJitLinkAddFile_12_4" "\0"
     "__nvJitLinkAddFile_13_0" "\0"
+    "__nvJitLinkComplete_12_4" "\0"
     "__nvJitLinkComplete_13_0" "\0"
+    "__nvJitLinkCreate_12_4" "\0"
     "__nvJitLinkCreate_13_0" "\0"
+    "__nvJitLinkDestroy_12_4" "\0"
     "__nvJitLinkDestroy_13_0" "\0"
+    "__nvJitLinkGetErrorLogSize_12_4" "\0"
     "__nvJitLinkGetErrorLogSize_13_0" "\0"
+    "__nvJitLinkGetErrorLog_12_4" "\0"
     "__nvJitLinkGetErrorLog_13_0" "\0"
+    "__nvJitLinkGetInfoLogSize_12_4" "\0"
     "__nvJitLinkGetInfoLogSize_13_0" "\0"
+    "__nvJitLinkGetInfoLog_12_4" "\0"
     "__nvJitLinkGetInfoLog_13_0" "\0"
+    "__nvJitLinkGetLinkedCubinSize_12_4" "\0"
     "__nvJitLinkGetLinkedCubinSize_13_0" "\0"
+    "__nvJitLinkGetLinkedCubin_12_4" "\0"
     "__nvJitLinkGetLinkedCubin_13_0" "\0"
+    "__nvJitLinkGetLinkedPtxSize_12_4" "\0"
     "__nvJitLinkGetLinkedPtxSize_13_0" "\0"
+    "__nvJitLinkGetLinkedPtx_12_4" "\0"
     "__nvJitLinkGetLinkedPtx_13_0" "\0"
     "nvJitLinkAddData" "\0"
     "nvJitLinkAddFile" "\0"
@@ -4189,7 +4346,7 @@ const char cutap_front_names[] =
     "nvmlVgpuTypeGetNumDisplayHeads" "\0"
     "nvmlVgpuTypeGetResolution" "\0";
 
-const uint32_t cutap_front_name_at[4182] = {
+const uint32_t cutap_front_name_at[4339] = {
     0, 16, 35, 58, 84, 98, 115, 130, 151, 175, 204, 220,
     247, 277, 315, 343, 367, 394, 420, 443, 472, 495, 524, 536,
     548, 563, 578, 593, 606, 622, 634, 657, 679, 697, 716, 736,
@@ -4247,301 +4404,314 @@ const uint32_t cutap_front_name_at[4182] = {
     14487, 14515, 14541, 14560, 14581, 14605, 14629, 14652, 14674, 14691, 14714, 14736,
     14753, 14771, 14796, 14824, 14851, 14879, 14905, 14939, 14958, 14978, 14997, 15014,
     15034, 15051, 15081, 15116, 15132, 15153, 15170, 15189, 15213, 15240, 15268, 15292,
-    15319, 15342, 15364, 15389, 15416, 15434, 15460, 15477, 15508, 15526, 15555, 15572,
-    15594, 15618, 15642, 15672, 15698, 15727, 15752, 15777, 15801, 15829, 15856, 15891,
-    15914, 15938, 15963, 15991, 16022, 16058, 16077, 16098, 16131, 16166, 16192, 16214,
-    16243, 16276, 16313, 16336, 16372, 16388, 16413, 16444, 16463, 16484, 16513, 16535,
-    16573, 16594, 16628, 16657, 16695, 16727, 16761, 16790, 16822, 16856, 16889, 16905,
-    16932, 16957, 16974, 16995, 17010, 17026, 17051, 17081, 17102, 17123, 17157, 17199,
-    17208, 17222, 17236, 17255, 17268, 17291, 17313, 17329, 17350, 17371, 17394, 17421,
-    17438, 17460, 17487, 17514, 17544, 17562, 17586, 17615, 17644, 17663, 17677, 17696,
-    17715, 17739, 17763, 17796, 17834, 17863, 17880, 17899, 17918, 17938, 17952, 17969,
-    17996, 18029, 18050, 18068, 18101, 18138, 18170, 18197, 18222, 18244, 18272, 18298,
-    18339, 18378, 18399, 18422, 18447, 18471, 18494, 18519, 18552, 18583, 18606, 18623,
-    18655, 18670, 18703, 18719, 18742, 18759, 18780, 18813, 18846, 18877, 18908, 18945,
-    18966, 19003, 19038, 19089, 19138, 19160, 19191, 19224, 19257, 19292, 19335, 19376,
-    19409, 19436, 19456, 19503, 19550, 19595, 19640, 19658, 19676, 19698, 19725, 19752,
-    19773, 19803, 19834, 19870, 19904, 19936, 19965, 19997, 20026, 20042, 20063, 20094,
-    20124, 20153, 20182, 20213, 20252, 20289, 20318, 20347, 20372, 20401, 20432, 20456,
-    20477, 20501, 20524, 20551, 20579, 20605, 20621, 20642, 20671, 20700, 20728, 20753,
-    20791, 20835, 20872, 20904, 20942, 20969, 21000, 21039, 21077, 21091, 21116, 21133,
-    21150, 21169, 21194, 21222, 21237, 21259, 21281, 21301, 21324, 21345, 21377, 21405,
-    21438, 21457, 21481, 21498, 21518, 21543, 21565, 21593, 21614, 21635, 21661, 21683,
-    21713, 21733, 21757, 21775, 21791, 21810, 21831, 21856, 21883, 21894, 21907, 21925,
-    21941, 21957, 21978, 22002, 22031, 22046, 22064, 22089, 22105, 22119, 22155, 22196,
-    22221, 22251, 22276, 22291, 22309, 22327, 22346, 22371, 22406, 22427, 22451, 22488,
-    22513, 22534, 22558, 22576, 22597, 22623, 22649, 22680, 22705, 22731, 22749, 22760,
-    22773, 22798, 22828, 22846, 22869, 22891, 22918, 22950, 22977, 22997, 23022, 23052,
-    23077, 23095, 23108, 23126, 23149, 23172, 23200, 23217, 23239, 23266, 23288, 23306,
-    23329, 23357, 23373, 23394, 23415, 23441, 23461, 23486, 23516, 23541, 23562, 23588,
-    23619, 23645, 23660, 23680, 23698, 23721, 23749, 23772, 23791, 23815, 23844, 23868,
-    23884, 23895, 23908, 23926, 23949, 23967, 23980, 23998, 24021, 24039, 24055, 24076,
-    24092, 24132, 24170, 24212, 24258, 24313, 24344, 24381, 24401, 24426, 24444, 24461,
-    24483, 24497, 24516, 24536, 24570, 24609, 24631, 24658, 24683, 24713, 24736, 24766,
-    24801, 24829, 24854, 24884, 24901, 24927, 24956, 24974, 24995, 25021, 25044, 25072,
-    25097, 25127, 25147, 25172, 25191, 25215, 25231, 25252, 25274, 25301, 25323, 25350,
-    25366, 25387, 25410, 25438, 25460, 25487, 25523, 25564, 25584, 25609, 25645, 25666,
-    25688, 25709, 25728, 25752, 25784, 25821, 25833, 25846, 25862, 25875, 25891, 25903,
-    25918, 25936, 25948, 25960, 25975, 25993, 26005, 26020, 26032, 26047, 26065, 26077,
-    26092, 26110, 26122, 26137, 26155, 26167, 26182, 26201, 26213, 26227, 26248, 26272,
-    26288, 26307, 26335, 26366, 26383, 26402, 26424, 26438, 26455, 26481, 26510, 26525,
-    26543, 26555, 26574, 26596, 26622, 26651, 26666, 26684, 26704, 26716, 26731, 26749,
-    26761, 26776, 26794, 26814, 26834, 26854, 26866, 26881, 26899, 26911, 26926, 26944,
-    26956, 26971, 26989, 27000, 27012, 27027, 27045, 27058, 27074, 27093, 27107, 27124,
-    27136, 27152, 27171, 27185, 27202, 27217, 27235, 27248, 27264, 27276, 27291, 27309,
-    27320, 27332, 27347, 27365, 27379, 27396, 27417, 27430, 27446, 27462, 27473, 27487,
-    27504, 27516, 27531, 27543, 27558, 27576, 27588, 27603, 27621, 27634, 27650, 27669,
-    27681, 27696, 27714, 27726, 27741, 27759, 27774, 27792, 27807, 27825, 27838, 27854,
-    27873, 27887, 27904, 27916, 27932, 27951, 27965, 27982, 27997, 28015, 28028, 28044,
-    28056, 28071, 28089, 28101, 28116, 28134, 28146, 28161, 28179, 28191, 28206, 28224,
-    28237, 28249, 28264, 28282, 28294, 28309, 28327, 28339, 28358, 28380, 28395, 28413,
-    28425, 28440, 28458, 28471, 28483, 28498, 28516, 28528, 28543, 28561, 28573, 28585,
-    28600, 28618, 28630, 28645, 28656, 28670, 28687, 28704, 28716, 28731, 28749, 28761,
-    28776, 28795, 28807, 28826, 28848, 28874, 28903, 28929, 28958, 28973, 28991, 29003,
-    29022, 29044, 29070, 29099, 29114, 29132, 29152, 29163, 29177, 29194, 29214, 29234,
-    29254, 29275, 29287, 29302, 29320, 29332, 29347, 29360, 29376, 29387, 29401, 29418,
-    29430, 29445, 29457, 29472, 29490, 29503, 29519, 29531, 29546, 29564, 29576, 29591,
-    29609, 29621, 29636, 29654, 29665, 29677, 29692, 29710, 29724, 29741, 29753, 29768,
-    29786, 29798, 29813, 29831, 29843, 29858, 29876, 29887, 29899, 29914, 29932, 29945,
-    29961, 29980, 29994, 30011, 30023, 30038, 30056, 30069, 30085, 30097, 30112, 30130,
-    30142, 30157, 30175, 30187, 30202, 30220, 30232, 30247, 30265, 30278, 30290, 30305,
-    30323, 30335, 30350, 30368, 30380, 30399, 30421, 30436, 30454, 30466, 30481, 30499,
-    30512, 30525, 30541, 30560, 30573, 30589, 30608, 30619, 30639, 30662, 30675, 30691,
-    30718, 30748, 30775, 30805, 30826, 30844, 30867, 30906, 30933, 30958, 30973, 31025,
-    31071, 31115, 31163, 31187, 31205, 31221, 31242, 31266, 31285, 31309, 31327, 31350,
-    31370, 31392, 31411, 31427, 31448, 31472, 31491, 31508, 31528, 31549, 31573, 31601,
-    31632, 31653, 31677, 31705, 31736, 31748, 31767, 31789, 31815, 31844, 31859, 31873,
-    31890, 31904, 31921, 31934, 31950, 31969, 31982, 31998, 32017, 32030, 32046, 32065,
-    32078, 32094, 32113, 32124, 32137, 32153, 32172, 32185, 32201, 32220, 32233, 32249,
-    32268, 32281, 32297, 32316, 32338, 32351, 32367, 32379, 32394, 32407, 32420, 32436,
-    32450, 32462, 32477, 32495, 32507, 32522, 32540, 32552, 32565, 32581, 32594, 32610,
-    32629, 32642, 32658, 32677, 32689, 32704, 32722, 32734, 32749, 32760, 32774, 32791,
-    32812, 32830, 32850, 32889, 32916, 32941, 32993, 33039, 33083, 33131, 33153, 33177,
-    33195, 33211, 33232, 33256, 33275, 33299, 33322, 33341, 33357, 33378, 33402, 33421,
-    33443, 33455, 33470, 33488, 33500, 33515, 33534, 33546, 33565, 33587, 33601, 33618,
-    33644, 33673, 33699, 33728, 33743, 33761, 33773, 33792, 33814, 33840, 33869, 33884,
-    33902, 33922, 33933, 33947, 33964, 33984, 34004, 34024, 34039, 34060, 34072, 34087,
-    34105, 34116, 34130, 34147, 34159, 34174, 34186, 34201, 34219, 34232, 34248, 34260,
-    34275, 34293, 34305, 34320, 34338, 34350, 34365, 34383, 34394, 34406, 34421, 34439,
-    34453, 34470, 34482, 34497, 34515, 34527, 34542, 34560, 34572, 34587, 34605, 34616,
-    34628, 34643, 34661, 34674, 34690, 34709, 34723, 34740, 34752, 34767, 34785, 34798,
-    34814, 34826, 34841, 34859, 34871, 34886, 34904, 34916, 34931, 34949, 34961, 34976,
-    34994, 35007, 35019, 35034, 35052, 35064, 35079, 35097, 35109, 35128, 35150, 35165,
-    35183, 35195, 35210, 35228, 35241, 35254, 35270, 35291, 35315, 35343, 35374, 35395,
-    35419, 35447, 35478, 35498, 35511, 35525, 35539, 35554, 35568, 35583, 35598, 35612,
-    35626, 35641, 35655, 35670, 35684, 35698, 35714, 35735, 35749, 35763, 35777, 35792,
-    35806, 35821, 35835, 35849, 35869, 35890, 35916, 35934, 35954, 35974, 35996, 36022,
-    36036, 36050, 36064, 36079, 36093, 36108, 36122, 36136, 36150, 36164, 36179, 36193,
-    36208, 36222, 36236, 36251, 36265, 36280, 36294, 36308, 36320, 36335, 36353, 36365,
-    36377, 36392, 36410, 36422, 36437, 36449, 36464, 36482, 36494, 36509, 36527, 36539,
-    36554, 36572, 36585, 36601, 36620, 36632, 36647, 36665, 36677, 36692, 36711, 36723,
-    36737, 36754, 36773, 36795, 36821, 36850, 36865, 36883, 36895, 36914, 36936, 36962,
-    36991, 37006, 37024, 37044, 37056, 37071, 37089, 37101, 37116, 37134, 37154, 37174,
-    37194, 37206, 37221, 37239, 37251, 37266, 37284, 37296, 37311, 37329, 37340, 37352,
-    37367, 37385, 37398, 37414, 37433, 37447, 37464, 37476, 37491, 37509, 37522, 37538,
-    37550, 37565, 37583, 37594, 37606, 37621, 37639, 37653, 37670, 37691, 37702, 37716,
-    37733, 37745, 37760, 37772, 37787, 37805, 37817, 37832, 37850, 37862, 37877, 37895,
-    37910, 37928, 37943, 37961, 37974, 37990, 38009, 38023, 38040, 38052, 38067, 38085,
-    38098, 38114, 38126, 38141, 38159, 38171, 38186, 38204, 38216, 38231, 38249, 38261,
-    38276, 38294, 38307, 38319, 38334, 38352, 38364, 38379, 38397, 38409, 38428, 38450,
-    38465, 38483, 38495, 38510, 38528, 38541, 38559, 38596, 38623, 38657, 38685, 38711,
-    38750, 38768, 38805, 38832, 38866, 38894, 38920, 38938, 38975, 39002, 39036, 39064,
-    39090, 39108, 39145, 39172, 39206, 39234, 39260, 39278, 39315, 39342, 39376, 39404,
-    39430, 39454, 39469, 39485, 39503, 39540, 39567, 39601, 39629, 39655, 39671, 39699,
-    39728, 39762, 39797, 39831, 39856, 39883, 39903, 39925, 39949, 39968, 39986, 40023,
-    40050, 40084, 40112, 40138, 40156, 40193, 40220, 40254, 40282, 40308, 40326, 40363,
-    40390, 40424, 40452, 40478, 40513, 40543, 40574, 40601, 40636, 40663, 40698, 40716,
-    40753, 40780, 40814, 40842, 40868, 40886, 40923, 40950, 40984, 41012, 41038, 41060,
-    41082, 41104, 41126, 41148, 41170, 41192, 41214, 41236, 41258, 41280, 41302, 41329,
-    41352, 41378, 41400, 41423, 41445, 41460, 41494, 41518, 41555, 41597, 41634, 41665,
-    41690, 41713, 41738, 41764, 41795, 41827, 41858, 41889, 41921, 41958, 41996, 42033,
-    42060, 42088, 42121, 42155, 42188, 42212, 42246, 42281, 42321, 42362, 42402, 42420,
-    42457, 42484, 42518, 42546, 42572, 42599, 42619, 42637, 42674, 42701, 42735, 42763,
-    42789, 42807, 42844, 42871, 42905, 42933, 42959, 42977, 43014, 43041, 43075, 43103,
-    43129, 43147, 43184, 43211, 43245, 43273, 43299, 43317, 43354, 43381, 43415, 43443,
-    43469, 43493, 43517, 43541, 43565, 43589, 43613, 43637, 43661, 43685, 43709, 43732,
-    43747, 43768, 43797, 43827, 43847, 43868, 43893, 43916, 43946, 43971, 43999, 44031,
-    44065, 44105, 44144, 44185, 44206, 44219, 44235, 44256, 44285, 44314, 44345, 44383,
-    44407, 44419, 44451, 44477, 44506, 44539, 44568, 44596, 44630, 44654, 44690, 44715,
-    44745, 44774, 44803, 44828, 44862, 44891, 44931, 44959, 44996, 45026, 45058, 45071,
-    45104, 45131, 45161, 45195, 45225, 45254, 45289, 45314, 45351, 45377, 45408, 45438,
-    45468, 45494, 45529, 45559, 45600, 45629, 45667, 45702, 45736, 45757, 45777, 45809,
-    45835, 45877, 45921, 45965, 46011, 46048, 46087, 46108, 46137, 46175, 46198, 46215,
-    46265, 46322, 46375, 46401, 46429, 46458, 46487, 46516, 46548, 46565, 46597, 46635,
-    46684, 46728, 46773, 46824, 46870, 46917, 46961, 47000, 47040, 47070, 47098, 47130,
-    47168, 47199, 47221, 47247, 47267, 47294, 47321, 47347, 47389, 47429, 47471, 47493,
-    47517, 47542, 47571, 47600, 47643, 47693, 47739, 47766, 47794, 47828, 47856, 47890,
-    47907, 47933, 47958, 47994, 48020, 48044, 48071, 48102, 48131, 48162, 48188, 48203,
-    48230, 48257, 48283, 48317, 48333, 48356, 48368, 48391, 48420, 48448, 48470, 48501,
-    48535, 48561, 48588, 48623, 48657, 48671, 48692, 48713, 48733, 48756, 48780, 48807,
-    48823, 48842, 48861, 48880, 48899, 48917, 48943, 48973, 48990, 49019, 49057, 49080,
-    49097, 49116, 49142, 49170, 49199, 49228, 49245, 49277, 49307, 49335, 49367, 49398,
-    49424, 49451, 49478, 49518, 49560, 49582, 49609, 49637, 49665, 49691, 49716, 49747,
-    49773, 49812, 49827, 49842, 49869, 49898, 49925, 49954, 49988, 50009, 50029, 50065,
-    50100, 50130, 50159, 50180, 50201, 50224, 50238, 50252, 50265, 50275, 50289, 50303,
-    50317, 50334, 50353, 50369, 50386, 50408, 50424, 50441, 50464, 50489, 50506, 50521,
-    50536, 50550, 50567, 50592, 50615, 50633, 50652, 50663, 50682, 50699, 50715, 50730,
-    50762, 50775, 50796, 50811, 50830, 50857, 50889, 50902, 50914, 50923, 50948, 50965,
-    50976, 50994, 51013, 51040, 51052, 51061, 51073, 51086, 51104, 51124, 51138, 51150,
-    51161, 51174, 51190, 51206, 51222, 51240, 51253, 51266, 51279, 51292, 51305, 51318,
-    51344, 51361, 51374, 51389, 51404, 51419, 51436, 51455, 51471, 51487, 51503, 51519,
-    51537, 51557, 51569, 51581, 51593, 51607, 51630, 51653, 51679, 51694, 51711, 51732,
-    51744, 51766, 51791, 51816, 51841, 51866, 51891, 51916, 51928, 51947, 51969, 51989,
-    52003, 52017, 52034, 52053, 52082, 52097, 52119, 52138, 52163, 52185, 52211, 52243,
-    52269, 52292, 52307, 52331, 52361, 52384, 52405, 52432, 52454, 52482, 52502, 52524,
-    52552, 52580, 52608, 52626, 52655, 52684, 52701, 52726, 52753, 52788, 52828, 52844,
-    52858, 52880, 52907, 52924, 52941, 52967, 52995, 53013, 53040, 53069, 53100, 53115,
-    53130, 53155, 53182, 53204, 53229, 53256, 53278, 53294, 53311, 53337, 53355, 53374,
-    53404, 53422, 53440, 53472, 53489, 53515, 53543, 53561, 53588, 53617, 53648, 53666,
-    53698, 53717, 53738, 53770, 53791, 53823, 53838, 53864, 53894, 53938, 53953, 53980,
-    54021, 54050, 54073, 54110, 54140, 54184, 54197, 54219, 54246, 54266, 54286, 54306,
-    54328, 54356, 54378, 54406, 54434, 54456, 54484, 54499, 54522, 54549, 54564, 54589,
-    54607, 54633, 54660, 54685, 54710, 54734, 54764, 54787, 54810, 54833, 54856, 54881,
-    54906, 54935, 54960, 54978, 54996, 55014, 55040, 55067, 55094, 55114, 55134, 55168,
-    55191, 55215, 55239, 55259, 55274, 55297, 55316, 55346, 55361, 55384, 55411, 55428,
-    55445, 55471, 55499, 55517, 55544, 55573, 55604, 55619, 55634, 55659, 55686, 55708,
-    55733, 55760, 55782, 55798, 55815, 55841, 55859, 55878, 55908, 55926, 55944, 55976,
-    55993, 56019, 56047, 56065, 56092, 56121, 56152, 56170, 56202, 56233, 56266, 56296,
-    56312, 56339, 56367, 56393, 56419, 56444, 56471, 56499, 56527, 56548, 56569, 56593,
-    56618, 56639, 56660, 56679, 56700, 56732, 56753, 56785, 56800, 56826, 56856, 56900,
-    56915, 56942, 56983, 57012, 57035, 57072, 57102, 57146, 57163, 57192, 57215, 57244,
-    57267, 57284, 57307, 57330, 57343, 57365, 57387, 57421, 57469, 57494, 57531, 57567,
-    57591, 57627, 57677, 57704, 57743, 57781, 57796, 57817, 57840, 57863, 57886, 57910,
-    57929, 57952, 57972, 57990, 58009, 58031, 58065, 58113, 58138, 58175, 58211, 58235,
-    58271, 58321, 58348, 58387, 58425, 58452, 58475, 58501, 58523, 58546, 58568, 58580,
-    58594, 58619, 58644, 58661, 58678, 58704, 58732, 58750, 58777, 58806, 58837, 58852,
-    58867, 58892, 58919, 58941, 58966, 58993, 59015, 59031, 59047, 59064, 59090, 59108,
-    59127, 59157, 59175, 59193, 59225, 59242, 59268, 59296, 59314, 59341, 59370, 59401,
-    59419, 59451, 59474, 59497, 59521, 59540, 59563, 59581, 59600, 59621, 59653, 59674,
-    59706, 59721, 59747, 59777, 59821, 59836, 59863, 59904, 59933, 59956, 59993, 60023,
-    60067, 60080, 60102, 60125, 60145, 60172, 60200, 60230, 60260, 60290, 60318, 60343,
-    60367, 60402, 60415, 60430, 60456, 60483, 60507, 60531, 60544, 60568, 60592, 60618,
-    60641, 60667, 60688, 60717, 60740, 60766, 60789, 60811, 60835, 60860, 60886, 60905,
-    60931, 60953, 60977, 61002, 61028, 61047, 61073, 61086, 61110, 61127, 61153, 61176,
-    61199, 61221, 61254, 61276, 61310, 61358, 61383, 61420, 61456, 61480, 61516, 61566,
-    61593, 61632, 61670, 61697, 61725, 61751, 61777, 61794, 61819, 61841, 61872, 61889,
-    61920, 61940, 61957, 61979, 62000, 62027, 62055, 62072, 62103, 62127, 62144, 62161,
-    62187, 62215, 62233, 62260, 62289, 62320, 62335, 62350, 62375, 62402, 62424, 62449,
-    62476, 62498, 62514, 62531, 62557, 62575, 62594, 62624, 62642, 62660, 62692, 62709,
-    62735, 62763, 62781, 62808, 62837, 62868, 62886, 62918, 62937, 62958, 62990, 63011,
-    63043, 63058, 63084, 63114, 63158, 63173, 63200, 63241, 63270, 63293, 63330, 63360,
-    63404, 63417, 63439, 63456, 63484, 63501, 63529, 63546, 63574, 63591, 63619, 63636,
-    63664, 63681, 63709, 63726, 63754, 63771, 63799, 63819, 63839, 63856, 63884, 63905,
-    63925, 63946, 63963, 63984, 64012, 64029, 64057, 64089, 64132, 64150, 64175, 64211,
-    64240, 64257, 64285, 64302, 64319, 64347, 64365, 64394, 64411, 64435, 64470, 64498,
-    64515, 64543, 64560, 64588, 64606, 64635, 64652, 64680, 64697, 64725, 64746, 64763,
-    64784, 64812, 64833, 64854, 64875, 64896, 64917, 64934, 64951, 64972, 65000, 65020,
-    65037, 65061, 65082, 65110, 65127, 65148, 65176, 65193, 65217, 65238, 65255, 65282,
-    65305, 65331, 65352, 65369, 65397, 65414, 65435, 65463, 65484, 65505, 65522, 65543,
-    65571, 65592, 65613, 65630, 65658, 65675, 65696, 65724, 65741, 65762, 65790, 65807,
-    65828, 65856, 65873, 65901, 65918, 65946, 65963, 65991, 66008, 66036, 66053, 66081,
-    66098, 66126, 66143, 66171, 66188, 66216, 66233, 66261, 66278, 66306, 66326, 66344,
-    66372, 66396, 66423, 66443, 66460, 66488, 66509, 66529, 66550, 66567, 66588, 66616,
-    66633, 66661, 66693, 66736, 66754, 66779, 66815, 66844, 66861, 66889, 66906, 66927,
-    66948, 66965, 66986, 67014, 67035, 67056, 67077, 67098, 67119, 67136, 67153, 67174,
-    67202, 67222, 67239, 67260, 67288, 67309, 67330, 67347, 67375, 67392, 67413, 67441,
-    67458, 67479, 67507, 67524, 67545, 67573, 67590, 67614, 67635, 67663, 67680, 67701,
-    67729, 67746, 67770, 67791, 67811, 67832, 67853, 67870, 67898, 67916, 67945, 67962,
-    67986, 68021, 68049, 68066, 68094, 68111, 68139, 68157, 68186, 68203, 68231, 68248,
-    68276, 68293, 68321, 68338, 68359, 68387, 68408, 68429, 68460, 68491, 68513, 68533,
-    68558, 68584, 68614, 68642, 68675, 68712, 68746, 68772, 68799, 68834, 68868, 68899,
-    68930, 68966, 69005, 69049, 69091, 69130, 69156, 69187, 69206, 69236, 69255, 69285,
-    69302, 69330, 69347, 69375, 69392, 69420, 69437, 69465, 69482, 69510, 69527, 69555,
-    69572, 69600, 69617, 69645, 69665, 69689, 69720, 69751, 69773, 69793, 69813, 69830,
-    69858, 69879, 69899, 69920, 69937, 69958, 69986, 70003, 70031, 70063, 70106, 70124,
-    70149, 70185, 70214, 70231, 70259, 70276, 70297, 70318, 70335, 70356, 70384, 70405,
-    70426, 70447, 70468, 70489, 70506, 70523, 70544, 70572, 70592, 70609, 70630, 70658,
-    70679, 70700, 70717, 70745, 70762, 70783, 70811, 70828, 70849, 70877, 70894, 70915,
-    70943, 70960, 70984, 71005, 71033, 71050, 71071, 71099, 71116, 71140, 71161, 71181,
-    71202, 71223, 71240, 71268, 71286, 71315, 71332, 71356, 71391, 71419, 71436, 71464,
-    71481, 71509, 71527, 71556, 71573, 71601, 71618, 71646, 71663, 71691, 71708, 71729,
-    71757, 71778, 71799, 71833, 71865, 71881, 71908, 71925, 71953, 71970, 71998, 72027,
-    72054, 72084, 72112, 72142, 72160, 72189, 72207, 72236, 72253, 72281, 72298, 72315,
-    72343, 72360, 72388, 72405, 72433, 72450, 72473, 72507, 72524, 72552, 72570, 72599,
-    72627, 72653, 72682, 72709, 72738, 72755, 72783, 72800, 72828, 72845, 72873, 72890,
-    72918, 72935, 72963, 72980, 73008, 73025, 73053, 73070, 73098, 73115, 73143, 73160,
-    73188, 73205, 73233, 73250, 73278, 73298, 73319, 73339, 73356, 73384, 73405, 73425,
-    73446, 73463, 73484, 73512, 73529, 73557, 73589, 73632, 73650, 73675, 73711, 73740,
-    73757, 73785, 73802, 73819, 73847, 73865, 73894, 73911, 73935, 73970, 73998, 74015,
-    74043, 74060, 74088, 74106, 74135, 74152, 74180, 74197, 74225, 74246, 74263, 74284,
-    74312, 74333, 74354, 74375, 74396, 74417, 74434, 74451, 74472, 74500, 74520, 74537,
-    74561, 74582, 74610, 74627, 74648, 74676, 74693, 74717, 74738, 74755, 74783, 74800,
-    74821, 74849, 74870, 74891, 74908, 74929, 74957, 74978, 74999, 75016, 75044, 75061,
-    75082, 75110, 75127, 75148, 75176, 75193, 75214, 75242, 75262, 75281, 75303, 75340,
-    75358, 75381, 75405, 75432, 75457, 75478, 75503, 75520, 75538, 75574, 75608, 75626,
-    75652, 75684, 75715, 75748, 75767, 75789, 75807, 75833, 75864, 75897, 75919, 75939,
-    75956, 75972, 75994, 76023, 76056, 76079, 76104, 76133, 76157, 76185, 76213, 76245,
-    76268, 76289, 76314, 76339, 76361, 76387, 76411, 76431, 76455, 76484, 76515, 76546,
-    76574, 76603, 76630, 76656, 76686, 76711, 76738, 76772, 76803, 76826, 76853, 76875,
-    76901, 76923, 76949, 76975, 77005, 77027, 77053, 77082, 77104, 77121, 77149, 77181,
-    77211, 77237, 77267, 77291, 77316, 77342, 77364, 77385, 77404, 77427, 77449, 77478,
-    77511, 77534, 77559, 77588, 77612, 77640, 77668, 77700, 77723, 77744, 77769, 77794,
-    77816, 77842, 77866, 77886, 77910, 77939, 77970, 78001, 78029, 78058, 78085, 78111,
-    78141, 78166, 78193, 78227, 78258, 78281, 78308, 78330, 78356, 78378, 78404, 78430,
-    78460, 78482, 78508, 78537, 78559, 78577, 78606, 78639, 78670, 78697, 78728, 78753,
-    78779, 78802, 78827, 78854, 78875, 78902, 78922, 78942, 78968, 78988, 79006, 79032,
-    79054, 79075, 79094, 79117, 79137, 79164, 79187, 79209, 79231, 79259, 79285, 79307,
-    79334, 79357, 79379, 79401, 79429, 79455, 79477, 79499, 79528, 79561, 79584, 79609,
-    79638, 79662, 79690, 79718, 79750, 79773, 79794, 79819, 79844, 79866, 79892, 79916,
-    79936, 79960, 79989, 80020, 80051, 80079, 80108, 80135, 80161, 80191, 80216, 80243,
-    80277, 80308, 80331, 80358, 80380, 80406, 80428, 80454, 80480, 80510, 80532, 80558,
-    80587, 80609, 80629, 80655, 80677, 80698, 80717, 80740, 80763, 80797, 80824, 80855,
-    80879, 80908, 80935, 80959, 80984, 81010, 81033, 81056, 81090, 81115, 81147, 81176,
-    81203, 81226, 81252, 81277, 81302, 81328, 81365, 81390, 81414, 81438, 81459, 81481,
-    81514, 81540, 81562, 81591, 81624, 81647, 81672, 81701, 81725, 81753, 81781, 81813,
-    81836, 81857, 81882, 81907, 81929, 81955, 81979, 81999, 82023, 82052, 82083, 82114,
-    82142, 82171, 82198, 82224, 82254, 82279, 82306, 82340, 82371, 82394, 82421, 82443,
-    82469, 82491, 82517, 82543, 82573, 82595, 82621, 82650, 82672, 82698, 82720, 82741,
-    82760, 82783, 82803, 82826, 82846, 82865, 82885, 82899, 82917, 82937, 82951, 82969,
-    82989, 83015, 83031, 83051, 83075, 83095, 83123, 83135, 83151, 83170, 83193, 83216,
-    83237, 83257, 83270, 83285, 83309, 83333, 83358, 83381, 83405, 83437, 83465, 83496,
-    83523, 83558, 83589, 83622, 83651, 83668, 83685, 83703, 83719, 83736, 83757, 83782,
-    83802, 83826, 83850, 83878, 83900, 83926, 83943, 83961, 83992, 84010, 84041, 84059,
-    84090, 84107, 84137, 84161, 84198, 84222, 84259, 84278, 84310, 84329, 84361, 84383,
-    84418, 84441, 84477, 84503, 84542, 84568, 84607, 84632, 84670, 84696, 84735, 84780,
-    84824, 84870, 84908, 84947, 84988, 85021, 85055, 85077, 85093, 85108, 85142, 85170,
-    85180, 85203, 85214, 85238, 85248, 85271, 85289, 85320, 85338, 85369, 85406, 85443,
-    85475, 85507, 85538, 85569, 85599, 85629, 85663, 85697, 85729, 85761, 85793, 85825,
-    85857, 85889, 85920, 85951, 85981, 86011, 86042, 86073, 86106, 86139, 86171, 86203,
-    86236, 86269, 86287, 86318, 86336, 86367, 86380, 86406, 86419, 86445, 86460, 86488,
-    86504, 86533, 86548, 86576, 86592, 86621, 86638, 86668, 86684, 86713, 86744, 86771,
-    86798, 86828, 86858, 86885, 86915, 86942, 86970, 87011, 87034, 87075, 87103, 87137,
-    87165, 87193, 87222, 87247, 87284, 87312, 87343, 87369, 87393, 87420, 87458, 87486,
-    87507, 87536, 87555, 87583, 87604, 87630, 87656, 87682, 87701, 87724, 87750, 87781,
-    87806, 87843, 87883, 87923, 87968, 88007, 88043, 88088, 88112, 88131, 88153, 88178,
-    88214, 88242, 88277, 88313, 88344, 88375, 88414, 88456, 88488, 88526, 88554, 88585,
-    88630, 88657, 88682, 88714, 88739, 88767, 88799, 88820, 88849, 88878, 88904, 88936,
-    88968, 88993, 89015, 89048, 89070, 89095, 89120, 89145, 89179, 89207, 89234, 89262,
-    89291, 89318, 89361, 89407, 89443, 89484, 89521, 89563, 89589, 89627, 89657, 89695,
-    89736, 89777, 89813, 89852, 89891, 89930, 89959, 89991, 90018, 90048, 90078, 90111,
-    90139, 90165, 90192, 90218, 90243, 90262, 90304, 90337, 90365, 90385, 90413, 90443,
-    90483, 90526, 90569, 90600, 90626, 90661, 90692, 90727, 90757, 90791, 90819, 90847,
-    90875, 90907, 90931, 90958, 90994, 91015, 91048, 91076, 91101, 91123, 91150, 91168,
-    91189, 91214, 91238, 91268, 91300, 91324, 91360, 91393, 91429, 91454, 91492, 91530,
-    91557, 91583, 91619, 91647, 91670, 91691, 91715, 91739, 91763, 91793, 91824, 91847,
-    91875, 91892, 91922, 91952, 91981, 92013, 92039, 92080, 92114, 92159, 92192, 92223,
-    92248, 92272, 92296, 92328, 92366, 92392, 92421, 92447, 92473, 92512, 92541, 92575,
-    92613, 92634, 92654, 92686, 92735, 92776, 92820, 92853, 92890, 92925, 92965, 92993,
-    93021, 93046, 93080, 93106, 93135, 93171, 93204, 93232, 93268, 93286, 93325, 93355,
-    93381, 93411, 93446, 93488, 93514, 93550, 93592, 93631, 93661, 93693, 93734, 93775,
-    93804, 93833, 93865, 93893, 93920, 93942, 93988, 94021, 94070, 94096, 94125, 94151,
-    94176, 94196, 94219, 94253, 94284, 94318, 94353, 94393, 94421, 94449, 94481, 94519,
-    94545, 94570, 94613, 94638, 94683, 94715, 94747, 94772, 94793, 94823, 94848, 94876,
-    94905, 94935, 94960, 94988, 95020, 95041, 95084, 95122, 95148, 95177, 95211, 95248,
-    95279, 95313, 95343, 95378, 95410, 95442, 95468, 95521, 95570, 95616, 95667, 95683,
-    95702, 95719, 95736, 95756, 95784, 95818, 95845, 95878, 95903, 95933, 95952, 95970,
-    95990, 96016, 96047, 96066, 96084, 96101, 96128, 96165, 96215, 96238, 96268, 96306,
-    96358, 96403, 96449, 96500, 96535, 96568, 96591, 96631, 96666, 96703, 96749, 96789,
-    96826, 96835, 96853, 96865, 96892, 96911, 96924, 96949, 96972, 96995, 97032, 97071,
-    97120, 97153, 97183, 97214, 97248, 97274, 97301, 97325, 97350, 97376, 97401, 97429,
-    97454, 97493, 97542, 97568, 97585, 97604, 97628, 97653, 97673, 97692, 97715, 97735,
-    97755, 97791, 97825, 97859, 97894, 97921, 97956, 97991, 98023, 98054, 98082, 98109,
-    98143, 98176, 98204, 98235, 98269, 98302, 98330, 98358, 98389, 98425, 98449, 98473,
-    98508, 98532, 98567, 98591, 98619, 98640, 98664, 98693, 98723, 98754, 98790, 98817,
-    98840, 98868, 98910, 98943, 98963, 98994,
+    15319, 15342, 15364, 15389, 15416, 15434, 15460, 15477, 15508, 15526, 15555, 15578,
+    15594, 15612, 15635, 15667, 15684, 15706, 15730, 15754, 15781, 15811, 15837, 15866,
+    15891, 15916, 15940, 15968, 15995, 16030, 16053, 16077, 16102, 16130, 16161, 16197,
+    16216, 16237, 16270, 16305, 16331, 16353, 16382, 16415, 16452, 16475, 16511, 16527,
+    16552, 16583, 16602, 16623, 16652, 16674, 16712, 16733, 16767, 16796, 16834, 16866,
+    16900, 16929, 16961, 16995, 17028, 17044, 17071, 17096, 17113, 17134, 17149, 17165,
+    17190, 17220, 17241, 17262, 17296, 17338, 17347, 17361, 17375, 17394, 17407, 17430,
+    17452, 17468, 17489, 17510, 17533, 17560, 17577, 17599, 17626, 17653, 17683, 17701,
+    17725, 17754, 17783, 17802, 17816, 17835, 17854, 17878, 17905, 17929, 17962, 18000,
+    18029, 18046, 18065, 18084, 18104, 18118, 18135, 18162, 18195, 18219, 18240, 18258,
+    18288, 18321, 18358, 18390, 18425, 18449, 18476, 18501, 18529, 18551, 18579, 18605,
+    18646, 18685, 18706, 18729, 18754, 18778, 18801, 18826, 18859, 18890, 18913, 18930,
+    18950, 18982, 18997, 19030, 19046, 19069, 19086, 19107, 19140, 19173, 19204, 19235,
+    19272, 19293, 19330, 19365, 19416, 19465, 19487, 19518, 19551, 19584, 19619, 19662,
+    19703, 19736, 19763, 19783, 19830, 19877, 19922, 19967, 19985, 20006, 20024, 20046,
+    20073, 20100, 20121, 20151, 20182, 20218, 20252, 20284, 20313, 20345, 20374, 20390,
+    20411, 20442, 20472, 20501, 20530, 20561, 20600, 20637, 20666, 20695, 20720, 20749,
+    20781, 20812, 20846, 20870, 20891, 20915, 20938, 20965, 20993, 21024, 21050, 21066,
+    21087, 21116, 21145, 21173, 21198, 21236, 21280, 21317, 21349, 21387, 21414, 21445,
+    21484, 21522, 21536, 21561, 21578, 21595, 21614, 21639, 21667, 21682, 21704, 21726,
+    21746, 21769, 21790, 21822, 21850, 21889, 21922, 21941, 21965, 21982, 22002, 22027,
+    22049, 22077, 22098, 22119, 22145, 22167, 22197, 22217, 22241, 22259, 22275, 22294,
+    22315, 22340, 22367, 22378, 22391, 22409, 22425, 22441, 22462, 22486, 22515, 22530,
+    22548, 22573, 22589, 22603, 22620, 22656, 22697, 22722, 22752, 22777, 22792, 22810,
+    22828, 22847, 22872, 22907, 22928, 22952, 22989, 23014, 23035, 23059, 23077, 23098,
+    23124, 23148, 23177, 23203, 23234, 23259, 23285, 23303, 23314, 23327, 23352, 23382,
+    23400, 23423, 23445, 23472, 23504, 23531, 23551, 23576, 23606, 23631, 23649, 23662,
+    23680, 23703, 23726, 23754, 23771, 23793, 23820, 23842, 23860, 23883, 23911, 23927,
+    23948, 23969, 23995, 24015, 24040, 24070, 24095, 24116, 24142, 24173, 24199, 24214,
+    24234, 24252, 24275, 24303, 24326, 24345, 24369, 24398, 24422, 24438, 24449, 24462,
+    24480, 24503, 24521, 24534, 24552, 24575, 24593, 24609, 24630, 24646, 24686, 24724,
+    24766, 24812, 24867, 24898, 24935, 24955, 24980, 25003, 25021, 25038, 25060, 25074,
+    25093, 25116, 25137, 25157, 25191, 25230, 25267, 25309, 25331, 25358, 25383, 25413,
+    25436, 25466, 25501, 25529, 25554, 25584, 25601, 25627, 25656, 25674, 25695, 25721,
+    25744, 25772, 25797, 25827, 25855, 25888, 25916, 25949, 25969, 25994, 26013, 26037,
+    26053, 26074, 26096, 26123, 26145, 26172, 26188, 26209, 26232, 26260, 26282, 26309,
+    26345, 26386, 26425, 26469, 26489, 26514, 26550, 26565, 26590, 26609, 26634, 26653,
+    26675, 26693, 26714, 26736, 26757, 26776, 26800, 26832, 26869, 26904, 26944, 26956,
+    26969, 26985, 26998, 27014, 27026, 27041, 27059, 27071, 27083, 27098, 27116, 27128,
+    27143, 27155, 27170, 27188, 27200, 27215, 27233, 27245, 27260, 27278, 27290, 27305,
+    27324, 27336, 27350, 27371, 27395, 27411, 27430, 27458, 27489, 27506, 27525, 27547,
+    27561, 27578, 27604, 27633, 27648, 27666, 27678, 27697, 27719, 27745, 27774, 27789,
+    27807, 27827, 27839, 27854, 27872, 27884, 27899, 27917, 27937, 27957, 27977, 27989,
+    28004, 28022, 28034, 28049, 28067, 28079, 28094, 28112, 28123, 28135, 28150, 28168,
+    28181, 28197, 28216, 28230, 28247, 28259, 28275, 28294, 28308, 28325, 28340, 28358,
+    28371, 28387, 28399, 28414, 28432, 28443, 28455, 28470, 28488, 28502, 28519, 28540,
+    28553, 28569, 28585, 28596, 28610, 28627, 28639, 28654, 28666, 28681, 28699, 28711,
+    28726, 28744, 28757, 28773, 28792, 28804, 28819, 28837, 28849, 28864, 28882, 28897,
+    28915, 28930, 28948, 28961, 28977, 28996, 29010, 29027, 29039, 29055, 29074, 29088,
+    29105, 29120, 29138, 29151, 29167, 29179, 29194, 29212, 29224, 29239, 29257, 29269,
+    29284, 29302, 29314, 29329, 29347, 29360, 29372, 29387, 29405, 29417, 29432, 29450,
+    29462, 29481, 29503, 29518, 29536, 29548, 29563, 29581, 29594, 29606, 29621, 29639,
+    29651, 29666, 29684, 29696, 29708, 29723, 29741, 29753, 29768, 29779, 29793, 29810,
+    29827, 29839, 29854, 29872, 29884, 29899, 29918, 29930, 29949, 29971, 29997, 30026,
+    30052, 30081, 30096, 30114, 30126, 30145, 30167, 30193, 30222, 30237, 30255, 30275,
+    30286, 30300, 30317, 30337, 30357, 30377, 30398, 30410, 30425, 30443, 30455, 30470,
+    30483, 30499, 30510, 30524, 30541, 30553, 30568, 30580, 30595, 30613, 30626, 30642,
+    30654, 30669, 30687, 30699, 30714, 30732, 30744, 30759, 30777, 30788, 30800, 30815,
+    30833, 30847, 30864, 30876, 30891, 30909, 30921, 30936, 30954, 30966, 30981, 30999,
+    31010, 31022, 31037, 31055, 31068, 31084, 31103, 31117, 31134, 31146, 31161, 31179,
+    31192, 31208, 31220, 31235, 31253, 31265, 31280, 31298, 31310, 31325, 31343, 31355,
+    31370, 31388, 31401, 31413, 31428, 31446, 31458, 31473, 31491, 31503, 31522, 31544,
+    31559, 31577, 31589, 31604, 31622, 31635, 31648, 31664, 31683, 31696, 31712, 31731,
+    31742, 31762, 31785, 31798, 31814, 31841, 31871, 31898, 31928, 31949, 31967, 31990,
+    32029, 32056, 32081, 32096, 32148, 32194, 32238, 32286, 32310, 32328, 32344, 32365,
+    32389, 32408, 32432, 32450, 32473, 32493, 32515, 32534, 32550, 32571, 32595, 32614,
+    32631, 32651, 32672, 32696, 32724, 32755, 32776, 32800, 32828, 32859, 32871, 32890,
+    32912, 32938, 32967, 32982, 32996, 33013, 33027, 33044, 33057, 33073, 33092, 33105,
+    33121, 33140, 33153, 33169, 33188, 33201, 33217, 33236, 33247, 33260, 33276, 33295,
+    33308, 33324, 33343, 33356, 33372, 33391, 33404, 33420, 33439, 33461, 33474, 33490,
+    33502, 33517, 33530, 33543, 33559, 33573, 33585, 33600, 33618, 33630, 33645, 33663,
+    33675, 33688, 33704, 33717, 33733, 33752, 33765, 33781, 33800, 33812, 33827, 33845,
+    33857, 33872, 33883, 33897, 33914, 33935, 33953, 33973, 34012, 34039, 34064, 34116,
+    34162, 34206, 34254, 34276, 34300, 34318, 34334, 34355, 34379, 34398, 34422, 34445,
+    34464, 34480, 34501, 34525, 34544, 34566, 34578, 34593, 34611, 34623, 34638, 34657,
+    34669, 34688, 34710, 34724, 34741, 34767, 34796, 34822, 34851, 34866, 34884, 34896,
+    34915, 34937, 34963, 34992, 35007, 35025, 35045, 35056, 35070, 35087, 35107, 35127,
+    35147, 35162, 35183, 35195, 35210, 35228, 35239, 35253, 35270, 35282, 35297, 35309,
+    35324, 35342, 35355, 35371, 35383, 35398, 35416, 35428, 35443, 35461, 35473, 35488,
+    35506, 35517, 35529, 35544, 35562, 35576, 35593, 35605, 35620, 35638, 35650, 35665,
+    35683, 35695, 35710, 35728, 35739, 35751, 35766, 35784, 35797, 35813, 35832, 35846,
+    35863, 35875, 35890, 35908, 35921, 35937, 35949, 35964, 35982, 35994, 36009, 36027,
+    36039, 36054, 36072, 36084, 36099, 36117, 36130, 36142, 36157, 36175, 36187, 36202,
+    36220, 36232, 36251, 36273, 36288, 36306, 36318, 36333, 36351, 36364, 36377, 36393,
+    36414, 36438, 36466, 36497, 36518, 36542, 36570, 36601, 36621, 36634, 36648, 36662,
+    36677, 36691, 36706, 36721, 36735, 36749, 36764, 36778, 36793, 36807, 36821, 36837,
+    36858, 36872, 36886, 36900, 36915, 36929, 36944, 36958, 36972, 36992, 37013, 37039,
+    37057, 37077, 37097, 37119, 37145, 37159, 37173, 37187, 37202, 37216, 37231, 37245,
+    37259, 37273, 37287, 37302, 37316, 37331, 37345, 37359, 37374, 37388, 37403, 37417,
+    37431, 37443, 37458, 37476, 37488, 37500, 37515, 37533, 37545, 37560, 37572, 37587,
+    37605, 37617, 37632, 37650, 37662, 37677, 37695, 37708, 37724, 37743, 37755, 37770,
+    37788, 37800, 37815, 37834, 37846, 37860, 37877, 37896, 37918, 37944, 37973, 37988,
+    38006, 38018, 38037, 38059, 38085, 38114, 38129, 38147, 38167, 38179, 38194, 38212,
+    38224, 38239, 38257, 38277, 38297, 38317, 38329, 38344, 38362, 38374, 38389, 38407,
+    38419, 38434, 38452, 38463, 38475, 38490, 38508, 38521, 38537, 38556, 38570, 38587,
+    38599, 38614, 38632, 38645, 38661, 38673, 38688, 38706, 38717, 38729, 38744, 38762,
+    38776, 38793, 38814, 38825, 38839, 38856, 38868, 38883, 38895, 38910, 38928, 38940,
+    38955, 38973, 38985, 39000, 39018, 39033, 39051, 39066, 39084, 39097, 39113, 39132,
+    39146, 39163, 39175, 39190, 39208, 39221, 39237, 39249, 39264, 39282, 39294, 39309,
+    39327, 39339, 39354, 39372, 39384, 39399, 39417, 39430, 39442, 39457, 39475, 39487,
+    39502, 39520, 39532, 39551, 39573, 39588, 39606, 39618, 39633, 39651, 39664, 39682,
+    39719, 39746, 39780, 39808, 39834, 39873, 39891, 39928, 39955, 39989, 40017, 40043,
+    40061, 40098, 40125, 40159, 40187, 40213, 40231, 40268, 40295, 40329, 40357, 40383,
+    40401, 40438, 40465, 40499, 40527, 40553, 40577, 40592, 40608, 40626, 40663, 40690,
+    40724, 40752, 40778, 40794, 40822, 40851, 40885, 40920, 40954, 40979, 41006, 41026,
+    41048, 41072, 41091, 41109, 41146, 41173, 41207, 41235, 41261, 41279, 41316, 41343,
+    41377, 41405, 41431, 41449, 41486, 41513, 41547, 41575, 41601, 41636, 41666, 41697,
+    41724, 41759, 41786, 41821, 41839, 41876, 41903, 41937, 41965, 41991, 42009, 42046,
+    42073, 42107, 42135, 42161, 42183, 42205, 42227, 42249, 42271, 42293, 42315, 42337,
+    42359, 42381, 42403, 42425, 42452, 42475, 42501, 42523, 42546, 42568, 42583, 42617,
+    42641, 42678, 42720, 42757, 42788, 42813, 42836, 42861, 42887, 42918, 42950, 42981,
+    43012, 43044, 43081, 43119, 43156, 43183, 43211, 43244, 43278, 43311, 43335, 43369,
+    43404, 43444, 43485, 43525, 43543, 43580, 43607, 43641, 43669, 43695, 43722, 43742,
+    43760, 43797, 43824, 43858, 43886, 43912, 43930, 43967, 43994, 44028, 44056, 44082,
+    44100, 44137, 44164, 44198, 44226, 44252, 44270, 44307, 44334, 44368, 44396, 44422,
+    44440, 44477, 44504, 44538, 44566, 44592, 44616, 44640, 44664, 44688, 44712, 44736,
+    44760, 44784, 44808, 44832, 44855, 44870, 44891, 44920, 44950, 44970, 44991, 45016,
+    45039, 45069, 45094, 45122, 45154, 45188, 45228, 45267, 45308, 45329, 45342, 45358,
+    45379, 45408, 45437, 45468, 45506, 45530, 45542, 45574, 45600, 45629, 45662, 45691,
+    45719, 45753, 45777, 45813, 45838, 45868, 45897, 45926, 45951, 45985, 46014, 46054,
+    46082, 46119, 46149, 46181, 46194, 46227, 46254, 46284, 46318, 46348, 46377, 46412,
+    46437, 46474, 46500, 46531, 46561, 46591, 46617, 46652, 46682, 46723, 46752, 46790,
+    46825, 46859, 46880, 46900, 46932, 46958, 47000, 47044, 47088, 47134, 47171, 47210,
+    47231, 47260, 47298, 47321, 47338, 47388, 47445, 47498, 47524, 47552, 47581, 47610,
+    47639, 47671, 47688, 47720, 47758, 47807, 47851, 47896, 47947, 47993, 48040, 48084,
+    48123, 48163, 48193, 48221, 48253, 48291, 48322, 48344, 48370, 48390, 48417, 48444,
+    48470, 48512, 48552, 48594, 48616, 48640, 48665, 48694, 48723, 48766, 48816, 48862,
+    48889, 48917, 48951, 48979, 49013, 49030, 49056, 49081, 49117, 49143, 49167, 49194,
+    49225, 49254, 49285, 49311, 49326, 49353, 49380, 49406, 49440, 49456, 49479, 49491,
+    49514, 49543, 49571, 49593, 49624, 49658, 49684, 49711, 49746, 49780, 49794, 49815,
+    49836, 49856, 49879, 49903, 49930, 49946, 49965, 49984, 50003, 50022, 50040, 50066,
+    50096, 50113, 50142, 50180, 50203, 50220, 50239, 50265, 50293, 50322, 50351, 50368,
+    50400, 50430, 50458, 50490, 50521, 50547, 50574, 50601, 50641, 50683, 50705, 50732,
+    50760, 50788, 50814, 50839, 50870, 50896, 50935, 50950, 50965, 50992, 51021, 51048,
+    51077, 51111, 51132, 51152, 51188, 51223, 51253, 51282, 51303, 51324, 51347, 51361,
+    51375, 51388, 51398, 51412, 51426, 51440, 51457, 51476, 51492, 51509, 51531, 51547,
+    51564, 51587, 51612, 51629, 51644, 51659, 51673, 51690, 51715, 51738, 51756, 51775,
+    51786, 51805, 51822, 51838, 51853, 51885, 51898, 51919, 51934, 51953, 51980, 52012,
+    52025, 52037, 52046, 52071, 52088, 52099, 52117, 52136, 52163, 52175, 52184, 52196,
+    52209, 52227, 52247, 52261, 52273, 52284, 52297, 52313, 52329, 52345, 52363, 52376,
+    52389, 52402, 52415, 52428, 52441, 52467, 52484, 52497, 52512, 52527, 52542, 52559,
+    52578, 52594, 52610, 52626, 52642, 52660, 52680, 52692, 52704, 52716, 52730, 52753,
+    52776, 52802, 52817, 52834, 52855, 52867, 52889, 52914, 52939, 52964, 52989, 53014,
+    53039, 53051, 53070, 53092, 53112, 53126, 53140, 53157, 53176, 53205, 53228, 53243,
+    53265, 53284, 53309, 53331, 53357, 53389, 53415, 53438, 53453, 53477, 53507, 53530,
+    53551, 53578, 53600, 53628, 53648, 53670, 53698, 53726, 53754, 53772, 53801, 53830,
+    53847, 53872, 53899, 53934, 53974, 53990, 54004, 54026, 54053, 54068, 54085, 54102,
+    54128, 54156, 54174, 54201, 54230, 54261, 54276, 54291, 54316, 54343, 54365, 54390,
+    54417, 54439, 54455, 54474, 54491, 54517, 54535, 54554, 54573, 54603, 54621, 54639,
+    54671, 54689, 54721, 54738, 54764, 54792, 54810, 54837, 54866, 54897, 54922, 54952,
+    54974, 54999, 55026, 55048, 55066, 55098, 55117, 55136, 55155, 55176, 55208, 55229,
+    55261, 55276, 55291, 55317, 55347, 55391, 55405, 55420, 55435, 55462, 55503, 55532,
+    55555, 55592, 55622, 55666, 55679, 55701, 55728, 55748, 55768, 55788, 55810, 55838,
+    55860, 55888, 55916, 55938, 55966, 55990, 56025, 56043, 56058, 56081, 56108, 56123,
+    56148, 56166, 56192, 56219, 56244, 56269, 56293, 56323, 56346, 56369, 56392, 56415,
+    56440, 56465, 56494, 56519, 56537, 56558, 56576, 56594, 56621, 56647, 56674, 56699,
+    56724, 56751, 56771, 56791, 56825, 56848, 56872, 56896, 56916, 56931, 56954, 56968,
+    56987, 57017, 57032, 57055, 57082, 57098, 57125, 57140, 57157, 57174, 57200, 57228,
+    57246, 57273, 57302, 57333, 57348, 57363, 57388, 57415, 57437, 57462, 57489, 57511,
+    57527, 57546, 57563, 57589, 57607, 57626, 57645, 57675, 57693, 57711, 57743, 57761,
+    57793, 57810, 57836, 57864, 57882, 57909, 57938, 57969, 57994, 58024, 58046, 58071,
+    58098, 58120, 58138, 58170, 58189, 58208, 58239, 58272, 58302, 58318, 58345, 58373,
+    58399, 58425, 58450, 58478, 58505, 58533, 58559, 58585, 58613, 58634, 58655, 58679,
+    58704, 58725, 58746, 58765, 58786, 58818, 58839, 58871, 58886, 58901, 58927, 58957,
+    59001, 59015, 59030, 59045, 59072, 59113, 59142, 59165, 59202, 59232, 59276, 59293,
+    59322, 59345, 59374, 59397, 59414, 59437, 59460, 59473, 59495, 59517, 59551, 59599,
+    59624, 59661, 59697, 59721, 59757, 59807, 59834, 59873, 59911, 59925, 59939, 59954,
+    59975, 59998, 60021, 60044, 60068, 60087, 60110, 60130, 60148, 60167, 60189, 60223,
+    60271, 60296, 60333, 60369, 60393, 60429, 60479, 60506, 60545, 60583, 60610, 60633,
+    60659, 60681, 60704, 60726, 60738, 60752, 60777, 60802, 60817, 60834, 60851, 60877,
+    60905, 60923, 60950, 60979, 61010, 61025, 61040, 61065, 61092, 61114, 61139, 61166,
+    61188, 61204, 61220, 61239, 61256, 61282, 61300, 61319, 61338, 61368, 61386, 61404,
+    61436, 61454, 61486, 61503, 61529, 61557, 61575, 61602, 61631, 61662, 61687, 61717,
+    61739, 61764, 61791, 61813, 61831, 61863, 61882, 61901, 61924, 61947, 61971, 61990,
+    62013, 62031, 62050, 62071, 62103, 62124, 62156, 62171, 62186, 62212, 62242, 62286,
+    62300, 62315, 62330, 62357, 62398, 62427, 62450, 62487, 62517, 62561, 62574, 62596,
+    62619, 62639, 62666, 62694, 62724, 62754, 62784, 62812, 62837, 62861, 62896, 62909,
+    62924, 62950, 62977, 63001, 63025, 63038, 63062, 63086, 63112, 63135, 63161, 63182,
+    63211, 63234, 63260, 63289, 63312, 63334, 63358, 63383, 63409, 63428, 63454, 63476,
+    63500, 63525, 63551, 63570, 63596, 63609, 63633, 63650, 63676, 63699, 63722, 63744,
+    63777, 63799, 63833, 63881, 63906, 63943, 63979, 64003, 64039, 64089, 64116, 64155,
+    64193, 64207, 64221, 64248, 64276, 64302, 64328, 64345, 64370, 64392, 64423, 64440,
+    64471, 64491, 64508, 64530, 64551, 64572, 64599, 64627, 64653, 64670, 64701, 64727,
+    64751, 64766, 64783, 64800, 64826, 64854, 64872, 64899, 64928, 64959, 64974, 64989,
+    65014, 65041, 65063, 65088, 65115, 65137, 65153, 65172, 65189, 65215, 65233, 65252,
+    65271, 65301, 65319, 65337, 65369, 65387, 65419, 65436, 65462, 65490, 65508, 65535,
+    65564, 65595, 65620, 65650, 65672, 65697, 65724, 65746, 65764, 65796, 65815, 65834,
+    65853, 65874, 65906, 65927, 65959, 65974, 65989, 66015, 66045, 66089, 66103, 66118,
+    66133, 66160, 66201, 66230, 66253, 66290, 66320, 66364, 66377, 66399, 66413, 66430,
+    66458, 66475, 66503, 66520, 66548, 66565, 66593, 66610, 66638, 66655, 66683, 66700,
+    66728, 66745, 66773, 66793, 66813, 66830, 66858, 66879, 66899, 66920, 66937, 66958,
+    66986, 67003, 67031, 67063, 67106, 67124, 67149, 67185, 67214, 67231, 67259, 67276,
+    67293, 67321, 67339, 67368, 67385, 67409, 67444, 67472, 67489, 67517, 67534, 67562,
+    67580, 67609, 67626, 67654, 67671, 67699, 67720, 67737, 67758, 67786, 67807, 67828,
+    67849, 67870, 67891, 67908, 67925, 67946, 67974, 67994, 68011, 68035, 68056, 68084,
+    68101, 68122, 68150, 68167, 68191, 68212, 68229, 68256, 68279, 68305, 68326, 68343,
+    68371, 68388, 68409, 68437, 68458, 68479, 68496, 68517, 68545, 68566, 68587, 68604,
+    68632, 68649, 68670, 68698, 68715, 68736, 68764, 68781, 68802, 68830, 68847, 68875,
+    68892, 68920, 68937, 68965, 68982, 69010, 69027, 69055, 69072, 69100, 69117, 69145,
+    69162, 69190, 69207, 69235, 69252, 69280, 69300, 69318, 69346, 69370, 69397, 69417,
+    69434, 69462, 69483, 69503, 69524, 69541, 69562, 69590, 69607, 69635, 69667, 69710,
+    69728, 69753, 69789, 69818, 69835, 69863, 69880, 69901, 69922, 69939, 69960, 69988,
+    70009, 70030, 70051, 70072, 70093, 70110, 70127, 70148, 70176, 70196, 70213, 70234,
+    70262, 70283, 70304, 70321, 70349, 70366, 70387, 70415, 70432, 70453, 70481, 70498,
+    70519, 70547, 70564, 70588, 70609, 70637, 70654, 70675, 70703, 70720, 70744, 70765,
+    70785, 70806, 70827, 70844, 70872, 70890, 70919, 70936, 70960, 70995, 71023, 71040,
+    71068, 71085, 71113, 71131, 71160, 71177, 71205, 71222, 71250, 71267, 71295, 71312,
+    71333, 71361, 71382, 71403, 71419, 71446, 71462, 71489, 71520, 71551, 71573, 71593,
+    71609, 71636, 71652, 71677, 71703, 71733, 71761, 71794, 71831, 71865, 71891, 71918,
+    71953, 71987, 72018, 72049, 72085, 72124, 72168, 72210, 72249, 72275, 72306, 72325,
+    72355, 72374, 72404, 72420, 72447, 72463, 72480, 72508, 72525, 72553, 72570, 72598,
+    72615, 72643, 72660, 72688, 72705, 72733, 72750, 72778, 72795, 72823, 72843, 72867,
+    72898, 72929, 72951, 72971, 72991, 73008, 73036, 73057, 73077, 73098, 73115, 73136,
+    73164, 73181, 73209, 73241, 73284, 73302, 73327, 73363, 73392, 73409, 73437, 73454,
+    73475, 73496, 73513, 73534, 73562, 73583, 73604, 73625, 73646, 73667, 73684, 73701,
+    73722, 73750, 73770, 73787, 73808, 73836, 73857, 73878, 73895, 73923, 73940, 73961,
+    73989, 74006, 74027, 74055, 74072, 74093, 74121, 74138, 74162, 74183, 74211, 74228,
+    74249, 74277, 74294, 74318, 74339, 74359, 74380, 74401, 74418, 74446, 74464, 74493,
+    74510, 74534, 74569, 74597, 74614, 74642, 74659, 74687, 74705, 74734, 74751, 74779,
+    74796, 74824, 74841, 74869, 74886, 74907, 74935, 74956, 74977, 74993, 75020, 75037,
+    75065, 75099, 75131, 75147, 75174, 75191, 75219, 75236, 75264, 75293, 75320, 75350,
+    75378, 75408, 75426, 75455, 75473, 75502, 75519, 75547, 75564, 75581, 75609, 75626,
+    75654, 75671, 75699, 75716, 75739, 75773, 75790, 75818, 75836, 75865, 75893, 75919,
+    75948, 75975, 76004, 76021, 76049, 76066, 76094, 76111, 76139, 76156, 76184, 76201,
+    76229, 76246, 76274, 76291, 76319, 76336, 76364, 76381, 76409, 76426, 76454, 76471,
+    76499, 76516, 76544, 76564, 76585, 76605, 76622, 76650, 76671, 76691, 76712, 76729,
+    76750, 76778, 76795, 76823, 76855, 76898, 76916, 76941, 76977, 77006, 77023, 77051,
+    77068, 77085, 77113, 77131, 77160, 77177, 77201, 77236, 77264, 77281, 77309, 77326,
+    77354, 77372, 77401, 77418, 77446, 77463, 77491, 77512, 77529, 77550, 77578, 77599,
+    77620, 77641, 77662, 77683, 77700, 77717, 77738, 77766, 77786, 77803, 77827, 77848,
+    77876, 77893, 77914, 77942, 77959, 77983, 78004, 78021, 78049, 78066, 78087, 78115,
+    78136, 78157, 78174, 78195, 78223, 78244, 78265, 78282, 78310, 78327, 78348, 78376,
+    78393, 78414, 78442, 78459, 78480, 78508, 78528, 78547, 78569, 78606, 78624, 78647,
+    78671, 78698, 78723, 78744, 78769, 78786, 78804, 78840, 78874, 78892, 78918, 78950,
+    78981, 79014, 79033, 79055, 79073, 79099, 79130, 79163, 79185, 79205, 79222, 79238,
+    79260, 79289, 79322, 79345, 79370, 79399, 79423, 79451, 79479, 79511, 79534, 79555,
+    79580, 79605, 79627, 79653, 79677, 79697, 79721, 79750, 79781, 79812, 79840, 79869,
+    79896, 79922, 79952, 79977, 80004, 80038, 80069, 80092, 80119, 80141, 80167, 80189,
+    80215, 80241, 80271, 80293, 80319, 80348, 80370, 80387, 80415, 80447, 80477, 80503,
+    80533, 80557, 80582, 80608, 80630, 80651, 80670, 80693, 80715, 80744, 80777, 80800,
+    80825, 80854, 80878, 80906, 80934, 80966, 80989, 81010, 81035, 81060, 81082, 81108,
+    81132, 81152, 81176, 81205, 81236, 81267, 81295, 81324, 81351, 81377, 81407, 81432,
+    81459, 81493, 81524, 81547, 81574, 81596, 81622, 81644, 81670, 81696, 81726, 81748,
+    81774, 81803, 81825, 81843, 81872, 81905, 81936, 81963, 81994, 82019, 82045, 82068,
+    82093, 82120, 82141, 82168, 82188, 82208, 82234, 82254, 82272, 82298, 82320, 82341,
+    82360, 82383, 82403, 82430, 82453, 82475, 82497, 82525, 82551, 82573, 82600, 82623,
+    82645, 82667, 82695, 82721, 82743, 82765, 82794, 82827, 82850, 82875, 82904, 82928,
+    82956, 82984, 83016, 83039, 83060, 83085, 83110, 83132, 83158, 83182, 83202, 83226,
+    83255, 83286, 83317, 83345, 83374, 83401, 83427, 83457, 83482, 83509, 83543, 83574,
+    83597, 83624, 83646, 83672, 83694, 83720, 83746, 83776, 83798, 83824, 83853, 83875,
+    83895, 83921, 83943, 83964, 83983, 84006, 84029, 84063, 84090, 84121, 84145, 84174,
+    84201, 84225, 84250, 84276, 84299, 84322, 84356, 84381, 84413, 84442, 84469, 84492,
+    84518, 84543, 84568, 84594, 84631, 84656, 84680, 84704, 84725, 84747, 84780, 84806,
+    84828, 84857, 84890, 84913, 84938, 84967, 84991, 85019, 85047, 85079, 85102, 85123,
+    85148, 85173, 85195, 85221, 85245, 85265, 85289, 85318, 85349, 85380, 85408, 85437,
+    85464, 85490, 85520, 85545, 85572, 85606, 85637, 85660, 85687, 85709, 85735, 85757,
+    85783, 85809, 85839, 85861, 85887, 85916, 85938, 85964, 85986, 86007, 86026, 86049,
+    86069, 86092, 86112, 86131, 86151, 86165, 86183, 86203, 86217, 86235, 86255, 86268,
+    86285, 86311, 86327, 86347, 86371, 86391, 86419, 86431, 86447, 86466, 86489, 86512,
+    86533, 86553, 86566, 86581, 86605, 86629, 86653, 86677, 86702, 86727, 86750, 86773,
+    86797, 86821, 86853, 86885, 86913, 86941, 86972, 87003, 87030, 87057, 87092, 87127,
+    87158, 87189, 87222, 87255, 87284, 87313, 87330, 87347, 87365, 87381, 87398, 87419,
+    87444, 87464, 87488, 87512, 87540, 87562, 87588, 87605, 87623, 87654, 87672, 87703,
+    87721, 87752, 87769, 87799, 87823, 87860, 87884, 87921, 87940, 87972, 87991, 88023,
+    88045, 88080, 88103, 88139, 88165, 88204, 88230, 88269, 88294, 88332, 88358, 88397,
+    88442, 88486, 88532, 88570, 88609, 88650, 88683, 88717, 88739, 88755, 88770, 88804,
+    88832, 88842, 88865, 88876, 88900, 88910, 88933, 88951, 88982, 89000, 89031, 89068,
+    89105, 89137, 89169, 89200, 89231, 89261, 89291, 89325, 89359, 89391, 89423, 89455,
+    89487, 89519, 89551, 89582, 89613, 89643, 89673, 89704, 89735, 89768, 89801, 89833,
+    89865, 89898, 89931, 89949, 89980, 89998, 90029, 90042, 90068, 90081, 90107, 90122,
+    90150, 90166, 90195, 90210, 90238, 90254, 90283, 90300, 90330, 90346, 90375, 90406,
+    90433, 90460, 90490, 90520, 90547, 90577, 90604, 90632, 90673, 90696, 90737, 90765,
+    90799, 90827, 90855, 90884, 90909, 90946, 90974, 91005, 91031, 91055, 91082, 91120,
+    91148, 91169, 91198, 91217, 91245, 91266, 91292, 91318, 91344, 91363, 91386, 91412,
+    91443, 91468, 91505, 91545, 91585, 91630, 91669, 91705, 91750, 91774, 91793, 91815,
+    91840, 91876, 91904, 91939, 91975, 92006, 92037, 92076, 92118, 92150, 92188, 92216,
+    92247, 92292, 92319, 92344, 92376, 92401, 92429, 92461, 92482, 92511, 92540, 92566,
+    92598, 92630, 92655, 92677, 92710, 92732, 92757, 92782, 92807, 92841, 92869, 92896,
+    92924, 92953, 92980, 93023, 93069, 93105, 93146, 93183, 93225, 93251, 93289, 93319,
+    93357, 93398, 93439, 93475, 93514, 93553, 93592, 93621, 93653, 93680, 93710, 93740,
+    93773, 93801, 93827, 93854, 93880, 93905, 93924, 93966, 93999, 94027, 94047, 94075,
+    94105, 94145, 94188, 94231, 94262, 94288, 94323, 94354, 94389, 94419, 94453, 94481,
+    94509, 94537, 94569, 94593, 94620, 94656, 94677, 94710, 94738, 94763, 94785, 94812,
+    94830, 94851, 94876, 94900, 94930, 94962, 94986, 95022, 95055, 95091, 95116, 95154,
+    95192, 95219, 95245, 95281, 95309, 95332, 95353, 95377, 95401, 95425, 95455, 95486,
+    95509, 95537, 95554, 95584, 95614, 95643, 95675, 95701, 95742, 95776, 95821, 95854,
+    95885, 95910, 95934, 95958, 95990, 96028, 96054, 96083, 96109, 96135, 96174, 96203,
+    96237, 96275, 96296, 96316, 96348, 96397, 96438, 96482, 96515, 96552, 96587, 96627,
+    96655, 96683, 96708, 96742, 96768, 96797, 96833, 96866, 96894, 96930, 96948, 96987,
+    97017, 97043, 97073, 97108, 97150, 97176, 97212, 97254, 97293, 97323, 97355, 97396,
+    97437, 97466, 97495, 97527, 97555, 97582, 97604, 97650, 97683, 97732, 97758, 97787,
+    97813, 97838, 97858, 97881, 97915, 97946, 97980, 98015, 98055, 98083, 98111, 98143,
+    98181, 98207, 98232, 98275, 98300, 98345, 98377, 98409, 98434, 98455, 98485, 98510,
+    98538, 98567, 98597, 98622, 98650, 98682, 98703, 98746, 98784, 98810, 98839, 98873,
+    98910, 98941, 98975, 99005, 99040, 99072, 99104, 99130, 99183, 99232, 99278, 99329,
+    99345, 99364, 99381, 99398, 99418, 99446, 99480, 99507, 99540, 99565, 99595, 99614,
+    99632, 99652, 99678, 99709, 99728, 99746, 99763, 99790, 99827, 99877, 99900, 99930,
+    99968, 100020, 100065, 100111, 100162, 100197, 100230, 100253, 100293, 100328, 100365, 100411,
+    100451, 100488, 100497, 100515, 100527, 100554, 100573, 100586, 100611, 100634, 100657, 100694,
+    100733, 100782, 100815, 100845, 100876, 100910, 100936, 100963, 100987, 101012, 101038, 101063,
+    101091, 101116, 101155, 101204, 101230, 101247, 101266, 101290, 101315, 101335, 101354, 101377,
+    101397, 101417, 101453, 101487, 101521, 101556, 101583, 101618, 101653, 101685, 101716, 101744,
+    101771, 101805, 101838, 101866, 101897, 101931, 101964, 101992, 102020, 102051, 102087, 102111,
+    102135, 102170, 102194, 102229, 102253, 102281, 102302, 102326, 102355, 102385, 102416, 102452,
+    102479, 102502, 102530, 102572, 102605, 102625, 102656,
 };
 
-const uint8_t cutap_front_layer[4182] = {
+const uint8_t cutap_front_layer[4339] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -4563,67 +4733,71 @@ const uint8_t cutap_front_layer[4182] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 2, 130, 130, 2, 2, 2, 130, 130, 130, 130, 130, 130, 130, 130, 130, 2, 2, 2, 2, 2, 130, 2, 2, 2, 2, 2, 2, 2, 2,
+    0, 0, 0, 2, 130, 130, 2, 2, 2, 130, 130, 130, 130, 130, 130, 130, 130, 130, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 130, 2, 2, 2,
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 130, 130, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 130, 130, 2, 2, 2, 2, 2, 2,
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 131, 3, 3, 131, 131, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3,
-    3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 131,
-    3, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3,
-    131, 3, 3, 131, 131, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 131, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3,
-    3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3,
-    131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 131, 3, 3, 3, 3, 131, 3, 3, 3, 131,
-    3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 131, 3, 3,
-    3, 3, 3, 3, 131, 3, 3, 131, 3, 131, 3, 3, 131, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 131, 3, 3, 3, 3, 131, 3, 3,
-    131, 3, 3, 131, 3, 3, 131, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3,
-    3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    131, 131, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 131, 131, 3, 3, 3, 3, 3, 3, 3, 131, 131, 131, 131,
-    131, 131, 131, 131, 131, 131, 131, 131, 131, 131, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 131, 3, 3, 131, 3,
-    3, 131, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131,
-    3, 3, 3, 3, 131, 3, 3, 3, 131, 131, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    131, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3,
-    3, 131, 3, 3, 131, 3, 3, 131, 3, 131, 3, 3, 131, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 131, 3, 3, 3, 3, 131, 3, 3,
-    131, 3, 3, 131, 3, 3, 131, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3,
-    3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 131, 131, 131, 131, 131, 131, 131, 131, 3, 131, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 131, 131, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3,
-    3, 131, 3, 3, 131, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 131, 3,
-    3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 131, 131,
-    3, 3, 3, 3, 3, 131, 3, 3, 131, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3,
-    3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 132, 132, 132,
-    132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 4, 132, 132,
-    132, 132, 132, 132, 132, 4, 4, 4, 4, 4, 4, 132, 132, 4, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132,
-    132, 132, 132, 132, 132, 132, 132, 4, 132, 4, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132,
-    132, 132, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 132, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
-    4, 4, 4, 4, 4, 4, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132,
-    132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 131, 3, 3, 131, 131, 3, 3, 3, 3,
+    131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3,
+    3, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 131, 3, 3, 131, 3, 3, 3, 3,
+    131, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 131, 131, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 131, 3, 131, 3, 3, 131, 3,
+    3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 131,
+    3, 3, 131, 3, 3, 131, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 131,
+    3, 3, 3, 3, 131, 3, 3, 3, 131, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 131,
+    3, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 131, 3, 3, 131, 3, 131, 3, 3, 131, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3,
+    131, 131, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3,
+    131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 131, 3, 3, 131, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 131, 131, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 131, 131, 3, 3,
+    3, 3, 3, 3, 3, 131, 131, 131, 131, 131, 131, 131, 131, 131, 131, 131, 131, 131, 131, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3,
+    131, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131,
+    3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 131, 131, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3,
+    3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 131, 3, 3, 131, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3,
+    131, 131, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3,
+    131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 131, 131, 131, 131, 131,
+    131, 131, 131, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 131, 131, 3, 3, 3,
+    3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 3, 131, 3, 3, 3, 3, 3, 3, 3, 3, 131, 3, 3, 3,
+    3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 131, 3, 3, 131, 3, 3, 3, 3, 131,
+    3, 3, 3, 3, 131, 3, 3, 131, 131, 3, 3, 3, 3, 3, 131, 3, 3, 131, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 3, 3, 3,
+    131, 3, 3, 3, 3, 131, 3, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3, 3, 131, 3, 3, 131, 3, 3, 131, 3, 3,
+    3, 3, 131, 3, 3, 3, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132,
+    132, 132, 132, 132, 132, 132, 4, 132, 132, 132, 132, 132, 132, 132, 4, 4, 4, 4, 4, 4, 132, 132, 4, 132, 132, 132, 132, 132, 132, 132, 132, 132,
+    132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 4, 132, 4, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132,
+    132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 132, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132,
+    132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 132, 5, 5,
     5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
     5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
-    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 133, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
-    5, 5, 5, 5, 5, 133, 5, 133, 5, 5, 5, 5, 5, 5, 5, 133, 133, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 133, 5,
-    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 133, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
-    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 133, 133, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
-    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6,
-    6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 134, 134, 6, 134, 134, 6, 6, 134, 6, 6, 6, 134, 134, 134, 6, 6, 6, 6, 6, 6,
-    6, 134, 134, 6, 6, 134, 134, 134, 134, 134, 7, 135, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
-    7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 135, 7, 7, 7, 7, 7, 7,
-    7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 9,
+    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 133, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 133, 5, 133, 5, 5, 5, 5, 5, 5, 5, 133, 133, 5, 5, 5, 5, 5, 5,
+    5, 5, 5, 5, 5, 5, 5, 133, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 133, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 133, 133, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6,
+    6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 134, 134, 6, 134, 134, 6, 6, 134, 6, 6, 6,
+    134, 134, 134, 6, 6, 6, 6, 6, 6, 6, 134, 134, 6, 6, 134, 134, 134, 134, 134, 7, 135, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+    7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+    7, 7, 135, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
     9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
     9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
     9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
     9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
     9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
     9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
-    9, 9, 9, 9, 9, 9, 137, 137, 137, 137, 137, 137, 9, 9, 9, 9, 137, 137, 137, 137, 137, 137, 137, 137, 137, 137, 137, 137, 9, 9, 9, 9,
+    9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 137,
+    137, 137, 137, 137, 137, 9, 9, 9, 9, 137, 137, 137, 137, 137, 137, 137, 137, 137, 137, 137, 137, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
+    9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
     9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
     9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
     9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
@@ -4638,43 +4812,44 @@ const uint8_t cutap_front_layer[4182] = {
     138, 138, 138, 138, 138, 138, 138, 138, 10, 10, 138, 10, 138, 10, 138, 10, 138, 138, 10, 10, 10, 138, 10, 10, 138, 10, 10, 138, 10, 10, 10, 138,
     10, 10, 138, 10, 10, 10, 138, 138, 138, 138, 10, 10, 10, 10, 10, 10, 10, 10, 138, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138,
     10, 138, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
-    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 10, 10, 10, 10, 138, 10, 10, 138, 138, 138, 10, 138, 10, 10, 10,
-    10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 10, 10, 138, 10, 138, 10, 138, 10, 138, 138, 10, 10, 10,
-    138, 10, 10, 138, 10, 10, 138, 10, 10, 10, 138, 10, 10, 138, 10, 10, 10, 138, 138, 138, 138, 10, 10, 10, 10, 10, 10, 10, 10, 138, 138, 10,
-    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 138, 138, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
-    10, 10, 138, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
-    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 138, 138, 10, 10, 138, 138, 138, 10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
-    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 138, 10, 10, 10, 10, 10, 10, 10, 10, 138, 138, 138, 138, 138, 138, 138, 138, 138, 10, 10, 138,
-    10, 138, 10, 10, 138, 10, 10, 138, 10, 10, 10, 138, 10, 10, 10, 138, 10, 138, 138, 10, 138, 10, 138, 138, 10, 10, 10, 138, 10, 10, 138, 10,
-    10, 138, 10, 10, 10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138,
-    10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 10, 138, 10, 10, 10, 138, 10, 10, 10,
-    10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 10, 10, 10, 10, 10, 10, 10, 138, 138, 138, 138, 138, 138, 138, 138, 10, 10, 10, 10, 10, 10,
-    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 10, 138, 10, 10, 10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
-    138, 10, 138, 10, 10, 10, 10, 10, 10, 10, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 10, 138, 138, 138, 138,
-    138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138,
-    10, 138, 10, 10, 10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 10, 10, 138, 138, 138, 138, 138, 138, 138, 10, 10, 10,
-    10, 138, 10, 138, 10, 138, 10, 10, 10, 10, 10, 138, 138, 138, 10, 10, 138, 138, 10, 138, 138, 138, 138, 138, 138, 138, 10, 10, 10, 10, 10, 10,
-    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 10, 138, 10, 10, 10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
-    138, 10, 138, 10, 138, 138, 138, 138, 138, 138, 11, 11, 11, 11, 11, 11, 139, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11,
-    11, 11, 140, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 141, 141,
+    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 10, 10, 10, 10, 138,
+    10, 10, 138, 138, 138, 10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 10, 10, 138,
+    10, 138, 10, 138, 10, 138, 138, 10, 10, 10, 138, 10, 10, 138, 10, 10, 138, 10, 10, 10, 138, 10, 10, 138, 10, 10, 10, 138, 138, 138, 138, 10,
+    10, 10, 10, 10, 10, 10, 10, 138, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 138, 10, 10, 10, 10, 138, 138, 10, 10,
+    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
+    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 138, 138, 10, 10, 138,
+    138, 138, 10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 138, 10, 10, 10, 10, 10, 10,
+    10, 10, 138, 138, 138, 138, 138, 138, 138, 138, 138, 10, 10, 138, 10, 138, 10, 10, 138, 10, 10, 138, 10, 10, 10, 138, 10, 10, 10, 138, 10, 138,
+    138, 10, 138, 10, 138, 138, 10, 10, 10, 138, 10, 10, 138, 10, 10, 138, 10, 10, 10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
+    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
+    10, 10, 138, 10, 138, 10, 138, 10, 10, 10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 10, 10, 10, 10, 10, 10, 10,
+    138, 138, 138, 138, 138, 138, 138, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 10, 138, 10,
+    10, 10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 10, 10, 10, 10, 10, 10, 10, 138, 138, 138, 138, 138, 138, 138, 138,
+    138, 138, 138, 138, 138, 138, 138, 138, 138, 10, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 138, 10, 10, 10, 10, 10, 10, 10,
+    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 10, 138, 10, 10, 10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138,
+    10, 138, 10, 10, 138, 138, 138, 138, 138, 138, 138, 10, 10, 10, 10, 138, 10, 138, 10, 138, 10, 10, 10, 10, 10, 138, 138, 138, 10, 10, 138, 138,
+    10, 138, 138, 138, 138, 138, 138, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 10, 138, 10,
+    10, 10, 138, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 138, 10, 138, 10, 138, 138, 138, 138, 138, 138, 11, 11, 11, 11, 11, 11, 139, 11,
+    11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 140, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,
+    12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 141, 141, 141, 141, 141,
     141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141,
     141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141,
-    141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141,
-    141, 141, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14,
-    14, 14, 14, 14, 14, 14, 14, 14, 142, 142, 14, 14, 14, 14, 14, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
-    14, 14, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 14, 14, 14, 14,
-    14, 14, 142, 142, 14, 142, 142, 142, 14, 14, 14, 142, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 142, 14, 14, 14,
-    14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 14, 14, 14,
-    14, 14, 14, 14, 142, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14,
-    14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 14, 14, 14, 14,
-    14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
-    14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
-    14, 14, 142, 14, 14, 142, 14, 142, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
-    14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
-    14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 14, 14, 14,
-    14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
+    141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 141, 14,
+    142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
+    14, 14, 14, 14, 14, 142, 142, 14, 14, 14, 14, 14, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
+    142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 142,
+    142, 14, 142, 142, 142, 14, 14, 14, 142, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 142, 14, 14, 14, 14, 14, 14,
+    14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14,
+    14, 142, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 14, 14, 14,
+    14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14,
+    14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
+    14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142,
+    14, 14, 142, 14, 142, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
+    14, 14, 14, 14, 14, 142, 14, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
+    14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 142, 14, 14, 14, 14, 14, 14, 14, 14,
+    14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
 };
 
 /* by layer: the driver's CUDA_ERROR_NOT_FOUND, each library layer's own */
 const uint32_t cutap_front_unavailable[15] = {500, 0, 303, 1, 1, 1001, 2, 7, 203, 1, 1, 11, 6, 0, 12};
-const uint32_t cutap_front_ids = 4182;
+const uint32_t cutap_front_ids = 4339;

@@ -475,6 +475,15 @@ CUTAP_SLOW unsigned int cutap_slow_cufftXtSetCallbackSharedSize(int plan, unsign
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)cbType, (uint64_t)sharedSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtSetCallbackSharedSize, cutap_w, thunk_cufftXtSetCallbackSharedSize);
 }
+static uint64_t thunk_cufftXtSetDistribution(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(int, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cufftXtSetDistribution(int plan, void *box_in, void *box_out)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)box_in, (uint64_t)(uintptr_t)box_out};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtSetDistribution, cutap_w, thunk_cufftXtSetDistribution);
+}
 static uint64_t thunk_cufftXtSetGPUs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2]);

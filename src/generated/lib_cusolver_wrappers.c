@@ -1402,6 +1402,42 @@ CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsytri_bufferSize(void *handle, uns
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsytri_bufferSize, cutap_w, thunk_cusolverDnDsytri_bufferSize);
 }
+static uint64_t thunk_cusolverDnGeqrf(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (long)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGeqrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeTau, (uint64_t)(uintptr_t)tau, (uint64_t)computeType, (uint64_t)(uintptr_t)pBuffer, (uint64_t)workspaceInBytes, (uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnGeqrf, cutap_w, thunk_cusolverDnGeqrf);
+}
+static uint64_t thunk_cusolverDnGeqrf_bufferSize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (long)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGeqrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeTau, (uint64_t)(uintptr_t)tau, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnGeqrf_bufferSize, cutap_w, thunk_cusolverDnGeqrf_bufferSize);
+}
+static uint64_t thunk_cusolverDnGesvd(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (signed char)a[2], (signed char)a[3], (long)a[4], (long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12], (long)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (long)a[16], (unsigned int)a[17], (void *)(uintptr_t)a[18], (unsigned long)a[19], (void *)(uintptr_t)a[20]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGesvd(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t cutap_w[21] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)jobu, (uint64_t)(int64_t)jobvt, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeS, (uint64_t)(uintptr_t)S, (uint64_t)dataTypeU, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)dataTypeVT, (uint64_t)(uintptr_t)VT, (uint64_t)(int64_t)ldvt, (uint64_t)computeType, (uint64_t)(uintptr_t)pBuffer, (uint64_t)workspaceInBytes, (uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnGesvd, cutap_w, thunk_cusolverDnGesvd);
+}
+static uint64_t thunk_cusolverDnGesvd_bufferSize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (signed char)a[2], (signed char)a[3], (long)a[4], (long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12], (long)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (long)a[16], (unsigned int)a[17], (void *)(uintptr_t)a[18]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGesvd_bufferSize(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)jobu, (uint64_t)(int64_t)jobvt, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeS, (uint64_t)(uintptr_t)S, (uint64_t)dataTypeU, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)dataTypeVT, (uint64_t)(uintptr_t)VT, (uint64_t)(int64_t)ldvt, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnGesvd_bufferSize, cutap_w, thunk_cusolverDnGesvd_bufferSize);
+}
 static uint64_t thunk_cusolverDnGetDeterministicMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
@@ -1437,6 +1473,33 @@ CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetStream(void *handle, void *strea
 {
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnGetStream, cutap_w, thunk_cusolverDnGetStream);
+}
+static uint64_t thunk_cusolverDnGetrf(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (long)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10], (void *)(uintptr_t)a[11]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)computeType, (uint64_t)(uintptr_t)pBuffer, (uint64_t)workspaceInBytes, (uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnGetrf, cutap_w, thunk_cusolverDnGetrf);
+}
+static uint64_t thunk_cusolverDnGetrf_bufferSize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (long)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnGetrf_bufferSize, cutap_w, thunk_cusolverDnGetrf_bufferSize);
+}
+static uint64_t thunk_cusolverDnGetrs(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (long)a[11], (void *)(uintptr_t)a[12]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetrs(void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)dataTypeB, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnGetrs, cutap_w, thunk_cusolverDnGetrs);
 }
 static uint64_t thunk_cusolverDnIRSInfosCreate(void *fn, uint64_t *a)
 {
@@ -1653,6 +1716,33 @@ CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSXgesv_bufferSize(void *handle, v
 {
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSXgesv_bufferSize, cutap_w, thunk_cusolverDnIRSXgesv_bufferSize);
+}
+static uint64_t thunk_cusolverDnPotrf(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnPotrf(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)computeType, (uint64_t)(uintptr_t)pBuffer, (uint64_t)workspaceInBytes, (uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnPotrf, cutap_w, thunk_cusolverDnPotrf);
+}
+static uint64_t thunk_cusolverDnPotrf_bufferSize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnPotrf_bufferSize(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnPotrf_bufferSize, cutap_w, thunk_cusolverDnPotrf_bufferSize);
+}
+static uint64_t thunk_cusolverDnPotrs(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (long)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnPotrs(void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeB, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnPotrs, cutap_w, thunk_cusolverDnPotrs);
 }
 static uint64_t thunk_cusolverDnSBgels(void *fn, uint64_t *a)
 {
@@ -2337,6 +2427,42 @@ CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsytri_bufferSize(void *handle, uns
 {
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsytri_bufferSize, cutap_w, thunk_cusolverDnSsytri_bufferSize);
+}
+static uint64_t thunk_cusolverDnSyevd(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (long)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12], (void *)(uintptr_t)a[13]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSyevd(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)pBuffer, (uint64_t)workspaceInBytes, (uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSyevd, cutap_w, thunk_cusolverDnSyevd);
+}
+static uint64_t thunk_cusolverDnSyevd_bufferSize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (long)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSyevd_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSyevd_bufferSize, cutap_w, thunk_cusolverDnSyevd_bufferSize);
+}
+static uint64_t thunk_cusolverDnSyevdx(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long)a[12], (void *)(uintptr_t)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (unsigned int)a[16], (void *)(uintptr_t)a[17], (unsigned long)a[18], (void *)(uintptr_t)a[19]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSyevdx(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)vl, (uint64_t)(uintptr_t)vu, (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig64, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)pBuffer, (uint64_t)workspaceInBytes, (uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSyevdx, cutap_w, thunk_cusolverDnSyevdx);
+}
+static uint64_t thunk_cusolverDnSyevdx_bufferSize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long)a[12], (void *)(uintptr_t)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (unsigned int)a[16], (void *)(uintptr_t)a[17]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSyevdx_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)vl, (uint64_t)(uintptr_t)vu, (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)h_meig, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSyevdx_bufferSize, cutap_w, thunk_cusolverDnSyevdx_bufferSize);
 }
 static uint64_t thunk_cusolverDnXgeev(void *fn, uint64_t *a)
 {

@@ -43,6 +43,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseBsrSetStridedBatch(void *spMatDescr, 
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)offsetsBatchStride, (uint64_t)(int64_t)columnsBatchStride, (uint64_t)(int64_t)ValuesBatchStride};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseBsrSetStridedBatch, cutap_w, thunk_cusparseBsrSetStridedBatch);
 }
+static uint64_t thunk_cusparseCaxpyi(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCaxpyi, cutap_w, thunk_cusparseCaxpyi);
+}
 static uint64_t thunk_cusparseCbsr2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
@@ -196,6 +205,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrxmv(void *handle, unsigned int di
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)sizeOfMask, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedMaskPtrA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedEndPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrxmv, cutap_w, thunk_cusparseCbsrxmv);
 }
+static uint64_t thunk_cusparseCcsc2dense(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsc2dense, cutap_w, thunk_cusparseCcsc2dense);
+}
 static uint64_t thunk_cusparseCcsr2bsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
@@ -222,6 +240,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCcsr2csru(void *handle, int m, int n,
 {
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsr2csru, cutap_w, thunk_cusparseCcsr2csru);
+}
+static uint64_t thunk_cusparseCcsr2dense(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsr2dense, cutap_w, thunk_cusparseCcsr2dense);
 }
 static uint64_t thunk_cusparseCcsr2gebsr(void *fn, uint64_t *a)
 {
@@ -267,6 +294,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrgeam2_bufferSizeExt(void *handle,
 {
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt, cutap_w, thunk_cusparseCcsrgeam2_bufferSizeExt);
+}
+static uint64_t thunk_cusparseCcsrgemm2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (int)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19], (void *)(uintptr_t)a[20], (void *)(uintptr_t)a[21], (void *)(uintptr_t)a[22], (void *)(uintptr_t)a[23], (void *)(uintptr_t)a[24], (void *)(uintptr_t)a[25], (void *)(uintptr_t)a[26]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    uint64_t cutap_w[27] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedValD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrgemm2, cutap_w, thunk_cusparseCcsrgemm2);
+}
+static uint64_t thunk_cusparseCcsrgemm2_bufferSizeExt(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt, cutap_w, thunk_cusparseCcsrgemm2_bufferSizeExt);
 }
 static uint64_t thunk_cusparseCcsric02(void *fn, uint64_t *a)
 {
@@ -331,6 +376,60 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrilu02_numericBoost(void *handle, 
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrilu02_numericBoost, cutap_w, thunk_cusparseCcsrilu02_numericBoost);
 }
+static uint64_t thunk_cusparseCcsrsm2_analysis(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrsm2_analysis, cutap_w, thunk_cusparseCcsrsm2_analysis);
+}
+static uint64_t thunk_cusparseCcsrsm2_bufferSizeExt(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBufferSize};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrsm2_bufferSizeExt, cutap_w, thunk_cusparseCcsrsm2_bufferSizeExt);
+}
+static uint64_t thunk_cusparseCcsrsm2_solve(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrsm2_solve, cutap_w, thunk_cusparseCcsrsm2_solve);
+}
+static uint64_t thunk_cusparseCcsrsv2_analysis(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrsv2_analysis, cutap_w, thunk_cusparseCcsrsv2_analysis);
+}
+static uint64_t thunk_cusparseCcsrsv2_bufferSize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrsv2_bufferSize, cutap_w, thunk_cusparseCcsrsv2_bufferSize);
+}
+static uint64_t thunk_cusparseCcsrsv2_solve(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)x, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrsv2_solve, cutap_w, thunk_cusparseCcsrsv2_solve);
+}
 static uint64_t thunk_cusparseCcsru2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
@@ -348,6 +447,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCcsru2csr_bufferSizeExt(void *handle,
 {
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsru2csr_bufferSizeExt, cutap_w, thunk_cusparseCcsru2csr_bufferSizeExt);
+}
+static uint64_t thunk_cusparseCdense2csc(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerCol, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCdense2csc, cutap_w, thunk_cusparseCdense2csc);
+}
+static uint64_t thunk_cusparseCdense2csr(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCdense2csr, cutap_w, thunk_cusparseCdense2csr);
 }
 static uint64_t thunk_cusparseCgebsr2csr(void *fn, uint64_t *a)
 {
@@ -394,6 +511,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCgebsr2gebsr_bufferSize(void *handle,
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgebsr2gebsr_bufferSize, cutap_w, thunk_cusparseCgebsr2gebsr_bufferSize);
 }
+static uint64_t thunk_cusparseCgemmi(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)cscValB, (uint64_t)(uintptr_t)cscColPtrB, (uint64_t)(uintptr_t)cscRowIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgemmi, cutap_w, thunk_cusparseCgemmi);
+}
 static uint64_t thunk_cusparseCgemvi(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13]);
@@ -429,6 +555,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCgpsvInterleavedBatch_bufferSizeExt(v
 {
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt, cutap_w, thunk_cusparseCgpsvInterleavedBatch_bufferSizeExt);
+}
+static uint64_t thunk_cusparseCgthr(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgthr, cutap_w, thunk_cusparseCgthr);
+}
+static uint64_t thunk_cusparseCgthrz(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgthrz, cutap_w, thunk_cusparseCgthrz);
 }
 static uint64_t thunk_cusparseCgtsv2(void *fn, uint64_t *a)
 {
@@ -619,6 +763,33 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseConstSpVecGetValues(void *spVecDescr,
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)spVecDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstSpVecGetValues, cutap_w, thunk_cusparseConstSpVecGetValues);
 }
+static uint64_t thunk_cusparseConstrainedGeMM(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstrainedGeMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *externalBuffer)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)(uintptr_t)externalBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstrainedGeMM, cutap_w, thunk_cusparseConstrainedGeMM);
+}
+static uint64_t thunk_cusparseConstrainedGeMM_bufferSize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstrainedGeMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *bufferSize)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferSize};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstrainedGeMM_bufferSize, cutap_w, thunk_cusparseConstrainedGeMM_bufferSize);
+}
+static uint64_t thunk_cusparseCooAoSGet(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCooAoSGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cooInd, void *cooValues, void *idxType, void *idxBase, void *valueType)
+{
+    uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)nnz, (uint64_t)(uintptr_t)cooInd, (uint64_t)(uintptr_t)cooValues, (uint64_t)(uintptr_t)idxType, (uint64_t)(uintptr_t)idxBase, (uint64_t)(uintptr_t)valueType};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCooAoSGet, cutap_w, thunk_cusparseCooAoSGet);
+}
 static uint64_t thunk_cusparseCooGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
@@ -808,6 +979,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCoo(void *spMatDescr, long rows
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)cooRowInd, (uint64_t)(uintptr_t)cooColInd, (uint64_t)(uintptr_t)cooValues, (uint64_t)cooIdxType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateCoo, cutap_w, thunk_cusparseCreateCoo);
 }
+static uint64_t thunk_cusparseCreateCooAoS(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (unsigned int)a[7], (unsigned int)a[8]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCooAoS(void *spMatDescr, long rows, long cols, long nnz, void *cooInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
+{
+    uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)cooInd, (uint64_t)(uintptr_t)cooValues, (uint64_t)cooIdxType, (uint64_t)idxBase, (uint64_t)valueType};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateCooAoS, cutap_w, thunk_cusparseCreateCooAoS);
+}
 static uint64_t thunk_cusparseCreateCsc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (unsigned int)a[9], (unsigned int)a[10]);
@@ -826,6 +1006,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsr(void *spMatDescr, long rows
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrRowOffsets, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)csrValues, (uint64_t)csrRowOffsetsType, (uint64_t)csrColIndType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateCsr, cutap_w, thunk_cusparseCreateCsr);
 }
+static uint64_t thunk_cusparseCreateCsrgemm2Info(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsrgemm2Info(void *info)
+{
+    uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateCsrgemm2Info, cutap_w, thunk_cusparseCreateCsrgemm2Info);
+}
 static uint64_t thunk_cusparseCreateCsric02Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
@@ -843,6 +1032,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsrilu02Info(void *info)
 {
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateCsrilu02Info, cutap_w, thunk_cusparseCreateCsrilu02Info);
+}
+static uint64_t thunk_cusparseCreateCsrsm2Info(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsrsm2Info(void *info)
+{
+    uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateCsrsm2Info, cutap_w, thunk_cusparseCreateCsrsm2Info);
+}
+static uint64_t thunk_cusparseCreateCsrsv2Info(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsrsv2Info(void *info)
+{
+    uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateCsrsv2Info, cutap_w, thunk_cusparseCreateCsrsv2Info);
 }
 static uint64_t thunk_cusparseCreateCsru2csrInfo(void *fn, uint64_t *a)
 {
@@ -934,6 +1141,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCscSetPointers(void *spMatDescr, void
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)cscColOffsets, (uint64_t)(uintptr_t)cscRowInd, (uint64_t)(uintptr_t)cscValues};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCscSetPointers, cutap_w, thunk_cusparseCscSetPointers);
 }
+static uint64_t thunk_cusparseCsctr(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCsctr, cutap_w, thunk_cusparseCsctr);
+}
 static uint64_t thunk_cusparseCsr2cscEx2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (unsigned int)a[11], (unsigned int)a[12], (unsigned int)a[13], (void *)(uintptr_t)a[14]);
@@ -978,6 +1194,33 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseCsrSetStridedBatch(void *spMatDescr, 
 {
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)offsetsBatchStride, (uint64_t)(int64_t)columnsValuesBatchStride};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCsrSetStridedBatch, cutap_w, thunk_cusparseCsrSetStridedBatch);
+}
+static uint64_t thunk_cusparseCsrmvEx(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (unsigned int)a[16], (void *)(uintptr_t)a[17], (unsigned int)a[18], (unsigned int)a[19], (void *)(uintptr_t)a[20]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCsrmvEx(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *buffer)
+{
+    uint64_t cutap_w[21] = {(uint64_t)(uintptr_t)handle, (uint64_t)alg, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)alphatype, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)csrValAtype, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)x, (uint64_t)xtype, (uint64_t)(uintptr_t)beta, (uint64_t)betatype, (uint64_t)(uintptr_t)y, (uint64_t)ytype, (uint64_t)executiontype, (uint64_t)(uintptr_t)buffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCsrmvEx, cutap_w, thunk_cusparseCsrmvEx);
+}
+static uint64_t thunk_cusparseCsrmvEx_bufferSize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (unsigned int)a[16], (void *)(uintptr_t)a[17], (unsigned int)a[18], (unsigned int)a[19], (void *)(uintptr_t)a[20]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseCsrmvEx_bufferSize(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *bufferSizeInBytes)
+{
+    uint64_t cutap_w[21] = {(uint64_t)(uintptr_t)handle, (uint64_t)alg, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)alphatype, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)csrValAtype, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)x, (uint64_t)xtype, (uint64_t)(uintptr_t)beta, (uint64_t)betatype, (uint64_t)(uintptr_t)y, (uint64_t)ytype, (uint64_t)executiontype, (uint64_t)(uintptr_t)bufferSizeInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCsrmvEx_bufferSize, cutap_w, thunk_cusparseCsrmvEx_bufferSize);
+}
+static uint64_t thunk_cusparseDaxpyi(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDaxpyi, cutap_w, thunk_cusparseDaxpyi);
 }
 static uint64_t thunk_cusparseDbsr2csr(void *fn, uint64_t *a)
 {
@@ -1132,6 +1375,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrxmv(void *handle, unsigned int di
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)sizeOfMask, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedMaskPtrA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedEndPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrxmv, cutap_w, thunk_cusparseDbsrxmv);
 }
+static uint64_t thunk_cusparseDcsc2dense(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsc2dense, cutap_w, thunk_cusparseDcsc2dense);
+}
 static uint64_t thunk_cusparseDcsr2bsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
@@ -1158,6 +1410,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDcsr2csru(void *handle, int m, int n,
 {
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsr2csru, cutap_w, thunk_cusparseDcsr2csru);
+}
+static uint64_t thunk_cusparseDcsr2dense(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsr2dense, cutap_w, thunk_cusparseDcsr2dense);
 }
 static uint64_t thunk_cusparseDcsr2gebsr(void *fn, uint64_t *a)
 {
@@ -1203,6 +1464,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrgeam2_bufferSizeExt(void *handle,
 {
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt, cutap_w, thunk_cusparseDcsrgeam2_bufferSizeExt);
+}
+static uint64_t thunk_cusparseDcsrgemm2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (int)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19], (void *)(uintptr_t)a[20], (void *)(uintptr_t)a[21], (void *)(uintptr_t)a[22], (void *)(uintptr_t)a[23], (void *)(uintptr_t)a[24], (void *)(uintptr_t)a[25], (void *)(uintptr_t)a[26]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    uint64_t cutap_w[27] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedValD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrgemm2, cutap_w, thunk_cusparseDcsrgemm2);
+}
+static uint64_t thunk_cusparseDcsrgemm2_bufferSizeExt(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt, cutap_w, thunk_cusparseDcsrgemm2_bufferSizeExt);
 }
 static uint64_t thunk_cusparseDcsric02(void *fn, uint64_t *a)
 {
@@ -1267,6 +1546,60 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrilu02_numericBoost(void *handle, 
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrilu02_numericBoost, cutap_w, thunk_cusparseDcsrilu02_numericBoost);
 }
+static uint64_t thunk_cusparseDcsrsm2_analysis(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrsm2_analysis, cutap_w, thunk_cusparseDcsrsm2_analysis);
+}
+static uint64_t thunk_cusparseDcsrsm2_bufferSizeExt(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBufferSize};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrsm2_bufferSizeExt, cutap_w, thunk_cusparseDcsrsm2_bufferSizeExt);
+}
+static uint64_t thunk_cusparseDcsrsm2_solve(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrsm2_solve, cutap_w, thunk_cusparseDcsrsm2_solve);
+}
+static uint64_t thunk_cusparseDcsrsv2_analysis(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrsv2_analysis, cutap_w, thunk_cusparseDcsrsv2_analysis);
+}
+static uint64_t thunk_cusparseDcsrsv2_bufferSize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrsv2_bufferSize, cutap_w, thunk_cusparseDcsrsv2_bufferSize);
+}
+static uint64_t thunk_cusparseDcsrsv2_solve(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)x, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrsv2_solve, cutap_w, thunk_cusparseDcsrsv2_solve);
+}
 static uint64_t thunk_cusparseDcsru2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
@@ -1284,6 +1617,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDcsru2csr_bufferSizeExt(void *handle,
 {
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsru2csr_bufferSizeExt, cutap_w, thunk_cusparseDcsru2csr_bufferSizeExt);
+}
+static uint64_t thunk_cusparseDdense2csc(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerCol, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDdense2csc, cutap_w, thunk_cusparseDdense2csc);
+}
+static uint64_t thunk_cusparseDdense2csr(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDdense2csr, cutap_w, thunk_cusparseDdense2csr);
 }
 static uint64_t thunk_cusparseDenseToSparse_analysis(void *fn, uint64_t *a)
 {
@@ -1366,6 +1717,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyColorInfo(void *info)
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyColorInfo, cutap_w, thunk_cusparseDestroyColorInfo);
 }
+static uint64_t thunk_cusparseDestroyCsrgemm2Info(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyCsrgemm2Info(void *info)
+{
+    uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyCsrgemm2Info, cutap_w, thunk_cusparseDestroyCsrgemm2Info);
+}
 static uint64_t thunk_cusparseDestroyCsric02Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
@@ -1383,6 +1743,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyCsrilu02Info(void *info)
 {
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyCsrilu02Info, cutap_w, thunk_cusparseDestroyCsrilu02Info);
+}
+static uint64_t thunk_cusparseDestroyCsrsm2Info(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyCsrsm2Info(void *info)
+{
+    uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyCsrsm2Info, cutap_w, thunk_cusparseDestroyCsrsm2Info);
+}
+static uint64_t thunk_cusparseDestroyCsrsv2Info(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyCsrsv2Info(void *info)
+{
+    uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyCsrsv2Info, cutap_w, thunk_cusparseDestroyCsrsv2Info);
 }
 static uint64_t thunk_cusparseDestroyCsru2csrInfo(void *fn, uint64_t *a)
 {
@@ -1492,6 +1870,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDgebsr2gebsr_bufferSize(void *handle,
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgebsr2gebsr_bufferSize, cutap_w, thunk_cusparseDgebsr2gebsr_bufferSize);
 }
+static uint64_t thunk_cusparseDgemmi(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)cscValB, (uint64_t)(uintptr_t)cscColPtrB, (uint64_t)(uintptr_t)cscRowIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgemmi, cutap_w, thunk_cusparseDgemmi);
+}
 static uint64_t thunk_cusparseDgemvi(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13]);
@@ -1527,6 +1914,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDgpsvInterleavedBatch_bufferSizeExt(v
 {
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt, cutap_w, thunk_cusparseDgpsvInterleavedBatch_bufferSizeExt);
+}
+static uint64_t thunk_cusparseDgthr(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgthr, cutap_w, thunk_cusparseDgthr);
+}
+static uint64_t thunk_cusparseDgthrz(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgthrz, cutap_w, thunk_cusparseDgthrz);
 }
 static uint64_t thunk_cusparseDgtsv2(void *fn, uint64_t *a)
 {
@@ -1798,6 +2203,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneDense2csr_bufferSizeExt(void *h
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDpruneDense2csr_bufferSizeExt, cutap_w, thunk_cusparseDpruneDense2csr_bufferSizeExt);
 }
+static uint64_t thunk_cusparseDroti(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
+{
+    uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDroti, cutap_w, thunk_cusparseDroti);
+}
+static uint64_t thunk_cusparseDsctr(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseDsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDsctr, cutap_w, thunk_cusparseDsctr);
+}
 static uint64_t thunk_cusparseGather(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
@@ -1988,6 +2411,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseSDDMM_preprocess(void *handle, unsign
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSDDMM_preprocess, cutap_w, thunk_cusparseSDDMM_preprocess);
 }
+static uint64_t thunk_cusparseSaxpyi(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseSaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSaxpyi, cutap_w, thunk_cusparseSaxpyi);
+}
 static uint64_t thunk_cusparseSbsr2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
@@ -2150,6 +2582,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseScatter(void *handle, void *vecX, voi
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)vecX, (uint64_t)(uintptr_t)vecY};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScatter, cutap_w, thunk_cusparseScatter);
 }
+static uint64_t thunk_cusparseScsc2dense(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsc2dense, cutap_w, thunk_cusparseScsc2dense);
+}
 static uint64_t thunk_cusparseScsr2bsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
@@ -2176,6 +2617,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseScsr2csru(void *handle, int m, int n,
 {
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsr2csru, cutap_w, thunk_cusparseScsr2csru);
+}
+static uint64_t thunk_cusparseScsr2dense(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsr2dense, cutap_w, thunk_cusparseScsr2dense);
 }
 static uint64_t thunk_cusparseScsr2gebsr(void *fn, uint64_t *a)
 {
@@ -2221,6 +2671,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseScsrgeam2_bufferSizeExt(void *handle,
 {
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrgeam2_bufferSizeExt, cutap_w, thunk_cusparseScsrgeam2_bufferSizeExt);
+}
+static uint64_t thunk_cusparseScsrgemm2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (int)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19], (void *)(uintptr_t)a[20], (void *)(uintptr_t)a[21], (void *)(uintptr_t)a[22], (void *)(uintptr_t)a[23], (void *)(uintptr_t)a[24], (void *)(uintptr_t)a[25], (void *)(uintptr_t)a[26]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    uint64_t cutap_w[27] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedValD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrgemm2, cutap_w, thunk_cusparseScsrgemm2);
+}
+static uint64_t thunk_cusparseScsrgemm2_bufferSizeExt(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrgemm2_bufferSizeExt, cutap_w, thunk_cusparseScsrgemm2_bufferSizeExt);
 }
 static uint64_t thunk_cusparseScsric02(void *fn, uint64_t *a)
 {
@@ -2285,6 +2753,60 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseScsrilu02_numericBoost(void *handle, 
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrilu02_numericBoost, cutap_w, thunk_cusparseScsrilu02_numericBoost);
 }
+static uint64_t thunk_cusparseScsrsm2_analysis(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrsm2_analysis, cutap_w, thunk_cusparseScsrsm2_analysis);
+}
+static uint64_t thunk_cusparseScsrsm2_bufferSizeExt(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBufferSize};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrsm2_bufferSizeExt, cutap_w, thunk_cusparseScsrsm2_bufferSizeExt);
+}
+static uint64_t thunk_cusparseScsrsm2_solve(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrsm2_solve, cutap_w, thunk_cusparseScsrsm2_solve);
+}
+static uint64_t thunk_cusparseScsrsv2_analysis(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrsv2_analysis, cutap_w, thunk_cusparseScsrsv2_analysis);
+}
+static uint64_t thunk_cusparseScsrsv2_bufferSize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrsv2_bufferSize, cutap_w, thunk_cusparseScsrsv2_bufferSize);
+}
+static uint64_t thunk_cusparseScsrsv2_solve(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)x, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrsv2_solve, cutap_w, thunk_cusparseScsrsv2_solve);
+}
 static uint64_t thunk_cusparseScsru2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
@@ -2302,6 +2824,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseScsru2csr_bufferSizeExt(void *handle,
 {
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsru2csr_bufferSizeExt, cutap_w, thunk_cusparseScsru2csr_bufferSizeExt);
+}
+static uint64_t thunk_cusparseSdense2csc(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseSdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerCol, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSdense2csc, cutap_w, thunk_cusparseSdense2csc);
+}
+static uint64_t thunk_cusparseSdense2csr(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseSdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSdense2csr, cutap_w, thunk_cusparseSdense2csr);
 }
 static uint64_t thunk_cusparseSetMatDiagType(void *fn, uint64_t *a)
 {
@@ -2402,6 +2942,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseSgebsr2gebsr_bufferSize(void *handle,
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgebsr2gebsr_bufferSize, cutap_w, thunk_cusparseSgebsr2gebsr_bufferSize);
 }
+static uint64_t thunk_cusparseSgemmi(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)cscValB, (uint64_t)(uintptr_t)cscColPtrB, (uint64_t)(uintptr_t)cscRowIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgemmi, cutap_w, thunk_cusparseSgemmi);
+}
 static uint64_t thunk_cusparseSgemvi(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13]);
@@ -2437,6 +2986,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseSgpsvInterleavedBatch_bufferSizeExt(v
 {
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt, cutap_w, thunk_cusparseSgpsvInterleavedBatch_bufferSizeExt);
+}
+static uint64_t thunk_cusparseSgthr(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgthr, cutap_w, thunk_cusparseSgthr);
+}
+static uint64_t thunk_cusparseSgthrz(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgthrz, cutap_w, thunk_cusparseSgthrz);
 }
 static uint64_t thunk_cusparseSgtsv2(void *fn, uint64_t *a)
 {
@@ -2771,6 +3338,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatSetAttribute(void *spMatDescr, u
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)attribute, (uint64_t)(uintptr_t)data, (uint64_t)dataSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMatSetAttribute, cutap_w, thunk_cusparseSpMatSetAttribute);
 }
+static uint64_t thunk_cusparseSpMatSetStridedBatch(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatSetStridedBatch(void *spMatDescr, int batchCount)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)batchCount};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMatSetStridedBatch, cutap_w, thunk_cusparseSpMatSetStridedBatch);
+}
 static uint64_t thunk_cusparseSpMatSetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
@@ -3068,6 +3644,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneDense2csr_bufferSizeExt(void *h
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpruneDense2csr_bufferSizeExt, cutap_w, thunk_cusparseSpruneDense2csr_bufferSizeExt);
 }
+static uint64_t thunk_cusparseSroti(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseSroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
+{
+    uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSroti, cutap_w, thunk_cusparseSroti);
+}
+static uint64_t thunk_cusparseSsctr(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseSsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSsctr, cutap_w, thunk_cusparseSsctr);
+}
 static uint64_t thunk_cusparseXbsric02_zeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
@@ -3194,6 +3788,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrgeam2Nnz(void *handle, int m, int
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)workspace};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsrgeam2Nnz, cutap_w, thunk_cusparseXcsrgeam2Nnz);
 }
+static uint64_t thunk_cusparseXcsrgemm2Nnz(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19], (void *)(uintptr_t)a[20]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrgemm2Nnz(void *handle, int m, int n, int k, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+{
+    uint64_t cutap_w[21] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsrgemm2Nnz, cutap_w, thunk_cusparseXcsrgemm2Nnz);
+}
 static uint64_t thunk_cusparseXcsric02_zeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
@@ -3211,6 +3814,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrilu02_zeroPivot(void *handle, voi
 {
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsrilu02_zeroPivot, cutap_w, thunk_cusparseXcsrilu02_zeroPivot);
+}
+static uint64_t thunk_cusparseXcsrsm2_zeroPivot(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrsm2_zeroPivot(void *handle, void *info, void *position)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsrsm2_zeroPivot, cutap_w, thunk_cusparseXcsrsm2_zeroPivot);
 }
 static uint64_t thunk_cusparseXcsrsort(void *fn, uint64_t *a)
 {
@@ -3230,6 +3842,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrsort_bufferSizeExt(void *handle, 
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsrsort_bufferSizeExt, cutap_w, thunk_cusparseXcsrsort_bufferSizeExt);
 }
+static uint64_t thunk_cusparseXcsrsv2_zeroPivot(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrsv2_zeroPivot(void *handle, void *info, void *position)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsrsv2_zeroPivot, cutap_w, thunk_cusparseXcsrsv2_zeroPivot);
+}
 static uint64_t thunk_cusparseXgebsr2gebsrNnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, int, int, void *, void *, int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15]);
@@ -3238,6 +3859,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseXgebsr2gebsrNnz(void *handle, unsigne
 {
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXgebsr2gebsrNnz, cutap_w, thunk_cusparseXgebsr2gebsrNnz);
+}
+static uint64_t thunk_cusparseZaxpyi(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZaxpyi, cutap_w, thunk_cusparseZaxpyi);
 }
 static uint64_t thunk_cusparseZbsr2csr(void *fn, uint64_t *a)
 {
@@ -3392,6 +4022,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrxmv(void *handle, unsigned int di
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)sizeOfMask, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedMaskPtrA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedEndPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrxmv, cutap_w, thunk_cusparseZbsrxmv);
 }
+static uint64_t thunk_cusparseZcsc2dense(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsc2dense, cutap_w, thunk_cusparseZcsc2dense);
+}
 static uint64_t thunk_cusparseZcsr2bsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
@@ -3418,6 +4057,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseZcsr2csru(void *handle, int m, int n,
 {
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsr2csru, cutap_w, thunk_cusparseZcsr2csru);
+}
+static uint64_t thunk_cusparseZcsr2dense(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsr2dense, cutap_w, thunk_cusparseZcsr2dense);
 }
 static uint64_t thunk_cusparseZcsr2gebsr(void *fn, uint64_t *a)
 {
@@ -3463,6 +4111,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrgeam2_bufferSizeExt(void *handle,
 {
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt, cutap_w, thunk_cusparseZcsrgeam2_bufferSizeExt);
+}
+static uint64_t thunk_cusparseZcsrgemm2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (int)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19], (void *)(uintptr_t)a[20], (void *)(uintptr_t)a[21], (void *)(uintptr_t)a[22], (void *)(uintptr_t)a[23], (void *)(uintptr_t)a[24], (void *)(uintptr_t)a[25], (void *)(uintptr_t)a[26]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    uint64_t cutap_w[27] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedValD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrgemm2, cutap_w, thunk_cusparseZcsrgemm2);
+}
+static uint64_t thunk_cusparseZcsrgemm2_bufferSizeExt(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt, cutap_w, thunk_cusparseZcsrgemm2_bufferSizeExt);
 }
 static uint64_t thunk_cusparseZcsric02(void *fn, uint64_t *a)
 {
@@ -3527,6 +4193,60 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrilu02_numericBoost(void *handle, 
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrilu02_numericBoost, cutap_w, thunk_cusparseZcsrilu02_numericBoost);
 }
+static uint64_t thunk_cusparseZcsrsm2_analysis(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrsm2_analysis, cutap_w, thunk_cusparseZcsrsm2_analysis);
+}
+static uint64_t thunk_cusparseZcsrsm2_bufferSizeExt(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBufferSize};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrsm2_bufferSizeExt, cutap_w, thunk_cusparseZcsrsm2_bufferSizeExt);
+}
+static uint64_t thunk_cusparseZcsrsm2_solve(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrsm2_solve, cutap_w, thunk_cusparseZcsrsm2_solve);
+}
+static uint64_t thunk_cusparseZcsrsv2_analysis(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrsv2_analysis, cutap_w, thunk_cusparseZcsrsv2_analysis);
+}
+static uint64_t thunk_cusparseZcsrsv2_bufferSize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrsv2_bufferSize, cutap_w, thunk_cusparseZcsrsv2_bufferSize);
+}
+static uint64_t thunk_cusparseZcsrsv2_solve(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)x, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrsv2_solve, cutap_w, thunk_cusparseZcsrsv2_solve);
+}
 static uint64_t thunk_cusparseZcsru2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
@@ -3544,6 +4264,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseZcsru2csr_bufferSizeExt(void *handle,
 {
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsru2csr_bufferSizeExt, cutap_w, thunk_cusparseZcsru2csr_bufferSizeExt);
+}
+static uint64_t thunk_cusparseZdense2csc(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerCol, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZdense2csc, cutap_w, thunk_cusparseZdense2csc);
+}
+static uint64_t thunk_cusparseZdense2csr(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZdense2csr, cutap_w, thunk_cusparseZdense2csr);
 }
 static uint64_t thunk_cusparseZgebsr2csr(void *fn, uint64_t *a)
 {
@@ -3590,6 +4328,15 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseZgebsr2gebsr_bufferSize(void *handle,
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgebsr2gebsr_bufferSize, cutap_w, thunk_cusparseZgebsr2gebsr_bufferSize);
 }
+static uint64_t thunk_cusparseZgemmi(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)cscValB, (uint64_t)(uintptr_t)cscColPtrB, (uint64_t)(uintptr_t)cscRowIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgemmi, cutap_w, thunk_cusparseZgemmi);
+}
 static uint64_t thunk_cusparseZgemvi(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13]);
@@ -3625,6 +4372,24 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseZgpsvInterleavedBatch_bufferSizeExt(v
 {
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt, cutap_w, thunk_cusparseZgpsvInterleavedBatch_bufferSizeExt);
+}
+static uint64_t thunk_cusparseZgthr(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgthr, cutap_w, thunk_cusparseZgthr);
+}
+static uint64_t thunk_cusparseZgthrz(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgthrz, cutap_w, thunk_cusparseZgthrz);
 }
 static uint64_t thunk_cusparseZgtsv2(void *fn, uint64_t *a)
 {
@@ -3715,4 +4480,13 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseZnnz_compress(void *handle, int m, vo
 {
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)descr, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)nnzC, (uint64_t)(uintptr_t)&tol};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZnnz_compress, cutap_w, thunk_cusparseZnnz_compress);
+}
+static uint64_t thunk_cusparseZsctr(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cusparseZsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZsctr, cutap_w, thunk_cusparseZsctr);
 }

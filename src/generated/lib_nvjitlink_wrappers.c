@@ -7,6 +7,15 @@
 
 
 
+static uint64_t thunk___nvJitLinkAddData_12_4(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
+}
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkAddData_12_4(void *handle, unsigned int inputType, void *data, unsigned long size, void *name)
+{
+    uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)inputType, (uint64_t)(uintptr_t)data, (uint64_t)size, (uint64_t)(uintptr_t)name};
+    return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkAddData_12_4, cutap_w, thunk___nvJitLinkAddData_12_4);
+}
 static uint64_t thunk___nvJitLinkAddData_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
@@ -15,6 +24,15 @@ CUTAP_SLOW unsigned int cutap_slow___nvJitLinkAddData_13_0(void *handle, unsigne
 {
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)inputType, (uint64_t)(uintptr_t)data, (uint64_t)size, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkAddData_13_0, cutap_w, thunk___nvJitLinkAddData_13_0);
+}
+static uint64_t thunk___nvJitLinkAddFile_12_4(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkAddFile_12_4(void *handle, unsigned int inputType, void *fileName)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)inputType, (uint64_t)(uintptr_t)fileName};
+    return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkAddFile_12_4, cutap_w, thunk___nvJitLinkAddFile_12_4);
 }
 static uint64_t thunk___nvJitLinkAddFile_13_0(void *fn, uint64_t *a)
 {
@@ -25,6 +43,15 @@ CUTAP_SLOW unsigned int cutap_slow___nvJitLinkAddFile_13_0(void *handle, unsigne
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)inputType, (uint64_t)(uintptr_t)fileName};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkAddFile_13_0, cutap_w, thunk___nvJitLinkAddFile_13_0);
 }
+static uint64_t thunk___nvJitLinkComplete_12_4(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
+}
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkComplete_12_4(void *handle)
+{
+    uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
+    return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkComplete_12_4, cutap_w, thunk___nvJitLinkComplete_12_4);
+}
 static uint64_t thunk___nvJitLinkComplete_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
@@ -33,6 +60,15 @@ CUTAP_SLOW unsigned int cutap_slow___nvJitLinkComplete_13_0(void *handle)
 {
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkComplete_13_0, cutap_w, thunk___nvJitLinkComplete_13_0);
+}
+static uint64_t thunk___nvJitLinkCreate_12_4(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkCreate_12_4(void *handle, unsigned int numOptions, void *options)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)numOptions, (uint64_t)(uintptr_t)options};
+    return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkCreate_12_4, cutap_w, thunk___nvJitLinkCreate_12_4);
 }
 static uint64_t thunk___nvJitLinkCreate_13_0(void *fn, uint64_t *a)
 {
@@ -43,6 +79,15 @@ CUTAP_SLOW unsigned int cutap_slow___nvJitLinkCreate_13_0(void *handle, unsigned
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)numOptions, (uint64_t)(uintptr_t)options};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkCreate_13_0, cutap_w, thunk___nvJitLinkCreate_13_0);
 }
+static uint64_t thunk___nvJitLinkDestroy_12_4(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
+}
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkDestroy_12_4(void *handle)
+{
+    uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
+    return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkDestroy_12_4, cutap_w, thunk___nvJitLinkDestroy_12_4);
+}
 static uint64_t thunk___nvJitLinkDestroy_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
@@ -51,6 +96,15 @@ CUTAP_SLOW unsigned int cutap_slow___nvJitLinkDestroy_13_0(void *handle)
 {
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkDestroy_13_0, cutap_w, thunk___nvJitLinkDestroy_13_0);
+}
+static uint64_t thunk___nvJitLinkGetErrorLogSize_12_4(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetErrorLogSize_12_4(void *handle, void *size)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
+    return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4, cutap_w, thunk___nvJitLinkGetErrorLogSize_12_4);
 }
 static uint64_t thunk___nvJitLinkGetErrorLogSize_13_0(void *fn, uint64_t *a)
 {
@@ -61,6 +115,15 @@ CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetErrorLogSize_13_0(void *handle,
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0, cutap_w, thunk___nvJitLinkGetErrorLogSize_13_0);
 }
+static uint64_t thunk___nvJitLinkGetErrorLog_12_4(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetErrorLog_12_4(void *handle, void *log)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)log};
+    return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetErrorLog_12_4, cutap_w, thunk___nvJitLinkGetErrorLog_12_4);
+}
 static uint64_t thunk___nvJitLinkGetErrorLog_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
@@ -69,6 +132,15 @@ CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetErrorLog_13_0(void *handle, voi
 {
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)log};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetErrorLog_13_0, cutap_w, thunk___nvJitLinkGetErrorLog_13_0);
+}
+static uint64_t thunk___nvJitLinkGetInfoLogSize_12_4(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetInfoLogSize_12_4(void *handle, void *size)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
+    return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4, cutap_w, thunk___nvJitLinkGetInfoLogSize_12_4);
 }
 static uint64_t thunk___nvJitLinkGetInfoLogSize_13_0(void *fn, uint64_t *a)
 {
@@ -79,6 +151,15 @@ CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetInfoLogSize_13_0(void *handle, 
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0, cutap_w, thunk___nvJitLinkGetInfoLogSize_13_0);
 }
+static uint64_t thunk___nvJitLinkGetInfoLog_12_4(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetInfoLog_12_4(void *handle, void *log)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)log};
+    return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetInfoLog_12_4, cutap_w, thunk___nvJitLinkGetInfoLog_12_4);
+}
 static uint64_t thunk___nvJitLinkGetInfoLog_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
@@ -87,6 +168,15 @@ CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetInfoLog_13_0(void *handle, void
 {
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)log};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetInfoLog_13_0, cutap_w, thunk___nvJitLinkGetInfoLog_13_0);
+}
+static uint64_t thunk___nvJitLinkGetLinkedCubinSize_12_4(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedCubinSize_12_4(void *handle, void *size)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
+    return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4, cutap_w, thunk___nvJitLinkGetLinkedCubinSize_12_4);
 }
 static uint64_t thunk___nvJitLinkGetLinkedCubinSize_13_0(void *fn, uint64_t *a)
 {
@@ -97,6 +187,15 @@ CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedCubinSize_13_0(void *hand
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0, cutap_w, thunk___nvJitLinkGetLinkedCubinSize_13_0);
 }
+static uint64_t thunk___nvJitLinkGetLinkedCubin_12_4(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedCubin_12_4(void *handle, void *cubin)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)cubin};
+    return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4, cutap_w, thunk___nvJitLinkGetLinkedCubin_12_4);
+}
 static uint64_t thunk___nvJitLinkGetLinkedCubin_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
@@ -106,6 +205,15 @@ CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedCubin_13_0(void *handle, 
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)cubin};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0, cutap_w, thunk___nvJitLinkGetLinkedCubin_13_0);
 }
+static uint64_t thunk___nvJitLinkGetLinkedPtxSize_12_4(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedPtxSize_12_4(void *handle, void *size)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
+    return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4, cutap_w, thunk___nvJitLinkGetLinkedPtxSize_12_4);
+}
 static uint64_t thunk___nvJitLinkGetLinkedPtxSize_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
@@ -114,6 +222,15 @@ CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedPtxSize_13_0(void *handle
 {
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0, cutap_w, thunk___nvJitLinkGetLinkedPtxSize_13_0);
+}
+static uint64_t thunk___nvJitLinkGetLinkedPtx_12_4(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedPtx_12_4(void *handle, void *ptx)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)ptx};
+    return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetLinkedPtx_12_4, cutap_w, thunk___nvJitLinkGetLinkedPtx_12_4);
 }
 static uint64_t thunk___nvJitLinkGetLinkedPtx_13_0(void *fn, uint64_t *a)
 {

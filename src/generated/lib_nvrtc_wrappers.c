@@ -97,6 +97,24 @@ CUTAP_SLOW unsigned int cutap_slow_nvrtcGetLoweredName(void *prog, void *name_ex
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)name_expression, (uint64_t)(uintptr_t)lowered_name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetLoweredName, cutap_w, thunk_nvrtcGetLoweredName);
 }
+static uint64_t thunk_nvrtcGetNVVM(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetNVVM(void *prog, void *nvvm)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)nvvm};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetNVVM, cutap_w, thunk_nvrtcGetNVVM);
+}
+static uint64_t thunk_nvrtcGetNVVMSize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetNVVMSize(void *prog, void *nvvmSizeRet)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)nvvmSizeRet};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetNVVMSize, cutap_w, thunk_nvrtcGetNVVMSize);
+}
 static uint64_t thunk_nvrtcGetNumSupportedArchs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);

@@ -67,11660 +67,12288 @@ cutap_rs_cudaArrayGetSparseProperties:
 	movl $693, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaChooseDevice:
+cutap_rs_cudaBindSurfaceToArray:
 	movl $694, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaCreateSurfaceObject:
+cutap_rs_cudaBindTexture:
+	movl $695, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudaBindTexture2D:
 	movl $696, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaCreateTextureObject:
+cutap_rs_cudaBindTextureToArray:
 	movl $697, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaCtxResetPersistingL2Cache:
+cutap_rs_cudaBindTextureToMipmappedArray:
 	movl $698, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDestroyExternalMemory:
+cutap_rs_cudaChooseDevice:
 	movl $699, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDestroyExternalSemaphore:
-	movl $700, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudaDestroySurfaceObject:
+cutap_rs_cudaCreateSurfaceObject:
 	movl $701, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDestroyTextureObject:
+cutap_rs_cudaCreateTextureObject:
 	movl $702, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceCanAccessPeer:
+cutap_rs_cudaCreateTextureObject_v2:
 	movl $703, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceDisablePeerAccess:
+cutap_rs_cudaCtxResetPersistingL2Cache:
 	movl $704, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceEnablePeerAccess:
+cutap_rs_cudaDestroyExternalMemory:
 	movl $705, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceFlushGPUDirectRDMAWrites:
+cutap_rs_cudaDestroyExternalSemaphore:
 	movl $706, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetAttribute:
+cutap_rs_cudaDestroySurfaceObject:
 	movl $707, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetByPCIBusId:
+cutap_rs_cudaDestroyTextureObject:
 	movl $708, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetCacheConfig:
+cutap_rs_cudaDeviceCanAccessPeer:
 	movl $709, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetDefaultMemPool:
+cutap_rs_cudaDeviceDisablePeerAccess:
 	movl $710, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetGraphMemAttribute:
+cutap_rs_cudaDeviceEnablePeerAccess:
 	movl $711, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetHostAtomicCapabilities:
+cutap_rs_cudaDeviceFlushGPUDirectRDMAWrites:
 	movl $712, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetLimit:
+cutap_rs_cudaDeviceGetAttribute:
 	movl $713, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetMemPool:
+cutap_rs_cudaDeviceGetByPCIBusId:
 	movl $714, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetNvSciSyncAttributes:
+cutap_rs_cudaDeviceGetCacheConfig:
 	movl $715, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetP2PAtomicCapabilities:
+cutap_rs_cudaDeviceGetDefaultMemPool:
 	movl $716, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetP2PAttribute:
+cutap_rs_cudaDeviceGetGraphMemAttribute:
 	movl $717, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetPCIBusId:
+cutap_rs_cudaDeviceGetHostAtomicCapabilities:
 	movl $718, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetSharedMemConfig:
+cutap_rs_cudaDeviceGetLimit:
 	movl $719, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetStreamPriorityRange:
+cutap_rs_cudaDeviceGetMemPool:
 	movl $720, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGetTexture1DLinearMaxWidth:
+cutap_rs_cudaDeviceGetNvSciSyncAttributes:
 	movl $721, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceGraphMemTrim:
+cutap_rs_cudaDeviceGetP2PAtomicCapabilities:
 	movl $722, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceRegisterAsyncNotification:
+cutap_rs_cudaDeviceGetP2PAttribute:
 	movl $723, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceReset:
+cutap_rs_cudaDeviceGetPCIBusId:
 	movl $724, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceSetCacheConfig:
+cutap_rs_cudaDeviceGetSharedMemConfig:
 	movl $725, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceSetGraphMemAttribute:
+cutap_rs_cudaDeviceGetStreamPriorityRange:
 	movl $726, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceSetLimit:
+cutap_rs_cudaDeviceGetTexture1DLinearMaxWidth:
 	movl $727, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceSetMemPool:
+cutap_rs_cudaDeviceGraphMemTrim:
 	movl $728, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceSetSharedMemConfig:
+cutap_rs_cudaDeviceRegisterAsyncNotification:
 	movl $729, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceSynchronize:
+cutap_rs_cudaDeviceReset:
 	movl $730, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDeviceUnregisterAsyncNotification:
+cutap_rs_cudaDeviceSetCacheConfig:
 	movl $731, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaDriverGetVersion:
+cutap_rs_cudaDeviceSetGraphMemAttribute:
 	movl $732, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEGLStreamConsumerAcquireFrame:
+cutap_rs_cudaDeviceSetLimit:
 	movl $733, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEGLStreamConsumerConnect:
+cutap_rs_cudaDeviceSetMemPool:
 	movl $734, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEGLStreamConsumerConnectWithFlags:
+cutap_rs_cudaDeviceSetSharedMemConfig:
 	movl $735, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEGLStreamConsumerDisconnect:
+cutap_rs_cudaDeviceSynchronize:
 	movl $736, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEGLStreamConsumerReleaseFrame:
+cutap_rs_cudaDeviceUnregisterAsyncNotification:
 	movl $737, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEGLStreamProducerConnect:
+cutap_rs_cudaDriverGetVersion:
 	movl $738, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEGLStreamProducerDisconnect:
+cutap_rs_cudaEGLStreamConsumerAcquireFrame:
 	movl $739, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEGLStreamProducerPresentFrame:
+cutap_rs_cudaEGLStreamConsumerConnect:
 	movl $740, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEGLStreamProducerReturnFrame:
+cutap_rs_cudaEGLStreamConsumerConnectWithFlags:
 	movl $741, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEventCreate:
+cutap_rs_cudaEGLStreamConsumerDisconnect:
 	movl $742, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEventCreateFromEGLSync:
+cutap_rs_cudaEGLStreamConsumerReleaseFrame:
 	movl $743, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEventCreateWithFlags:
+cutap_rs_cudaEGLStreamProducerConnect:
 	movl $744, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEventDestroy:
+cutap_rs_cudaEGLStreamProducerDisconnect:
 	movl $745, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEventElapsedTime:
+cutap_rs_cudaEGLStreamProducerPresentFrame:
 	movl $746, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEventQuery:
+cutap_rs_cudaEGLStreamProducerReturnFrame:
 	movl $747, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEventRecord:
+cutap_rs_cudaEventCreate:
 	movl $748, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEventRecordWithFlags:
+cutap_rs_cudaEventCreateFromEGLSync:
 	movl $749, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEventRecordWithFlags_ptsz:
+cutap_rs_cudaEventCreateWithFlags:
 	movl $750, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEventRecord_ptsz:
+cutap_rs_cudaEventDestroy:
 	movl $751, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaEventSynchronize:
+cutap_rs_cudaEventElapsedTime:
 	movl $752, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaExternalMemoryGetMappedBuffer:
+cutap_rs_cudaEventQuery:
 	movl $753, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaExternalMemoryGetMappedMipmappedArray:
+cutap_rs_cudaEventRecord:
 	movl $754, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaFree:
+cutap_rs_cudaEventRecordWithFlags:
 	movl $755, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaFreeArray:
+cutap_rs_cudaEventRecordWithFlags_ptsz:
 	movl $756, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaFreeAsync:
+cutap_rs_cudaEventRecord_ptsz:
 	movl $757, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaFreeAsync_ptsz:
+cutap_rs_cudaEventSynchronize:
 	movl $758, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaFreeHost:
+cutap_rs_cudaExternalMemoryGetMappedBuffer:
 	movl $759, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaFreeMipmappedArray:
+cutap_rs_cudaExternalMemoryGetMappedMipmappedArray:
 	movl $760, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaFuncGetAttributes:
+cutap_rs_cudaFree:
 	movl $761, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaFuncGetName:
+cutap_rs_cudaFreeArray:
 	movl $762, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaFuncGetParamInfo:
+cutap_rs_cudaFreeAsync:
 	movl $763, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaFuncSetAttribute:
+cutap_rs_cudaFreeAsync_ptsz:
 	movl $764, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaFuncSetCacheConfig:
+cutap_rs_cudaFreeHost:
 	movl $765, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaFuncSetSharedMemConfig:
+cutap_rs_cudaFreeMipmappedArray:
 	movl $766, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGLGetDevices:
+cutap_rs_cudaFuncGetAttributes:
 	movl $767, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGLMapBufferObject:
+cutap_rs_cudaFuncGetName:
 	movl $768, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGLMapBufferObjectAsync:
+cutap_rs_cudaFuncGetParamInfo:
 	movl $769, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGLRegisterBufferObject:
+cutap_rs_cudaFuncSetAttribute:
 	movl $770, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGLSetBufferObjectMapFlags:
+cutap_rs_cudaFuncSetCacheConfig:
 	movl $771, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGLSetGLDevice:
+cutap_rs_cudaFuncSetSharedMemConfig:
 	movl $772, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGLUnmapBufferObject:
+cutap_rs_cudaGLGetDevices:
 	movl $773, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGLUnmapBufferObjectAsync:
+cutap_rs_cudaGLMapBufferObject:
 	movl $774, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGLUnregisterBufferObject:
+cutap_rs_cudaGLMapBufferObjectAsync:
 	movl $775, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetChannelDesc:
+cutap_rs_cudaGLRegisterBufferObject:
 	movl $776, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetDevice:
+cutap_rs_cudaGLSetBufferObjectMapFlags:
 	movl $777, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetDeviceCount:
+cutap_rs_cudaGLSetGLDevice:
 	movl $778, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetDeviceFlags:
+cutap_rs_cudaGLUnmapBufferObject:
 	movl $779, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetDeviceProperties:
+cutap_rs_cudaGLUnmapBufferObjectAsync:
 	movl $780, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetDriverEntryPoint:
+cutap_rs_cudaGLUnregisterBufferObject:
 	movl $781, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetDriverEntryPointByVersion:
+cutap_rs_cudaGetChannelDesc:
 	movl $782, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetDriverEntryPointByVersion_ptsz:
+cutap_rs_cudaGetDevice:
 	movl $783, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetDriverEntryPoint_ptsz:
+cutap_rs_cudaGetDeviceCount:
 	movl $784, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetErrorName:
+cutap_rs_cudaGetDeviceFlags:
 	movl $785, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetErrorString:
+cutap_rs_cudaGetDeviceProperties:
 	movl $786, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetExportTable:
+cutap_rs_cudaGetDeviceProperties_v2:
 	movl $787, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetFuncBySymbol:
+cutap_rs_cudaGetDriverEntryPoint:
 	movl $788, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetKernel:
+cutap_rs_cudaGetDriverEntryPointByVersion:
 	movl $789, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetLastError:
+cutap_rs_cudaGetDriverEntryPointByVersion_ptsz:
 	movl $790, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetMipmappedArrayLevel:
+cutap_rs_cudaGetDriverEntryPoint_ptsz:
 	movl $791, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetSurfaceObjectResourceDesc:
+cutap_rs_cudaGetErrorName:
 	movl $792, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetSymbolAddress:
+cutap_rs_cudaGetErrorString:
 	movl $793, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetSymbolSize:
+cutap_rs_cudaGetExportTable:
 	movl $794, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetTextureObjectResourceDesc:
+cutap_rs_cudaGetFuncBySymbol:
 	movl $795, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetTextureObjectResourceViewDesc:
+cutap_rs_cudaGetKernel:
 	movl $796, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGetTextureObjectTextureDesc:
+cutap_rs_cudaGetLastError:
 	movl $797, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddChildGraphNode:
+cutap_rs_cudaGetMipmappedArrayLevel:
 	movl $798, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddDependencies:
+cutap_rs_cudaGetSurfaceObjectResourceDesc:
 	movl $799, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddEmptyNode:
+cutap_rs_cudaGetSurfaceReference:
 	movl $800, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddEventRecordNode:
+cutap_rs_cudaGetSymbolAddress:
 	movl $801, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddEventWaitNode:
+cutap_rs_cudaGetSymbolSize:
 	movl $802, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddExternalSemaphoresSignalNode:
+cutap_rs_cudaGetTextureAlignmentOffset:
 	movl $803, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddExternalSemaphoresWaitNode:
+cutap_rs_cudaGetTextureObjectResourceDesc:
 	movl $804, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddHostNode:
+cutap_rs_cudaGetTextureObjectResourceViewDesc:
 	movl $805, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddKernelNode:
+cutap_rs_cudaGetTextureObjectTextureDesc:
 	movl $806, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddMemAllocNode:
+cutap_rs_cudaGetTextureObjectTextureDesc_v2:
 	movl $807, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddMemFreeNode:
+cutap_rs_cudaGetTextureReference:
 	movl $808, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddMemcpyNode:
+cutap_rs_cudaGraphAddChildGraphNode:
 	movl $809, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddMemcpyNode1D:
+cutap_rs_cudaGraphAddDependencies:
 	movl $810, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddMemcpyNodeFromSymbol:
+cutap_rs_cudaGraphAddDependencies_v2:
 	movl $811, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddMemcpyNodeToSymbol:
+cutap_rs_cudaGraphAddEmptyNode:
 	movl $812, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddMemsetNode:
+cutap_rs_cudaGraphAddEventRecordNode:
 	movl $813, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphAddNode:
+cutap_rs_cudaGraphAddEventWaitNode:
 	movl $814, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphChildGraphNodeGetGraph:
+cutap_rs_cudaGraphAddExternalSemaphoresSignalNode:
 	movl $815, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphClone:
+cutap_rs_cudaGraphAddExternalSemaphoresWaitNode:
 	movl $816, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphConditionalHandleCreate:
+cutap_rs_cudaGraphAddHostNode:
 	movl $817, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphCreate:
+cutap_rs_cudaGraphAddKernelNode:
 	movl $818, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphDebugDotPrint:
+cutap_rs_cudaGraphAddMemAllocNode:
 	movl $819, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphDestroy:
+cutap_rs_cudaGraphAddMemFreeNode:
 	movl $820, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphDestroyNode:
+cutap_rs_cudaGraphAddMemcpyNode:
 	movl $821, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphEventRecordNodeGetEvent:
+cutap_rs_cudaGraphAddMemcpyNode1D:
 	movl $822, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphEventRecordNodeSetEvent:
+cutap_rs_cudaGraphAddMemcpyNodeFromSymbol:
 	movl $823, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphEventWaitNodeGetEvent:
+cutap_rs_cudaGraphAddMemcpyNodeToSymbol:
 	movl $824, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphEventWaitNodeSetEvent:
+cutap_rs_cudaGraphAddMemsetNode:
 	movl $825, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecChildGraphNodeSetParams:
+cutap_rs_cudaGraphAddNode:
 	movl $826, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecDestroy:
+cutap_rs_cudaGraphAddNode_v2:
 	movl $827, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecEventRecordNodeSetEvent:
+cutap_rs_cudaGraphChildGraphNodeGetGraph:
 	movl $828, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecEventWaitNodeSetEvent:
+cutap_rs_cudaGraphClone:
 	movl $829, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecExternalSemaphoresSignalNodeSetParams:
+cutap_rs_cudaGraphConditionalHandleCreate:
 	movl $830, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecExternalSemaphoresWaitNodeSetParams:
+cutap_rs_cudaGraphCreate:
 	movl $831, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecGetFlags:
+cutap_rs_cudaGraphDebugDotPrint:
 	movl $832, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecHostNodeSetParams:
+cutap_rs_cudaGraphDestroy:
 	movl $833, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecKernelNodeSetParams:
+cutap_rs_cudaGraphDestroyNode:
 	movl $834, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecMemcpyNodeSetParams:
+cutap_rs_cudaGraphEventRecordNodeGetEvent:
 	movl $835, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecMemcpyNodeSetParams1D:
+cutap_rs_cudaGraphEventRecordNodeSetEvent:
 	movl $836, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecMemcpyNodeSetParamsFromSymbol:
+cutap_rs_cudaGraphEventWaitNodeGetEvent:
 	movl $837, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecMemcpyNodeSetParamsToSymbol:
+cutap_rs_cudaGraphEventWaitNodeSetEvent:
 	movl $838, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecMemsetNodeSetParams:
+cutap_rs_cudaGraphExecChildGraphNodeSetParams:
 	movl $839, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecNodeSetParams:
+cutap_rs_cudaGraphExecDestroy:
 	movl $840, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExecUpdate:
+cutap_rs_cudaGraphExecEventRecordNodeSetEvent:
 	movl $841, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExternalSemaphoresSignalNodeGetParams:
+cutap_rs_cudaGraphExecEventWaitNodeSetEvent:
 	movl $842, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExternalSemaphoresSignalNodeSetParams:
+cutap_rs_cudaGraphExecExternalSemaphoresSignalNodeSetParams:
 	movl $843, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExternalSemaphoresWaitNodeGetParams:
+cutap_rs_cudaGraphExecExternalSemaphoresWaitNodeSetParams:
 	movl $844, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphExternalSemaphoresWaitNodeSetParams:
+cutap_rs_cudaGraphExecGetFlags:
 	movl $845, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphGetEdges:
+cutap_rs_cudaGraphExecHostNodeSetParams:
 	movl $846, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphGetNodes:
+cutap_rs_cudaGraphExecKernelNodeSetParams:
 	movl $847, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphGetRootNodes:
+cutap_rs_cudaGraphExecMemcpyNodeSetParams:
 	movl $848, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphHostNodeGetParams:
+cutap_rs_cudaGraphExecMemcpyNodeSetParams1D:
 	movl $849, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphHostNodeSetParams:
+cutap_rs_cudaGraphExecMemcpyNodeSetParamsFromSymbol:
 	movl $850, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphInstantiate:
+cutap_rs_cudaGraphExecMemcpyNodeSetParamsToSymbol:
 	movl $851, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphInstantiateWithFlags:
+cutap_rs_cudaGraphExecMemsetNodeSetParams:
 	movl $852, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphInstantiateWithParams:
+cutap_rs_cudaGraphExecNodeSetParams:
 	movl $853, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphInstantiateWithParams_ptsz:
+cutap_rs_cudaGraphExecUpdate:
 	movl $854, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphKernelNodeCopyAttributes:
+cutap_rs_cudaGraphExternalSemaphoresSignalNodeGetParams:
 	movl $855, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphKernelNodeGetAttribute:
+cutap_rs_cudaGraphExternalSemaphoresSignalNodeSetParams:
 	movl $856, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphKernelNodeGetParams:
+cutap_rs_cudaGraphExternalSemaphoresWaitNodeGetParams:
 	movl $857, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphKernelNodeSetAttribute:
+cutap_rs_cudaGraphExternalSemaphoresWaitNodeSetParams:
 	movl $858, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphKernelNodeSetParams:
+cutap_rs_cudaGraphGetEdges:
 	movl $859, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphLaunch:
+cutap_rs_cudaGraphGetEdges_v2:
 	movl $860, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphLaunch_ptsz:
+cutap_rs_cudaGraphGetNodes:
 	movl $861, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphMemAllocNodeGetParams:
+cutap_rs_cudaGraphGetRootNodes:
 	movl $862, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphMemFreeNodeGetParams:
+cutap_rs_cudaGraphHostNodeGetParams:
 	movl $863, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphMemcpyNodeGetParams:
+cutap_rs_cudaGraphHostNodeSetParams:
 	movl $864, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphMemcpyNodeSetParams:
+cutap_rs_cudaGraphInstantiate:
 	movl $865, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphMemcpyNodeSetParams1D:
+cutap_rs_cudaGraphInstantiateWithFlags:
 	movl $866, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphMemcpyNodeSetParamsFromSymbol:
+cutap_rs_cudaGraphInstantiateWithParams:
 	movl $867, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphMemcpyNodeSetParamsToSymbol:
+cutap_rs_cudaGraphInstantiateWithParams_ptsz:
 	movl $868, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphMemsetNodeGetParams:
+cutap_rs_cudaGraphKernelNodeCopyAttributes:
 	movl $869, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphMemsetNodeSetParams:
+cutap_rs_cudaGraphKernelNodeGetAttribute:
 	movl $870, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphNodeFindInClone:
+cutap_rs_cudaGraphKernelNodeGetParams:
 	movl $871, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphNodeGetDependencies:
+cutap_rs_cudaGraphKernelNodeSetAttribute:
 	movl $872, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphNodeGetDependentNodes:
+cutap_rs_cudaGraphKernelNodeSetParams:
 	movl $873, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphNodeGetEnabled:
+cutap_rs_cudaGraphLaunch:
 	movl $874, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphNodeGetType:
+cutap_rs_cudaGraphLaunch_ptsz:
 	movl $875, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphNodeSetEnabled:
+cutap_rs_cudaGraphMemAllocNodeGetParams:
 	movl $876, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphNodeSetParams:
+cutap_rs_cudaGraphMemFreeNodeGetParams:
 	movl $877, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphReleaseUserObject:
+cutap_rs_cudaGraphMemcpyNodeGetParams:
 	movl $878, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphRemoveDependencies:
+cutap_rs_cudaGraphMemcpyNodeSetParams:
 	movl $879, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphRetainUserObject:
+cutap_rs_cudaGraphMemcpyNodeSetParams1D:
 	movl $880, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphUpload:
+cutap_rs_cudaGraphMemcpyNodeSetParamsFromSymbol:
 	movl $881, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphUpload_ptsz:
+cutap_rs_cudaGraphMemcpyNodeSetParamsToSymbol:
 	movl $882, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphicsEGLRegisterImage:
+cutap_rs_cudaGraphMemsetNodeGetParams:
 	movl $883, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphicsGLRegisterBuffer:
+cutap_rs_cudaGraphMemsetNodeSetParams:
 	movl $884, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphicsGLRegisterImage:
+cutap_rs_cudaGraphNodeFindInClone:
 	movl $885, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphicsMapResources:
+cutap_rs_cudaGraphNodeGetDependencies:
 	movl $886, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphicsResourceGetMappedEglFrame:
+cutap_rs_cudaGraphNodeGetDependencies_v2:
 	movl $887, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphicsResourceGetMappedMipmappedArray:
+cutap_rs_cudaGraphNodeGetDependentNodes:
 	movl $888, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphicsResourceGetMappedPointer:
+cutap_rs_cudaGraphNodeGetDependentNodes_v2:
 	movl $889, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphicsResourceSetMapFlags:
+cutap_rs_cudaGraphNodeGetEnabled:
 	movl $890, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphicsSubResourceGetMappedArray:
+cutap_rs_cudaGraphNodeGetType:
 	movl $891, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphicsUnmapResources:
+cutap_rs_cudaGraphNodeSetEnabled:
 	movl $892, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphicsUnregisterResource:
+cutap_rs_cudaGraphNodeSetParams:
 	movl $893, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphicsVDPAURegisterOutputSurface:
+cutap_rs_cudaGraphReleaseUserObject:
 	movl $894, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaGraphicsVDPAURegisterVideoSurface:
+cutap_rs_cudaGraphRemoveDependencies:
 	movl $895, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaHostAlloc:
+cutap_rs_cudaGraphRemoveDependencies_v2:
 	movl $896, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaHostGetDevicePointer:
+cutap_rs_cudaGraphRetainUserObject:
 	movl $897, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaHostGetFlags:
+cutap_rs_cudaGraphUpload:
 	movl $898, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaHostRegister:
+cutap_rs_cudaGraphUpload_ptsz:
 	movl $899, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaHostUnregister:
+cutap_rs_cudaGraphicsEGLRegisterImage:
 	movl $900, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaImportExternalMemory:
+cutap_rs_cudaGraphicsGLRegisterBuffer:
 	movl $901, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaImportExternalSemaphore:
+cutap_rs_cudaGraphicsGLRegisterImage:
 	movl $902, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaInitDevice:
+cutap_rs_cudaGraphicsMapResources:
 	movl $903, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaIpcCloseMemHandle:
+cutap_rs_cudaGraphicsResourceGetMappedEglFrame:
 	movl $904, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaIpcGetEventHandle:
+cutap_rs_cudaGraphicsResourceGetMappedMipmappedArray:
 	movl $905, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaIpcGetMemHandle:
+cutap_rs_cudaGraphicsResourceGetMappedPointer:
 	movl $906, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaIpcOpenEventHandle:
+cutap_rs_cudaGraphicsResourceSetMapFlags:
 	movl $907, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaIpcOpenMemHandle:
+cutap_rs_cudaGraphicsSubResourceGetMappedArray:
 	movl $908, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaKernelSetAttributeForDevice:
+cutap_rs_cudaGraphicsUnmapResources:
 	movl $909, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLaunchCooperativeKernel:
+cutap_rs_cudaGraphicsUnregisterResource:
 	movl $910, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLaunchCooperativeKernel_ptsz:
+cutap_rs_cudaGraphicsVDPAURegisterOutputSurface:
 	movl $911, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLaunchHostFunc:
+cutap_rs_cudaGraphicsVDPAURegisterVideoSurface:
 	movl $912, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLaunchHostFunc_ptsz:
+cutap_rs_cudaHostAlloc:
 	movl $913, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLaunchKernel:
+cutap_rs_cudaHostGetDevicePointer:
 	movl $914, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLaunchKernelExC:
+cutap_rs_cudaHostGetFlags:
 	movl $915, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLaunchKernelExC_ptsz:
+cutap_rs_cudaHostRegister:
 	movl $916, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLaunchKernel_ptsz:
+cutap_rs_cudaHostUnregister:
 	movl $917, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLibraryEnumerateKernels:
+cutap_rs_cudaImportExternalMemory:
 	movl $918, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLibraryGetGlobal:
+cutap_rs_cudaImportExternalSemaphore:
 	movl $919, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLibraryGetKernel:
+cutap_rs_cudaInitDevice:
 	movl $920, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLibraryGetKernelCount:
+cutap_rs_cudaIpcCloseMemHandle:
 	movl $921, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLibraryGetManaged:
+cutap_rs_cudaIpcGetEventHandle:
 	movl $922, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLibraryGetUnifiedFunction:
+cutap_rs_cudaIpcGetMemHandle:
 	movl $923, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLibraryLoadData:
+cutap_rs_cudaIpcOpenEventHandle:
 	movl $924, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLibraryLoadFromFile:
+cutap_rs_cudaIpcOpenMemHandle:
 	movl $925, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLibraryUnload:
+cutap_rs_cudaKernelSetAttributeForDevice:
 	movl $926, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLogsCurrent:
+cutap_rs_cudaLaunchCooperativeKernel:
 	movl $927, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLogsDumpToFile:
+cutap_rs_cudaLaunchCooperativeKernelMultiDevice:
 	movl $928, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLogsDumpToMemory:
+cutap_rs_cudaLaunchCooperativeKernel_ptsz:
 	movl $929, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLogsRegisterCallback:
+cutap_rs_cudaLaunchHostFunc:
 	movl $930, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaLogsUnregisterCallback:
+cutap_rs_cudaLaunchHostFunc_ptsz:
 	movl $931, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMalloc:
+cutap_rs_cudaLaunchKernel:
 	movl $932, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMalloc3D:
+cutap_rs_cudaLaunchKernelExC:
 	movl $933, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMalloc3DArray:
+cutap_rs_cudaLaunchKernelExC_ptsz:
 	movl $934, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMallocArray:
+cutap_rs_cudaLaunchKernel_ptsz:
 	movl $935, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMallocAsync:
+cutap_rs_cudaLibraryEnumerateKernels:
 	movl $936, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMallocAsync_ptsz:
+cutap_rs_cudaLibraryGetGlobal:
 	movl $937, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMallocFromPoolAsync:
+cutap_rs_cudaLibraryGetKernel:
 	movl $938, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMallocFromPoolAsync_ptsz:
+cutap_rs_cudaLibraryGetKernelCount:
 	movl $939, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMallocHost:
+cutap_rs_cudaLibraryGetManaged:
 	movl $940, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMallocManaged:
+cutap_rs_cudaLibraryGetUnifiedFunction:
 	movl $941, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMallocMipmappedArray:
+cutap_rs_cudaLibraryLoadData:
 	movl $942, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMallocPitch:
+cutap_rs_cudaLibraryLoadFromFile:
 	movl $943, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemAdvise:
+cutap_rs_cudaLibraryUnload:
 	movl $944, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemDiscardAndPrefetchBatchAsync:
+cutap_rs_cudaLogsCurrent:
 	movl $945, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemDiscardAndPrefetchBatchAsync_ptsz:
+cutap_rs_cudaLogsDumpToFile:
 	movl $946, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemDiscardBatchAsync:
+cutap_rs_cudaLogsDumpToMemory:
 	movl $947, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemDiscardBatchAsync_ptsz:
+cutap_rs_cudaLogsRegisterCallback:
 	movl $948, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemGetDefaultMemPool:
+cutap_rs_cudaLogsUnregisterCallback:
 	movl $949, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemGetInfo:
+cutap_rs_cudaMalloc:
 	movl $950, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemGetMemPool:
+cutap_rs_cudaMalloc3D:
 	movl $951, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPoolCreate:
+cutap_rs_cudaMalloc3DArray:
 	movl $952, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPoolDestroy:
+cutap_rs_cudaMallocArray:
 	movl $953, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPoolExportPointer:
+cutap_rs_cudaMallocAsync:
 	movl $954, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPoolExportToShareableHandle:
+cutap_rs_cudaMallocAsync_ptsz:
 	movl $955, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPoolGetAccess:
+cutap_rs_cudaMallocFromPoolAsync:
 	movl $956, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPoolGetAttribute:
+cutap_rs_cudaMallocFromPoolAsync_ptsz:
 	movl $957, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPoolImportFromShareableHandle:
+cutap_rs_cudaMallocHost:
 	movl $958, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPoolImportPointer:
+cutap_rs_cudaMallocManaged:
 	movl $959, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPoolSetAccess:
+cutap_rs_cudaMallocMipmappedArray:
 	movl $960, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPoolSetAttribute:
+cutap_rs_cudaMallocPitch:
 	movl $961, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPoolTrimTo:
+cutap_rs_cudaMemAdvise:
 	movl $962, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPrefetchAsync:
+cutap_rs_cudaMemAdvise_v2:
 	movl $963, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPrefetchAsync_ptsz:
+cutap_rs_cudaMemDiscardAndPrefetchBatchAsync:
 	movl $964, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPrefetchBatchAsync:
+cutap_rs_cudaMemDiscardAndPrefetchBatchAsync_ptsz:
 	movl $965, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemPrefetchBatchAsync_ptsz:
+cutap_rs_cudaMemDiscardBatchAsync:
 	movl $966, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemRangeGetAttribute:
+cutap_rs_cudaMemDiscardBatchAsync_ptsz:
 	movl $967, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemRangeGetAttributes:
+cutap_rs_cudaMemGetDefaultMemPool:
 	movl $968, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemSetMemPool:
+cutap_rs_cudaMemGetInfo:
 	movl $969, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy:
+cutap_rs_cudaMemGetMemPool:
 	movl $970, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2D:
+cutap_rs_cudaMemPoolCreate:
 	movl $971, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2DArrayToArray:
+cutap_rs_cudaMemPoolDestroy:
 	movl $972, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2DArrayToArray_ptds:
+cutap_rs_cudaMemPoolExportPointer:
 	movl $973, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2DAsync:
+cutap_rs_cudaMemPoolExportToShareableHandle:
 	movl $974, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2DAsync_ptsz:
+cutap_rs_cudaMemPoolGetAccess:
 	movl $975, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2DFromArray:
+cutap_rs_cudaMemPoolGetAttribute:
 	movl $976, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2DFromArrayAsync:
+cutap_rs_cudaMemPoolImportFromShareableHandle:
 	movl $977, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2DFromArrayAsync_ptsz:
+cutap_rs_cudaMemPoolImportPointer:
 	movl $978, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2DFromArray_ptds:
+cutap_rs_cudaMemPoolSetAccess:
 	movl $979, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2DToArray:
+cutap_rs_cudaMemPoolSetAttribute:
 	movl $980, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2DToArrayAsync:
+cutap_rs_cudaMemPoolTrimTo:
 	movl $981, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2DToArrayAsync_ptsz:
+cutap_rs_cudaMemPrefetchAsync:
 	movl $982, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2DToArray_ptds:
+cutap_rs_cudaMemPrefetchAsync_ptsz:
 	movl $983, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy2D_ptds:
+cutap_rs_cudaMemPrefetchAsync_v2:
 	movl $984, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy3D:
+cutap_rs_cudaMemPrefetchAsync_v2_ptsz:
 	movl $985, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy3DAsync:
+cutap_rs_cudaMemPrefetchBatchAsync:
 	movl $986, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy3DAsync_ptsz:
+cutap_rs_cudaMemPrefetchBatchAsync_ptsz:
 	movl $987, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy3DBatchAsync:
+cutap_rs_cudaMemRangeGetAttribute:
 	movl $988, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy3DBatchAsync_ptsz:
+cutap_rs_cudaMemRangeGetAttributes:
 	movl $989, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy3DPeer:
+cutap_rs_cudaMemSetMemPool:
 	movl $990, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy3DPeerAsync:
+cutap_rs_cudaMemcpy:
 	movl $991, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy3DPeerAsync_ptsz:
+cutap_rs_cudaMemcpy2D:
 	movl $992, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy3DPeer_ptds:
+cutap_rs_cudaMemcpy2DArrayToArray:
 	movl $993, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy3D_ptds:
+cutap_rs_cudaMemcpy2DArrayToArray_ptds:
 	movl $994, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyArrayToArray:
+cutap_rs_cudaMemcpy2DAsync:
 	movl $995, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyArrayToArray_ptds:
+cutap_rs_cudaMemcpy2DAsync_ptsz:
 	movl $996, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyAsync:
+cutap_rs_cudaMemcpy2DFromArray:
 	movl $997, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyAsync_ptsz:
+cutap_rs_cudaMemcpy2DFromArrayAsync:
 	movl $998, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyBatchAsync:
+cutap_rs_cudaMemcpy2DFromArrayAsync_ptsz:
 	movl $999, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyBatchAsync_ptsz:
+cutap_rs_cudaMemcpy2DFromArray_ptds:
 	movl $1000, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyFromArray:
+cutap_rs_cudaMemcpy2DToArray:
 	movl $1001, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyFromArrayAsync:
+cutap_rs_cudaMemcpy2DToArrayAsync:
 	movl $1002, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyFromArrayAsync_ptsz:
+cutap_rs_cudaMemcpy2DToArrayAsync_ptsz:
 	movl $1003, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyFromArray_ptds:
+cutap_rs_cudaMemcpy2DToArray_ptds:
 	movl $1004, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyFromSymbol:
+cutap_rs_cudaMemcpy2D_ptds:
 	movl $1005, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyFromSymbolAsync:
+cutap_rs_cudaMemcpy3D:
 	movl $1006, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyFromSymbolAsync_ptsz:
+cutap_rs_cudaMemcpy3DAsync:
 	movl $1007, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyFromSymbol_ptds:
+cutap_rs_cudaMemcpy3DAsync_ptsz:
 	movl $1008, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyPeer:
+cutap_rs_cudaMemcpy3DBatchAsync:
 	movl $1009, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyPeerAsync:
+cutap_rs_cudaMemcpy3DBatchAsync_ptsz:
 	movl $1010, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyToArray:
+cutap_rs_cudaMemcpy3DPeer:
 	movl $1011, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyToArrayAsync:
+cutap_rs_cudaMemcpy3DPeerAsync:
 	movl $1012, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyToArrayAsync_ptsz:
+cutap_rs_cudaMemcpy3DPeerAsync_ptsz:
 	movl $1013, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyToArray_ptds:
+cutap_rs_cudaMemcpy3DPeer_ptds:
 	movl $1014, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyToSymbol:
+cutap_rs_cudaMemcpy3D_ptds:
 	movl $1015, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyToSymbolAsync:
+cutap_rs_cudaMemcpyArrayToArray:
 	movl $1016, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyToSymbolAsync_ptsz:
+cutap_rs_cudaMemcpyArrayToArray_ptds:
 	movl $1017, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpyToSymbol_ptds:
+cutap_rs_cudaMemcpyAsync:
 	movl $1018, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemcpy_ptds:
+cutap_rs_cudaMemcpyAsync_ptsz:
 	movl $1019, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemset:
+cutap_rs_cudaMemcpyBatchAsync:
 	movl $1020, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemset2D:
+cutap_rs_cudaMemcpyBatchAsync_ptsz:
 	movl $1021, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemset2DAsync:
+cutap_rs_cudaMemcpyFromArray:
 	movl $1022, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemset2DAsync_ptsz:
+cutap_rs_cudaMemcpyFromArrayAsync:
 	movl $1023, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemset2D_ptds:
+cutap_rs_cudaMemcpyFromArrayAsync_ptsz:
 	movl $1024, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemset3D:
+cutap_rs_cudaMemcpyFromArray_ptds:
 	movl $1025, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemset3DAsync:
+cutap_rs_cudaMemcpyFromSymbol:
 	movl $1026, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemset3DAsync_ptsz:
+cutap_rs_cudaMemcpyFromSymbolAsync:
 	movl $1027, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemset3D_ptds:
+cutap_rs_cudaMemcpyFromSymbolAsync_ptsz:
 	movl $1028, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemsetAsync:
+cutap_rs_cudaMemcpyFromSymbol_ptds:
 	movl $1029, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemsetAsync_ptsz:
+cutap_rs_cudaMemcpyPeer:
 	movl $1030, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMemset_ptds:
+cutap_rs_cudaMemcpyPeerAsync:
 	movl $1031, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMipmappedArrayGetMemoryRequirements:
+cutap_rs_cudaMemcpyToArray:
 	movl $1032, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaMipmappedArrayGetSparseProperties:
+cutap_rs_cudaMemcpyToArrayAsync:
 	movl $1033, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaOccupancyAvailableDynamicSMemPerBlock:
+cutap_rs_cudaMemcpyToArrayAsync_ptsz:
 	movl $1034, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaOccupancyMaxActiveBlocksPerMultiprocessor:
+cutap_rs_cudaMemcpyToArray_ptds:
 	movl $1035, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
+cutap_rs_cudaMemcpyToSymbol:
 	movl $1036, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaOccupancyMaxActiveClusters:
+cutap_rs_cudaMemcpyToSymbolAsync:
 	movl $1037, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaOccupancyMaxPotentialClusterSize:
+cutap_rs_cudaMemcpyToSymbolAsync_ptsz:
 	movl $1038, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaPeekAtLastError:
+cutap_rs_cudaMemcpyToSymbol_ptds:
 	movl $1039, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaPointerGetAttributes:
+cutap_rs_cudaMemcpy_ptds:
 	movl $1040, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaProfilerStart:
+cutap_rs_cudaMemset:
 	movl $1041, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaProfilerStop:
+cutap_rs_cudaMemset2D:
 	movl $1042, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaRuntimeGetVersion:
+cutap_rs_cudaMemset2DAsync:
 	movl $1043, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaSetDevice:
+cutap_rs_cudaMemset2DAsync_ptsz:
 	movl $1044, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaSetDeviceFlags:
+cutap_rs_cudaMemset2D_ptds:
 	movl $1045, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaSetValidDevices:
+cutap_rs_cudaMemset3D:
 	movl $1046, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaSignalExternalSemaphoresAsync:
+cutap_rs_cudaMemset3DAsync:
 	movl $1047, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaSignalExternalSemaphoresAsync_ptsz:
+cutap_rs_cudaMemset3DAsync_ptsz:
 	movl $1048, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamAddCallback:
+cutap_rs_cudaMemset3D_ptds:
 	movl $1049, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamAddCallback_ptsz:
+cutap_rs_cudaMemsetAsync:
 	movl $1050, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamAttachMemAsync:
+cutap_rs_cudaMemsetAsync_ptsz:
 	movl $1051, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamAttachMemAsync_ptsz:
+cutap_rs_cudaMemset_ptds:
 	movl $1052, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamBeginCapture:
+cutap_rs_cudaMipmappedArrayGetMemoryRequirements:
 	movl $1053, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamBeginCaptureToGraph:
+cutap_rs_cudaMipmappedArrayGetSparseProperties:
 	movl $1054, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamBeginCaptureToGraph_ptsz:
+cutap_rs_cudaOccupancyAvailableDynamicSMemPerBlock:
 	movl $1055, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamBeginCapture_ptsz:
+cutap_rs_cudaOccupancyMaxActiveBlocksPerMultiprocessor:
 	movl $1056, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamCopyAttributes:
+cutap_rs_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
 	movl $1057, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamCopyAttributes_ptsz:
+cutap_rs_cudaOccupancyMaxActiveClusters:
 	movl $1058, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamCreate:
+cutap_rs_cudaOccupancyMaxPotentialClusterSize:
 	movl $1059, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamCreateWithFlags:
+cutap_rs_cudaPeekAtLastError:
 	movl $1060, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamCreateWithPriority:
+cutap_rs_cudaPointerGetAttributes:
 	movl $1061, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamDestroy:
+cutap_rs_cudaProfilerInitialize:
 	movl $1062, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamEndCapture:
+cutap_rs_cudaProfilerStart:
 	movl $1063, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamEndCapture_ptsz:
+cutap_rs_cudaProfilerStop:
 	movl $1064, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamGetAttribute:
+cutap_rs_cudaRuntimeGetVersion:
 	movl $1065, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamGetAttribute_ptsz:
+cutap_rs_cudaSetDevice:
 	movl $1066, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamGetCaptureInfo:
+cutap_rs_cudaSetDeviceFlags:
 	movl $1067, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamGetCaptureInfo_ptsz:
+cutap_rs_cudaSetDoubleForDevice:
 	movl $1068, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamGetDevice:
+cutap_rs_cudaSetDoubleForHost:
 	movl $1069, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamGetDevice_ptsz:
+cutap_rs_cudaSetValidDevices:
 	movl $1070, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamGetFlags:
+cutap_rs_cudaSignalExternalSemaphoresAsync:
 	movl $1071, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamGetFlags_ptsz:
+cutap_rs_cudaSignalExternalSemaphoresAsync_ptsz:
 	movl $1072, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamGetId:
+cutap_rs_cudaSignalExternalSemaphoresAsync_v2:
 	movl $1073, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamGetId_ptsz:
+cutap_rs_cudaSignalExternalSemaphoresAsync_v2_ptsz:
 	movl $1074, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamGetPriority:
+cutap_rs_cudaStreamAddCallback:
 	movl $1075, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamGetPriority_ptsz:
+cutap_rs_cudaStreamAddCallback_ptsz:
 	movl $1076, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamIsCapturing:
+cutap_rs_cudaStreamAttachMemAsync:
 	movl $1077, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamIsCapturing_ptsz:
+cutap_rs_cudaStreamAttachMemAsync_ptsz:
 	movl $1078, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamQuery:
+cutap_rs_cudaStreamBeginCapture:
 	movl $1079, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamQuery_ptsz:
+cutap_rs_cudaStreamBeginCaptureToGraph:
 	movl $1080, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamSetAttribute:
+cutap_rs_cudaStreamBeginCaptureToGraph_ptsz:
 	movl $1081, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamSetAttribute_ptsz:
+cutap_rs_cudaStreamBeginCapture_ptsz:
 	movl $1082, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamSynchronize:
+cutap_rs_cudaStreamCopyAttributes:
 	movl $1083, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamSynchronize_ptsz:
+cutap_rs_cudaStreamCopyAttributes_ptsz:
 	movl $1084, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamUpdateCaptureDependencies:
+cutap_rs_cudaStreamCreate:
 	movl $1085, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamUpdateCaptureDependencies_ptsz:
+cutap_rs_cudaStreamCreateWithFlags:
 	movl $1086, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamWaitEvent:
+cutap_rs_cudaStreamCreateWithPriority:
 	movl $1087, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaStreamWaitEvent_ptsz:
+cutap_rs_cudaStreamDestroy:
 	movl $1088, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaThreadExchangeStreamCaptureMode:
+cutap_rs_cudaStreamEndCapture:
 	movl $1089, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaUserObjectCreate:
+cutap_rs_cudaStreamEndCapture_ptsz:
 	movl $1090, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaUserObjectRelease:
+cutap_rs_cudaStreamGetAttribute:
 	movl $1091, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaUserObjectRetain:
+cutap_rs_cudaStreamGetAttribute_ptsz:
 	movl $1092, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaVDPAUGetDevice:
+cutap_rs_cudaStreamGetCaptureInfo:
 	movl $1093, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaVDPAUSetVDPAUDevice:
+cutap_rs_cudaStreamGetCaptureInfo_ptsz:
 	movl $1094, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaWaitExternalSemaphoresAsync:
+cutap_rs_cudaStreamGetCaptureInfo_v2:
 	movl $1095, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudaWaitExternalSemaphoresAsync_ptsz:
+cutap_rs_cudaStreamGetCaptureInfo_v2_ptsz:
 	movl $1096, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasAlloc:
+cutap_rs_cudaStreamGetCaptureInfo_v3:
 	movl $1097, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasAsumEx:
+cutap_rs_cudaStreamGetCaptureInfo_v3_ptsz:
 	movl $1098, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasAsumEx_64:
+cutap_rs_cudaStreamGetDevice:
 	movl $1099, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasAxpyEx:
+cutap_rs_cudaStreamGetDevice_ptsz:
 	movl $1100, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasAxpyEx_64:
+cutap_rs_cudaStreamGetFlags:
 	movl $1101, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCaxpy:
+cutap_rs_cudaStreamGetFlags_ptsz:
 	movl $1102, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCaxpy_v2:
+cutap_rs_cudaStreamGetId:
 	movl $1103, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCaxpy_v2_64:
+cutap_rs_cudaStreamGetId_ptsz:
 	movl $1104, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCcopy:
+cutap_rs_cudaStreamGetPriority:
+	movl $1105, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudaStreamGetPriority_ptsz:
 	movl $1106, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCcopy_v2:
+cutap_rs_cudaStreamIsCapturing:
 	movl $1107, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCcopy_v2_64:
+cutap_rs_cudaStreamIsCapturing_ptsz:
 	movl $1108, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCdgmm:
+cutap_rs_cudaStreamQuery:
 	movl $1109, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCdgmm_64:
+cutap_rs_cudaStreamQuery_ptsz:
 	movl $1110, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCdotc_v2:
+cutap_rs_cudaStreamSetAttribute:
+	movl $1111, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudaStreamSetAttribute_ptsz:
 	movl $1112, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCdotc_v2_64:
+cutap_rs_cudaStreamSynchronize:
 	movl $1113, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCdotu_v2:
+cutap_rs_cudaStreamSynchronize_ptsz:
+	movl $1114, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudaStreamUpdateCaptureDependencies:
 	movl $1115, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCdotu_v2_64:
+cutap_rs_cudaStreamUpdateCaptureDependencies_ptsz:
 	movl $1116, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgbmv:
+cutap_rs_cudaStreamUpdateCaptureDependencies_v2:
 	movl $1117, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgbmv_v2:
+cutap_rs_cudaStreamUpdateCaptureDependencies_v2_ptsz:
 	movl $1118, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgbmv_v2_64:
+cutap_rs_cudaStreamWaitEvent:
 	movl $1119, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgeam:
+cutap_rs_cudaStreamWaitEvent_ptsz:
 	movl $1120, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgeam_64:
+cutap_rs_cudaThreadExchangeStreamCaptureMode:
 	movl $1121, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgelsBatched:
+cutap_rs_cudaThreadExit:
 	movl $1122, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemm:
+cutap_rs_cudaThreadGetCacheConfig:
 	movl $1123, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemm3m:
+cutap_rs_cudaThreadGetLimit:
 	movl $1124, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemm3mBatched:
+cutap_rs_cudaThreadSetCacheConfig:
 	movl $1125, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemm3mBatched_64:
+cutap_rs_cudaThreadSetLimit:
 	movl $1126, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemm3mEx:
+cutap_rs_cudaThreadSynchronize:
 	movl $1127, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemm3mEx_64:
+cutap_rs_cudaUnbindTexture:
 	movl $1128, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemm3mStridedBatched:
+cutap_rs_cudaUserObjectCreate:
 	movl $1129, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemm3mStridedBatched_64:
+cutap_rs_cudaUserObjectRelease:
 	movl $1130, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemm3m_64:
+cutap_rs_cudaUserObjectRetain:
 	movl $1131, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemmBatched:
+cutap_rs_cudaVDPAUGetDevice:
 	movl $1132, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemmBatched_64:
+cutap_rs_cudaVDPAUSetVDPAUDevice:
 	movl $1133, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemmEx:
+cutap_rs_cudaWaitExternalSemaphoresAsync:
 	movl $1134, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemmEx_64:
+cutap_rs_cudaWaitExternalSemaphoresAsync_ptsz:
 	movl $1135, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemmStridedBatched:
+cutap_rs_cudaWaitExternalSemaphoresAsync_v2:
 	movl $1136, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemmStridedBatched_64:
+cutap_rs_cudaWaitExternalSemaphoresAsync_v2_ptsz:
 	movl $1137, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemm_v2:
+cutap_rs_cublasAlloc:
 	movl $1138, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemm_v2_64:
+cutap_rs_cublasAsumEx:
 	movl $1139, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemv:
+cutap_rs_cublasAsumEx_64:
 	movl $1140, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemvBatched:
+cutap_rs_cublasAxpyEx:
 	movl $1141, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemvBatched_64:
+cutap_rs_cublasAxpyEx_64:
 	movl $1142, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemvStridedBatched:
+cutap_rs_cublasCaxpy:
 	movl $1143, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemvStridedBatched_64:
+cutap_rs_cublasCaxpy_v2:
 	movl $1144, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemv_v2:
+cutap_rs_cublasCaxpy_v2_64:
 	movl $1145, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgemv_v2_64:
-	movl $1146, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasCgeqrfBatched:
+cutap_rs_cublasCcopy:
 	movl $1147, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgerc:
+cutap_rs_cublasCcopy_v2:
 	movl $1148, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgerc_v2:
+cutap_rs_cublasCcopy_v2_64:
 	movl $1149, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgerc_v2_64:
+cutap_rs_cublasCdgmm:
 	movl $1150, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgeru:
+cutap_rs_cublasCdgmm_64:
 	movl $1151, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgeru_v2:
-	movl $1152, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasCgeru_v2_64:
+cutap_rs_cublasCdotc_v2:
 	movl $1153, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgetrfBatched:
+cutap_rs_cublasCdotc_v2_64:
 	movl $1154, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCgetriBatched:
-	movl $1155, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasCgetrsBatched:
+cutap_rs_cublasCdotu_v2:
 	movl $1156, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChbmv:
+cutap_rs_cublasCdotu_v2_64:
 	movl $1157, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChbmv_v2:
+cutap_rs_cublasCgbmv:
 	movl $1158, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChbmv_v2_64:
+cutap_rs_cublasCgbmv_v2:
 	movl $1159, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChemm:
+cutap_rs_cublasCgbmv_v2_64:
 	movl $1160, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChemm_v2:
+cutap_rs_cublasCgeam:
 	movl $1161, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChemm_v2_64:
+cutap_rs_cublasCgeam_64:
 	movl $1162, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChemv:
+cutap_rs_cublasCgelsBatched:
 	movl $1163, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChemv_v2:
+cutap_rs_cublasCgemm:
 	movl $1164, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChemv_v2_64:
+cutap_rs_cublasCgemm3m:
 	movl $1165, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCher:
+cutap_rs_cublasCgemm3mBatched:
 	movl $1166, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCher2:
+cutap_rs_cublasCgemm3mBatched_64:
 	movl $1167, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCher2_v2:
+cutap_rs_cublasCgemm3mEx:
 	movl $1168, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCher2_v2_64:
+cutap_rs_cublasCgemm3mEx_64:
 	movl $1169, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCher2k:
+cutap_rs_cublasCgemm3mStridedBatched:
 	movl $1170, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCher2k_v2:
+cutap_rs_cublasCgemm3mStridedBatched_64:
 	movl $1171, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCher2k_v2_64:
+cutap_rs_cublasCgemm3m_64:
 	movl $1172, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCher_v2:
+cutap_rs_cublasCgemmBatched:
 	movl $1173, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCher_v2_64:
+cutap_rs_cublasCgemmBatched_64:
 	movl $1174, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCherk:
+cutap_rs_cublasCgemmEx:
 	movl $1175, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCherk3mEx:
+cutap_rs_cublasCgemmEx_64:
 	movl $1176, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCherk3mEx_64:
+cutap_rs_cublasCgemmStridedBatched:
 	movl $1177, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCherkEx:
+cutap_rs_cublasCgemmStridedBatched_64:
 	movl $1178, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCherkEx_64:
+cutap_rs_cublasCgemm_v2:
 	movl $1179, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCherk_v2:
+cutap_rs_cublasCgemm_v2_64:
 	movl $1180, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCherk_v2_64:
+cutap_rs_cublasCgemv:
 	movl $1181, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCherkx:
+cutap_rs_cublasCgemvBatched:
 	movl $1182, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCherkx_64:
+cutap_rs_cublasCgemvBatched_64:
 	movl $1183, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChpmv:
+cutap_rs_cublasCgemvStridedBatched:
 	movl $1184, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChpmv_v2:
+cutap_rs_cublasCgemvStridedBatched_64:
 	movl $1185, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChpmv_v2_64:
+cutap_rs_cublasCgemv_v2:
 	movl $1186, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChpr:
+cutap_rs_cublasCgemv_v2_64:
 	movl $1187, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChpr2:
+cutap_rs_cublasCgeqrfBatched:
 	movl $1188, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChpr2_v2:
+cutap_rs_cublasCgerc:
 	movl $1189, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChpr2_v2_64:
+cutap_rs_cublasCgerc_v2:
 	movl $1190, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChpr_v2:
+cutap_rs_cublasCgerc_v2_64:
 	movl $1191, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasChpr_v2_64:
+cutap_rs_cublasCgeru:
 	movl $1192, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCmatinvBatched:
+cutap_rs_cublasCgeru_v2:
 	movl $1193, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCopyEx:
+cutap_rs_cublasCgeru_v2_64:
 	movl $1194, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCopyEx_64:
+cutap_rs_cublasCgetrfBatched:
 	movl $1195, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCreate_v2:
+cutap_rs_cublasCgetriBatched:
 	movl $1196, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCrot:
+cutap_rs_cublasCgetrsBatched:
 	movl $1197, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCrot_v2:
+cutap_rs_cublasChbmv:
 	movl $1198, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCrot_v2_64:
+cutap_rs_cublasChbmv_v2:
 	movl $1199, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCrotg:
+cutap_rs_cublasChbmv_v2_64:
 	movl $1200, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCrotg_v2:
+cutap_rs_cublasChemm:
 	movl $1201, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCscal:
+cutap_rs_cublasChemm_v2:
 	movl $1202, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCscal_v2:
+cutap_rs_cublasChemm_v2_64:
 	movl $1203, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCscal_v2_64:
+cutap_rs_cublasChemv:
 	movl $1204, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsrot:
+cutap_rs_cublasChemv_v2:
 	movl $1205, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsrot_v2:
+cutap_rs_cublasChemv_v2_64:
 	movl $1206, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsrot_v2_64:
+cutap_rs_cublasCher:
 	movl $1207, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsscal:
+cutap_rs_cublasCher2:
 	movl $1208, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsscal_v2:
+cutap_rs_cublasCher2_v2:
 	movl $1209, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsscal_v2_64:
+cutap_rs_cublasCher2_v2_64:
 	movl $1210, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCswap:
+cutap_rs_cublasCher2k:
 	movl $1211, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCswap_v2:
+cutap_rs_cublasCher2k_v2:
 	movl $1212, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCswap_v2_64:
+cutap_rs_cublasCher2k_v2_64:
 	movl $1213, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsymm:
+cutap_rs_cublasCher_v2:
 	movl $1214, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsymm_v2:
+cutap_rs_cublasCher_v2_64:
 	movl $1215, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsymm_v2_64:
+cutap_rs_cublasCherk:
 	movl $1216, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsymv_v2:
+cutap_rs_cublasCherk3mEx:
 	movl $1217, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsymv_v2_64:
+cutap_rs_cublasCherk3mEx_64:
 	movl $1218, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyr2_v2:
+cutap_rs_cublasCherkEx:
 	movl $1219, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyr2_v2_64:
+cutap_rs_cublasCherkEx_64:
 	movl $1220, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyr2k:
+cutap_rs_cublasCherk_v2:
 	movl $1221, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyr2k_v2:
+cutap_rs_cublasCherk_v2_64:
 	movl $1222, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyr2k_v2_64:
+cutap_rs_cublasCherkx:
 	movl $1223, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyr_v2:
+cutap_rs_cublasCherkx_64:
 	movl $1224, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyr_v2_64:
+cutap_rs_cublasChpmv:
 	movl $1225, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyrk:
+cutap_rs_cublasChpmv_v2:
 	movl $1226, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyrk3mEx:
+cutap_rs_cublasChpmv_v2_64:
 	movl $1227, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyrk3mEx_64:
+cutap_rs_cublasChpr:
 	movl $1228, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyrkEx:
+cutap_rs_cublasChpr2:
 	movl $1229, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyrkEx_64:
+cutap_rs_cublasChpr2_v2:
 	movl $1230, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyrk_v2:
+cutap_rs_cublasChpr2_v2_64:
 	movl $1231, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyrk_v2_64:
+cutap_rs_cublasChpr_v2:
 	movl $1232, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyrkx:
+cutap_rs_cublasChpr_v2_64:
 	movl $1233, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCsyrkx_64:
+cutap_rs_cublasCmatinvBatched:
 	movl $1234, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtbmv:
+cutap_rs_cublasCopyEx:
 	movl $1235, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtbmv_v2:
+cutap_rs_cublasCopyEx_64:
 	movl $1236, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtbmv_v2_64:
+cutap_rs_cublasCreate_v2:
 	movl $1237, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtbsv:
+cutap_rs_cublasCrot:
 	movl $1238, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtbsv_v2:
+cutap_rs_cublasCrot_v2:
 	movl $1239, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtbsv_v2_64:
+cutap_rs_cublasCrot_v2_64:
 	movl $1240, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtpmv:
+cutap_rs_cublasCrotg:
 	movl $1241, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtpmv_v2:
+cutap_rs_cublasCrotg_v2:
 	movl $1242, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtpmv_v2_64:
+cutap_rs_cublasCscal:
 	movl $1243, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtpsv:
+cutap_rs_cublasCscal_v2:
 	movl $1244, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtpsv_v2:
+cutap_rs_cublasCscal_v2_64:
 	movl $1245, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtpsv_v2_64:
+cutap_rs_cublasCsrot:
 	movl $1246, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtpttr:
+cutap_rs_cublasCsrot_v2:
 	movl $1247, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrmm:
+cutap_rs_cublasCsrot_v2_64:
 	movl $1248, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrmm_v2:
+cutap_rs_cublasCsscal:
 	movl $1249, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrmm_v2_64:
+cutap_rs_cublasCsscal_v2:
 	movl $1250, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrmv:
+cutap_rs_cublasCsscal_v2_64:
 	movl $1251, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrmv_v2:
+cutap_rs_cublasCswap:
 	movl $1252, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrmv_v2_64:
+cutap_rs_cublasCswap_v2:
 	movl $1253, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrsm:
+cutap_rs_cublasCswap_v2_64:
 	movl $1254, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrsmBatched:
+cutap_rs_cublasCsymm:
 	movl $1255, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrsmBatched_64:
+cutap_rs_cublasCsymm_v2:
 	movl $1256, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrsm_v2:
+cutap_rs_cublasCsymm_v2_64:
 	movl $1257, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrsm_v2_64:
+cutap_rs_cublasCsymv_v2:
 	movl $1258, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrsv:
+cutap_rs_cublasCsymv_v2_64:
 	movl $1259, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrsv_v2:
+cutap_rs_cublasCsyr2_v2:
 	movl $1260, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrsv_v2_64:
+cutap_rs_cublasCsyr2_v2_64:
 	movl $1261, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasCtrttp:
+cutap_rs_cublasCsyr2k:
 	movl $1262, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDasum_v2:
+cutap_rs_cublasCsyr2k_v2:
+	movl $1263, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasCsyr2k_v2_64:
 	movl $1264, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDasum_v2_64:
+cutap_rs_cublasCsyr_v2:
 	movl $1265, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDaxpy:
+cutap_rs_cublasCsyr_v2_64:
 	movl $1266, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDaxpy_v2:
+cutap_rs_cublasCsyrk:
 	movl $1267, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDaxpy_v2_64:
+cutap_rs_cublasCsyrk3mEx:
 	movl $1268, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDcopy:
+cutap_rs_cublasCsyrk3mEx_64:
+	movl $1269, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasCsyrkEx:
 	movl $1270, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDcopy_v2:
+cutap_rs_cublasCsyrkEx_64:
 	movl $1271, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDcopy_v2_64:
+cutap_rs_cublasCsyrk_v2:
 	movl $1272, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDdgmm:
+cutap_rs_cublasCsyrk_v2_64:
 	movl $1273, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDdgmm_64:
+cutap_rs_cublasCsyrkx:
 	movl $1274, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDdot_v2:
+cutap_rs_cublasCsyrkx_64:
+	movl $1275, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasCtbmv:
 	movl $1276, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDdot_v2_64:
+cutap_rs_cublasCtbmv_v2:
 	movl $1277, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDestroy_v2:
+cutap_rs_cublasCtbmv_v2_64:
 	movl $1278, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgbmv:
+cutap_rs_cublasCtbsv:
 	movl $1279, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgbmv_v2:
+cutap_rs_cublasCtbsv_v2:
 	movl $1280, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgbmv_v2_64:
+cutap_rs_cublasCtbsv_v2_64:
 	movl $1281, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgeam:
+cutap_rs_cublasCtpmv:
 	movl $1282, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgeam_64:
+cutap_rs_cublasCtpmv_v2:
 	movl $1283, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgelsBatched:
+cutap_rs_cublasCtpmv_v2_64:
 	movl $1284, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemm:
+cutap_rs_cublasCtpsv:
 	movl $1285, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemmBatched:
+cutap_rs_cublasCtpsv_v2:
 	movl $1286, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemmBatched_64:
+cutap_rs_cublasCtpsv_v2_64:
 	movl $1287, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemmGroupedBatched:
+cutap_rs_cublasCtpttr:
 	movl $1288, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemmGroupedBatched_64:
+cutap_rs_cublasCtrmm:
 	movl $1289, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemmStridedBatched:
+cutap_rs_cublasCtrmm_v2:
 	movl $1290, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemmStridedBatched_64:
+cutap_rs_cublasCtrmm_v2_64:
 	movl $1291, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemm_v2:
+cutap_rs_cublasCtrmv:
 	movl $1292, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemm_v2_64:
+cutap_rs_cublasCtrmv_v2:
 	movl $1293, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemv:
+cutap_rs_cublasCtrmv_v2_64:
 	movl $1294, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemvBatched:
+cutap_rs_cublasCtrsm:
 	movl $1295, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemvBatched_64:
+cutap_rs_cublasCtrsmBatched:
 	movl $1296, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemvStridedBatched:
+cutap_rs_cublasCtrsmBatched_64:
 	movl $1297, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemvStridedBatched_64:
+cutap_rs_cublasCtrsm_v2:
 	movl $1298, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemv_v2:
+cutap_rs_cublasCtrsm_v2_64:
 	movl $1299, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgemv_v2_64:
+cutap_rs_cublasCtrsv:
 	movl $1300, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgeqrfBatched:
+cutap_rs_cublasCtrsv_v2:
 	movl $1301, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDger:
+cutap_rs_cublasCtrsv_v2_64:
 	movl $1302, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDger_v2:
+cutap_rs_cublasCtrttp:
 	movl $1303, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDger_v2_64:
-	movl $1304, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasDgetrfBatched:
+cutap_rs_cublasDasum_v2:
 	movl $1305, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgetriBatched:
+cutap_rs_cublasDasum_v2_64:
 	movl $1306, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDgetrsBatched:
+cutap_rs_cublasDaxpy:
 	movl $1307, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDmatinvBatched:
+cutap_rs_cublasDaxpy_v2:
 	movl $1308, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDnrm2_v2:
-	movl $1310, %r11d
+cutap_rs_cublasDaxpy_v2_64:
+	movl $1309, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDnrm2_v2_64:
+cutap_rs_cublasDcopy:
 	movl $1311, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDotEx:
+cutap_rs_cublasDcopy_v2:
 	movl $1312, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDotEx_64:
+cutap_rs_cublasDcopy_v2_64:
 	movl $1313, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDotcEx:
+cutap_rs_cublasDdgmm:
 	movl $1314, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDotcEx_64:
+cutap_rs_cublasDdgmm_64:
 	movl $1315, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDrot:
-	movl $1316, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasDrot_v2:
+cutap_rs_cublasDdot_v2:
 	movl $1317, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDrot_v2_64:
+cutap_rs_cublasDdot_v2_64:
 	movl $1318, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDrotg:
+cutap_rs_cublasDestroy_v2:
 	movl $1319, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDrotg_v2:
+cutap_rs_cublasDgbmv:
 	movl $1320, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDrotm:
+cutap_rs_cublasDgbmv_v2:
 	movl $1321, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDrotm_v2:
+cutap_rs_cublasDgbmv_v2_64:
 	movl $1322, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDrotm_v2_64:
+cutap_rs_cublasDgeam:
 	movl $1323, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDrotmg:
+cutap_rs_cublasDgeam_64:
 	movl $1324, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDrotmg_v2:
+cutap_rs_cublasDgelsBatched:
 	movl $1325, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsbmv:
+cutap_rs_cublasDgemm:
 	movl $1326, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsbmv_v2:
+cutap_rs_cublasDgemmBatched:
 	movl $1327, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsbmv_v2_64:
+cutap_rs_cublasDgemmBatched_64:
 	movl $1328, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDscal:
+cutap_rs_cublasDgemmGroupedBatched:
 	movl $1329, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDscal_v2:
+cutap_rs_cublasDgemmGroupedBatched_64:
 	movl $1330, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDscal_v2_64:
+cutap_rs_cublasDgemmStridedBatched:
 	movl $1331, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDspmv:
+cutap_rs_cublasDgemmStridedBatched_64:
 	movl $1332, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDspmv_v2:
+cutap_rs_cublasDgemm_v2:
 	movl $1333, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDspmv_v2_64:
+cutap_rs_cublasDgemm_v2_64:
 	movl $1334, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDspr:
+cutap_rs_cublasDgemv:
 	movl $1335, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDspr2:
+cutap_rs_cublasDgemvBatched:
 	movl $1336, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDspr2_v2:
+cutap_rs_cublasDgemvBatched_64:
 	movl $1337, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDspr2_v2_64:
+cutap_rs_cublasDgemvStridedBatched:
 	movl $1338, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDspr_v2:
+cutap_rs_cublasDgemvStridedBatched_64:
 	movl $1339, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDspr_v2_64:
+cutap_rs_cublasDgemv_v2:
 	movl $1340, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDswap:
+cutap_rs_cublasDgemv_v2_64:
 	movl $1341, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDswap_v2:
+cutap_rs_cublasDgeqrfBatched:
 	movl $1342, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDswap_v2_64:
+cutap_rs_cublasDger:
 	movl $1343, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsymm:
+cutap_rs_cublasDger_v2:
 	movl $1344, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsymm_v2:
+cutap_rs_cublasDger_v2_64:
 	movl $1345, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsymm_v2_64:
+cutap_rs_cublasDgetrfBatched:
 	movl $1346, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsymv:
+cutap_rs_cublasDgetriBatched:
 	movl $1347, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsymv_v2:
+cutap_rs_cublasDgetrsBatched:
 	movl $1348, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsymv_v2_64:
+cutap_rs_cublasDmatinvBatched:
 	movl $1349, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsyr:
-	movl $1350, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasDsyr2:
+cutap_rs_cublasDnrm2_v2:
 	movl $1351, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsyr2_v2:
+cutap_rs_cublasDnrm2_v2_64:
 	movl $1352, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsyr2_v2_64:
+cutap_rs_cublasDotEx:
 	movl $1353, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsyr2k:
+cutap_rs_cublasDotEx_64:
 	movl $1354, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsyr2k_v2:
+cutap_rs_cublasDotcEx:
 	movl $1355, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsyr2k_v2_64:
+cutap_rs_cublasDotcEx_64:
 	movl $1356, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsyr_v2:
+cutap_rs_cublasDrot:
 	movl $1357, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsyr_v2_64:
+cutap_rs_cublasDrot_v2:
 	movl $1358, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsyrk:
+cutap_rs_cublasDrot_v2_64:
 	movl $1359, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsyrk_v2:
+cutap_rs_cublasDrotg:
 	movl $1360, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsyrk_v2_64:
+cutap_rs_cublasDrotg_v2:
 	movl $1361, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsyrkx:
+cutap_rs_cublasDrotm:
 	movl $1362, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDsyrkx_64:
+cutap_rs_cublasDrotm_v2:
 	movl $1363, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtbmv:
+cutap_rs_cublasDrotm_v2_64:
 	movl $1364, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtbmv_v2:
+cutap_rs_cublasDrotmg:
 	movl $1365, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtbmv_v2_64:
+cutap_rs_cublasDrotmg_v2:
 	movl $1366, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtbsv:
+cutap_rs_cublasDsbmv:
 	movl $1367, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtbsv_v2:
+cutap_rs_cublasDsbmv_v2:
 	movl $1368, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtbsv_v2_64:
+cutap_rs_cublasDsbmv_v2_64:
 	movl $1369, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtpmv:
+cutap_rs_cublasDscal:
 	movl $1370, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtpmv_v2:
+cutap_rs_cublasDscal_v2:
 	movl $1371, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtpmv_v2_64:
+cutap_rs_cublasDscal_v2_64:
 	movl $1372, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtpsv:
+cutap_rs_cublasDspmv:
 	movl $1373, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtpsv_v2:
+cutap_rs_cublasDspmv_v2:
 	movl $1374, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtpsv_v2_64:
+cutap_rs_cublasDspmv_v2_64:
 	movl $1375, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtpttr:
+cutap_rs_cublasDspr:
 	movl $1376, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrmm:
+cutap_rs_cublasDspr2:
 	movl $1377, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrmm_v2:
+cutap_rs_cublasDspr2_v2:
 	movl $1378, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrmm_v2_64:
+cutap_rs_cublasDspr2_v2_64:
 	movl $1379, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrmv:
+cutap_rs_cublasDspr_v2:
 	movl $1380, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrmv_v2:
+cutap_rs_cublasDspr_v2_64:
 	movl $1381, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrmv_v2_64:
+cutap_rs_cublasDswap:
 	movl $1382, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrsm:
+cutap_rs_cublasDswap_v2:
 	movl $1383, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrsmBatched:
+cutap_rs_cublasDswap_v2_64:
 	movl $1384, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrsmBatched_64:
+cutap_rs_cublasDsymm:
 	movl $1385, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrsm_v2:
+cutap_rs_cublasDsymm_v2:
 	movl $1386, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrsm_v2_64:
+cutap_rs_cublasDsymm_v2_64:
 	movl $1387, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrsv:
+cutap_rs_cublasDsymv:
 	movl $1388, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrsv_v2:
+cutap_rs_cublasDsymv_v2:
 	movl $1389, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrsv_v2_64:
+cutap_rs_cublasDsymv_v2_64:
 	movl $1390, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDtrttp:
+cutap_rs_cublasDsyr:
 	movl $1391, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDzasum_v2:
+cutap_rs_cublasDsyr2:
+	movl $1392, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasDsyr2_v2:
 	movl $1393, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDzasum_v2_64:
+cutap_rs_cublasDsyr2_v2_64:
 	movl $1394, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDznrm2_v2:
+cutap_rs_cublasDsyr2k:
+	movl $1395, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasDsyr2k_v2:
 	movl $1396, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasDznrm2_v2_64:
+cutap_rs_cublasDsyr2k_v2_64:
 	movl $1397, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasFree:
+cutap_rs_cublasDsyr_v2:
 	movl $1398, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGemmBatchedEx:
+cutap_rs_cublasDsyr_v2_64:
 	movl $1399, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGemmBatchedEx_64:
+cutap_rs_cublasDsyrk:
 	movl $1400, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGemmEx:
+cutap_rs_cublasDsyrk_v2:
 	movl $1401, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGemmEx_64:
+cutap_rs_cublasDsyrk_v2_64:
 	movl $1402, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGemmGroupedBatchedEx:
+cutap_rs_cublasDsyrkx:
 	movl $1403, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGemmGroupedBatchedEx_64:
+cutap_rs_cublasDsyrkx_64:
 	movl $1404, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGemmStridedBatchedEx:
+cutap_rs_cublasDtbmv:
 	movl $1405, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGemmStridedBatchedEx_64:
+cutap_rs_cublasDtbmv_v2:
 	movl $1406, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetAtomicsMode:
+cutap_rs_cublasDtbmv_v2_64:
 	movl $1407, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetCudartVersion:
+cutap_rs_cublasDtbsv:
+	movl $1408, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasDtbsv_v2:
 	movl $1409, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetEmulationSpecialValuesSupport:
+cutap_rs_cublasDtbsv_v2_64:
 	movl $1410, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetEmulationStrategy:
+cutap_rs_cublasDtpmv:
 	movl $1411, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetError:
+cutap_rs_cublasDtpmv_v2:
+	movl $1412, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasDtpmv_v2_64:
 	movl $1413, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetFixedPointEmulationMantissaBitCountPointer:
+cutap_rs_cublasDtpsv:
 	movl $1414, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetFixedPointEmulationMantissaBitOffset:
+cutap_rs_cublasDtpsv_v2:
 	movl $1415, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetFixedPointEmulationMantissaControl:
+cutap_rs_cublasDtpsv_v2_64:
 	movl $1416, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetFixedPointEmulationMaxMantissaBitCount:
+cutap_rs_cublasDtpttr:
 	movl $1417, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetLoggerCallback:
+cutap_rs_cublasDtrmm:
 	movl $1418, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetMathMode:
+cutap_rs_cublasDtrmm_v2:
 	movl $1419, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetMatrix:
+cutap_rs_cublasDtrmm_v2_64:
 	movl $1420, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetMatrixAsync:
+cutap_rs_cublasDtrmv:
 	movl $1421, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetMatrixAsync_64:
+cutap_rs_cublasDtrmv_v2:
 	movl $1422, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetMatrix_64:
+cutap_rs_cublasDtrmv_v2_64:
 	movl $1423, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetPointerMode_v2:
+cutap_rs_cublasDtrsm:
 	movl $1424, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetProperty:
+cutap_rs_cublasDtrsmBatched:
 	movl $1425, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetSmCountTarget:
+cutap_rs_cublasDtrsmBatched_64:
 	movl $1426, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetStatusName:
+cutap_rs_cublasDtrsm_v2:
 	movl $1427, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetStatusString:
+cutap_rs_cublasDtrsm_v2_64:
 	movl $1428, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetStream_v2:
+cutap_rs_cublasDtrsv:
 	movl $1429, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetVector:
+cutap_rs_cublasDtrsv_v2:
 	movl $1430, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetVectorAsync:
+cutap_rs_cublasDtrsv_v2_64:
 	movl $1431, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetVectorAsync_64:
+cutap_rs_cublasDtrttp:
 	movl $1432, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetVector_64:
-	movl $1433, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasGetVersion:
+cutap_rs_cublasDzasum_v2:
 	movl $1434, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasGetVersion_v2:
+cutap_rs_cublasDzasum_v2_64:
 	movl $1435, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIamaxEx:
+cutap_rs_cublasDznrm2_v2:
+	movl $1437, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasDznrm2_v2_64:
+	movl $1438, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasFree:
+	movl $1439, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasGemmBatchedEx:
+	movl $1440, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasGemmBatchedEx_64:
+	movl $1441, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasGemmEx:
+	movl $1442, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasGemmEx_64:
+	movl $1443, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasGemmGroupedBatchedEx:
+	movl $1444, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasGemmGroupedBatchedEx_64:
+	movl $1445, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasGemmStridedBatchedEx:
+	movl $1446, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasGemmStridedBatchedEx_64:
+	movl $1447, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasGetAtomicsMode:
+	movl $1448, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasGetCudartVersion:
 	movl $1450, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIamaxEx_64:
+cutap_rs_cublasGetEmulationSpecialValuesSupport:
 	movl $1451, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIaminEx:
+cutap_rs_cublasGetEmulationStrategy:
 	movl $1452, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIaminEx_64:
-	movl $1453, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasIcamax:
+cutap_rs_cublasGetError:
 	movl $1454, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIcamax_v2:
+cutap_rs_cublasGetFixedPointEmulationMantissaBitCountPointer:
 	movl $1455, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIcamax_v2_64:
+cutap_rs_cublasGetFixedPointEmulationMantissaBitOffset:
 	movl $1456, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIcamin:
+cutap_rs_cublasGetFixedPointEmulationMantissaControl:
 	movl $1457, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIcamin_v2:
+cutap_rs_cublasGetFixedPointEmulationMaxMantissaBitCount:
 	movl $1458, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIcamin_v2_64:
+cutap_rs_cublasGetLoggerCallback:
 	movl $1459, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIdamax:
+cutap_rs_cublasGetMathMode:
 	movl $1460, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIdamax_v2:
+cutap_rs_cublasGetMatrix:
 	movl $1461, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIdamax_v2_64:
+cutap_rs_cublasGetMatrixAsync:
 	movl $1462, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIdamin:
+cutap_rs_cublasGetMatrixAsync_64:
 	movl $1463, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIdamin_v2:
+cutap_rs_cublasGetMatrix_64:
 	movl $1464, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIdamin_v2_64:
+cutap_rs_cublasGetPointerMode_v2:
 	movl $1465, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasInit:
+cutap_rs_cublasGetProperty:
 	movl $1466, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIsamax:
+cutap_rs_cublasGetSmCountTarget:
 	movl $1467, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIsamax_v2:
+cutap_rs_cublasGetStatusName:
 	movl $1468, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIsamax_v2_64:
+cutap_rs_cublasGetStatusString:
 	movl $1469, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIsamin:
+cutap_rs_cublasGetStream_v2:
 	movl $1470, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIsamin_v2:
+cutap_rs_cublasGetVector:
 	movl $1471, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIsamin_v2_64:
+cutap_rs_cublasGetVectorAsync:
 	movl $1472, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIzamax:
+cutap_rs_cublasGetVectorAsync_64:
 	movl $1473, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIzamax_v2:
+cutap_rs_cublasGetVector_64:
 	movl $1474, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIzamax_v2_64:
+cutap_rs_cublasGetVersion:
 	movl $1475, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIzamin:
+cutap_rs_cublasGetVersion_v2:
 	movl $1476, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasIzamin_v2:
-	movl $1477, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasIzamin_v2_64:
-	movl $1478, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLoggerConfigure:
-	movl $1479, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasNrm2Ex:
-	movl $1480, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasNrm2Ex_64:
-	movl $1481, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasRotEx:
-	movl $1482, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasRotEx_64:
-	movl $1483, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasRotgEx:
-	movl $1484, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasRotmEx:
-	movl $1485, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasRotmEx_64:
-	movl $1486, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasRotmgEx:
-	movl $1487, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasSasum_v2:
-	movl $1489, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasSasum_v2_64:
-	movl $1490, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasSaxpy:
+cutap_rs_cublasIamaxEx:
 	movl $1491, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSaxpy_v2:
+cutap_rs_cublasIamaxEx_64:
 	movl $1492, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSaxpy_v2_64:
+cutap_rs_cublasIaminEx:
 	movl $1493, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasScalEx:
+cutap_rs_cublasIaminEx_64:
+	movl $1494, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasIcamax:
 	movl $1495, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasScalEx_64:
+cutap_rs_cublasIcamax_v2:
 	movl $1496, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasScasum_v2:
+cutap_rs_cublasIcamax_v2_64:
+	movl $1497, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasIcamin:
 	movl $1498, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasScasum_v2_64:
+cutap_rs_cublasIcamin_v2:
 	movl $1499, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasScnrm2_v2:
+cutap_rs_cublasIcamin_v2_64:
+	movl $1500, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasIdamax:
 	movl $1501, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasScnrm2_v2_64:
+cutap_rs_cublasIdamax_v2:
 	movl $1502, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasScopy:
+cutap_rs_cublasIdamax_v2_64:
 	movl $1503, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasScopy_v2:
+cutap_rs_cublasIdamin:
 	movl $1504, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasScopy_v2_64:
+cutap_rs_cublasIdamin_v2:
 	movl $1505, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSdgmm:
+cutap_rs_cublasIdamin_v2_64:
 	movl $1506, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSdgmm_64:
+cutap_rs_cublasInit:
 	movl $1507, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSdot_v2:
+cutap_rs_cublasIsamax:
+	movl $1508, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasIsamax_v2:
 	movl $1509, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSdot_v2_64:
+cutap_rs_cublasIsamax_v2_64:
 	movl $1510, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetAtomicsMode:
+cutap_rs_cublasIsamin:
 	movl $1511, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetEmulationSpecialValuesSupport:
+cutap_rs_cublasIsamin_v2:
+	movl $1512, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasIsamin_v2_64:
+	movl $1513, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasIzamax:
 	movl $1514, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetEmulationStrategy:
+cutap_rs_cublasIzamax_v2:
 	movl $1515, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetFixedPointEmulationMantissaBitCountPointer:
+cutap_rs_cublasIzamax_v2_64:
+	movl $1516, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasIzamin:
 	movl $1517, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetFixedPointEmulationMantissaBitOffset:
+cutap_rs_cublasIzamin_v2:
 	movl $1518, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetFixedPointEmulationMantissaControl:
+cutap_rs_cublasIzamin_v2_64:
 	movl $1519, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetFixedPointEmulationMaxMantissaBitCount:
+cutap_rs_cublasLoggerConfigure:
 	movl $1520, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetKernelStream:
+cutap_rs_cublasNrm2Ex:
 	movl $1521, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetLoggerCallback:
+cutap_rs_cublasNrm2Ex_64:
 	movl $1522, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetMathMode:
+cutap_rs_cublasRotEx:
 	movl $1523, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetMatrix:
+cutap_rs_cublasRotEx_64:
 	movl $1524, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetMatrixAsync:
+cutap_rs_cublasRotgEx:
 	movl $1525, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetMatrixAsync_64:
+cutap_rs_cublasRotmEx:
 	movl $1526, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetMatrix_64:
+cutap_rs_cublasRotmEx_64:
 	movl $1527, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetPointerMode_v2:
+cutap_rs_cublasRotmgEx:
 	movl $1528, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetSmCountTarget:
-	movl $1529, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasSetStream_v2:
+cutap_rs_cublasSasum_v2:
 	movl $1530, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetVector:
+cutap_rs_cublasSasum_v2_64:
 	movl $1531, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetVectorAsync:
+cutap_rs_cublasSaxpy:
 	movl $1532, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetVectorAsync_64:
+cutap_rs_cublasSaxpy_v2:
 	movl $1533, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetVector_64:
+cutap_rs_cublasSaxpy_v2_64:
 	movl $1534, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSetWorkspace_v2:
-	movl $1535, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasSgbmv:
+cutap_rs_cublasScalEx:
 	movl $1536, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgbmv_v2:
+cutap_rs_cublasScalEx_64:
 	movl $1537, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgbmv_v2_64:
-	movl $1538, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasSgeam:
+cutap_rs_cublasScasum_v2:
 	movl $1539, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgeam_64:
+cutap_rs_cublasScasum_v2_64:
 	movl $1540, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgelsBatched:
-	movl $1541, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasSgemm:
+cutap_rs_cublasScnrm2_v2:
 	movl $1542, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgemmBatched:
+cutap_rs_cublasScnrm2_v2_64:
 	movl $1543, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgemmBatched_64:
+cutap_rs_cublasScopy:
 	movl $1544, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgemmEx:
+cutap_rs_cublasScopy_v2:
 	movl $1545, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgemmEx_64:
+cutap_rs_cublasScopy_v2_64:
 	movl $1546, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgemmGroupedBatched:
+cutap_rs_cublasSdgmm:
 	movl $1547, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgemmGroupedBatched_64:
+cutap_rs_cublasSdgmm_64:
 	movl $1548, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgemmStridedBatched:
-	movl $1549, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasSgemmStridedBatched_64:
+cutap_rs_cublasSdot_v2:
 	movl $1550, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgemm_v2:
+cutap_rs_cublasSdot_v2_64:
 	movl $1551, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgemm_v2_64:
+cutap_rs_cublasSetAtomicsMode:
 	movl $1552, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgemv:
-	movl $1553, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasSgemvBatched:
-	movl $1554, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasSgemvBatched_64:
+cutap_rs_cublasSetEmulationSpecialValuesSupport:
 	movl $1555, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgemvStridedBatched:
+cutap_rs_cublasSetEmulationStrategy:
 	movl $1556, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgemvStridedBatched_64:
-	movl $1557, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasSgemv_v2:
+cutap_rs_cublasSetFixedPointEmulationMantissaBitCountPointer:
 	movl $1558, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgemv_v2_64:
+cutap_rs_cublasSetFixedPointEmulationMantissaBitOffset:
 	movl $1559, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgeqrfBatched:
+cutap_rs_cublasSetFixedPointEmulationMantissaControl:
 	movl $1560, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSger:
+cutap_rs_cublasSetFixedPointEmulationMaxMantissaBitCount:
 	movl $1561, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSger_v2:
+cutap_rs_cublasSetKernelStream:
 	movl $1562, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSger_v2_64:
+cutap_rs_cublasSetLoggerCallback:
 	movl $1563, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgetrfBatched:
+cutap_rs_cublasSetMathMode:
 	movl $1564, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgetriBatched:
+cutap_rs_cublasSetMatrix:
 	movl $1565, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSgetrsBatched:
+cutap_rs_cublasSetMatrixAsync:
 	movl $1566, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasShutdown:
+cutap_rs_cublasSetMatrixAsync_64:
 	movl $1567, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSmatinvBatched:
+cutap_rs_cublasSetMatrix_64:
 	movl $1568, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSnrm2_v2:
+cutap_rs_cublasSetPointerMode_v2:
+	movl $1569, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasSetSmCountTarget:
 	movl $1570, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSnrm2_v2_64:
+cutap_rs_cublasSetStream_v2:
 	movl $1571, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSrot:
+cutap_rs_cublasSetVector:
 	movl $1572, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSrot_v2:
+cutap_rs_cublasSetVectorAsync:
 	movl $1573, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSrot_v2_64:
+cutap_rs_cublasSetVectorAsync_64:
 	movl $1574, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSrotg:
+cutap_rs_cublasSetVector_64:
 	movl $1575, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSrotg_v2:
+cutap_rs_cublasSetWorkspace_v2:
 	movl $1576, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSrotm:
+cutap_rs_cublasSgbmv:
 	movl $1577, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSrotm_v2:
+cutap_rs_cublasSgbmv_v2:
 	movl $1578, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSrotm_v2_64:
+cutap_rs_cublasSgbmv_v2_64:
 	movl $1579, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSrotmg:
+cutap_rs_cublasSgeam:
 	movl $1580, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSrotmg_v2:
+cutap_rs_cublasSgeam_64:
 	movl $1581, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsbmv:
+cutap_rs_cublasSgelsBatched:
 	movl $1582, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsbmv_v2:
+cutap_rs_cublasSgemm:
 	movl $1583, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsbmv_v2_64:
+cutap_rs_cublasSgemmBatched:
 	movl $1584, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSscal:
+cutap_rs_cublasSgemmBatched_64:
 	movl $1585, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSscal_v2:
+cutap_rs_cublasSgemmEx:
 	movl $1586, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSscal_v2_64:
+cutap_rs_cublasSgemmEx_64:
 	movl $1587, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSspmv:
+cutap_rs_cublasSgemmGroupedBatched:
 	movl $1588, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSspmv_v2:
+cutap_rs_cublasSgemmGroupedBatched_64:
 	movl $1589, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSspmv_v2_64:
+cutap_rs_cublasSgemmStridedBatched:
 	movl $1590, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSspr:
+cutap_rs_cublasSgemmStridedBatched_64:
 	movl $1591, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSspr2:
+cutap_rs_cublasSgemm_v2:
 	movl $1592, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSspr2_v2:
+cutap_rs_cublasSgemm_v2_64:
 	movl $1593, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSspr2_v2_64:
+cutap_rs_cublasSgemv:
 	movl $1594, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSspr_v2:
+cutap_rs_cublasSgemvBatched:
 	movl $1595, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSspr_v2_64:
+cutap_rs_cublasSgemvBatched_64:
 	movl $1596, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSswap:
+cutap_rs_cublasSgemvStridedBatched:
 	movl $1597, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSswap_v2:
+cutap_rs_cublasSgemvStridedBatched_64:
 	movl $1598, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSswap_v2_64:
+cutap_rs_cublasSgemv_v2:
 	movl $1599, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsymm:
+cutap_rs_cublasSgemv_v2_64:
 	movl $1600, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsymm_v2:
+cutap_rs_cublasSgeqrfBatched:
 	movl $1601, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsymm_v2_64:
+cutap_rs_cublasSger:
 	movl $1602, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsymv:
+cutap_rs_cublasSger_v2:
 	movl $1603, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsymv_v2:
+cutap_rs_cublasSger_v2_64:
 	movl $1604, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsymv_v2_64:
+cutap_rs_cublasSgetrfBatched:
 	movl $1605, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsyr:
+cutap_rs_cublasSgetriBatched:
 	movl $1606, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsyr2:
+cutap_rs_cublasSgetrsBatched:
 	movl $1607, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsyr2_v2:
+cutap_rs_cublasShutdown:
 	movl $1608, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsyr2_v2_64:
+cutap_rs_cublasSmatinvBatched:
 	movl $1609, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsyr2k:
-	movl $1610, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasSsyr2k_v2:
+cutap_rs_cublasSnrm2_v2:
 	movl $1611, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsyr2k_v2_64:
+cutap_rs_cublasSnrm2_v2_64:
 	movl $1612, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsyr_v2:
+cutap_rs_cublasSrot:
 	movl $1613, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsyr_v2_64:
+cutap_rs_cublasSrot_v2:
 	movl $1614, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsyrk:
+cutap_rs_cublasSrot_v2_64:
 	movl $1615, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsyrk_v2:
+cutap_rs_cublasSrotg:
 	movl $1616, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsyrk_v2_64:
+cutap_rs_cublasSrotg_v2:
 	movl $1617, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsyrkx:
+cutap_rs_cublasSrotm:
 	movl $1618, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSsyrkx_64:
+cutap_rs_cublasSrotm_v2:
 	movl $1619, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStbmv:
+cutap_rs_cublasSrotm_v2_64:
 	movl $1620, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStbmv_v2:
+cutap_rs_cublasSrotmg:
 	movl $1621, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStbmv_v2_64:
+cutap_rs_cublasSrotmg_v2:
 	movl $1622, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStbsv:
+cutap_rs_cublasSsbmv:
 	movl $1623, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStbsv_v2:
+cutap_rs_cublasSsbmv_v2:
 	movl $1624, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStbsv_v2_64:
+cutap_rs_cublasSsbmv_v2_64:
 	movl $1625, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStpmv:
+cutap_rs_cublasSscal:
 	movl $1626, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStpmv_v2:
+cutap_rs_cublasSscal_v2:
 	movl $1627, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStpmv_v2_64:
+cutap_rs_cublasSscal_v2_64:
 	movl $1628, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStpsv:
+cutap_rs_cublasSspmv:
 	movl $1629, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStpsv_v2:
+cutap_rs_cublasSspmv_v2:
 	movl $1630, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStpsv_v2_64:
+cutap_rs_cublasSspmv_v2_64:
 	movl $1631, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStpttr:
+cutap_rs_cublasSspr:
 	movl $1632, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrmm:
+cutap_rs_cublasSspr2:
 	movl $1633, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrmm_v2:
+cutap_rs_cublasSspr2_v2:
 	movl $1634, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrmm_v2_64:
+cutap_rs_cublasSspr2_v2_64:
 	movl $1635, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrmv:
+cutap_rs_cublasSspr_v2:
 	movl $1636, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrmv_v2:
+cutap_rs_cublasSspr_v2_64:
 	movl $1637, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrmv_v2_64:
+cutap_rs_cublasSswap:
 	movl $1638, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrsm:
+cutap_rs_cublasSswap_v2:
 	movl $1639, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrsmBatched:
+cutap_rs_cublasSswap_v2_64:
 	movl $1640, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrsmBatched_64:
+cutap_rs_cublasSsymm:
 	movl $1641, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrsm_v2:
+cutap_rs_cublasSsymm_v2:
 	movl $1642, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrsm_v2_64:
+cutap_rs_cublasSsymm_v2_64:
 	movl $1643, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrsv:
+cutap_rs_cublasSsymv:
 	movl $1644, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrsv_v2:
+cutap_rs_cublasSsymv_v2:
 	movl $1645, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrsv_v2_64:
+cutap_rs_cublasSsymv_v2_64:
 	movl $1646, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasStrttp:
+cutap_rs_cublasSsyr:
 	movl $1647, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSwapEx:
+cutap_rs_cublasSsyr2:
 	movl $1648, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasSwapEx_64:
+cutap_rs_cublasSsyr2_v2:
 	movl $1649, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasUint8gemmBias:
+cutap_rs_cublasSsyr2_v2_64:
+	movl $1650, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasSsyr2k:
+	movl $1651, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasSsyr2k_v2:
+	movl $1652, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasSsyr2k_v2_64:
+	movl $1653, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasSsyr_v2:
+	movl $1654, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasSsyr_v2_64:
+	movl $1655, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasSsyrk:
+	movl $1656, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasSsyrk_v2:
+	movl $1657, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasSsyrk_v2_64:
 	movl $1658, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXerbla:
+cutap_rs_cublasSsyrkx:
 	movl $1659, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtCgemm:
+cutap_rs_cublasSsyrkx_64:
 	movl $1660, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtChemm:
+cutap_rs_cublasStbmv:
 	movl $1661, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtCher2k:
+cutap_rs_cublasStbmv_v2:
 	movl $1662, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtCherk:
+cutap_rs_cublasStbmv_v2_64:
 	movl $1663, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtCherkx:
+cutap_rs_cublasStbsv:
 	movl $1664, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtCreate:
+cutap_rs_cublasStbsv_v2:
 	movl $1665, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtCspmm:
+cutap_rs_cublasStbsv_v2_64:
 	movl $1666, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtCsymm:
+cutap_rs_cublasStpmv:
 	movl $1667, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtCsyr2k:
+cutap_rs_cublasStpmv_v2:
 	movl $1668, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtCsyrk:
+cutap_rs_cublasStpmv_v2_64:
 	movl $1669, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtCsyrkx:
+cutap_rs_cublasStpsv:
 	movl $1670, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtCtrmm:
+cutap_rs_cublasStpsv_v2:
 	movl $1671, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtCtrsm:
+cutap_rs_cublasStpsv_v2_64:
 	movl $1672, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtDestroy:
+cutap_rs_cublasStpttr:
 	movl $1673, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtDeviceSelect:
+cutap_rs_cublasStrmm:
 	movl $1674, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtDgemm:
+cutap_rs_cublasStrmm_v2:
 	movl $1675, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtDspmm:
+cutap_rs_cublasStrmm_v2_64:
 	movl $1676, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtDsymm:
+cutap_rs_cublasStrmv:
 	movl $1677, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtDsyr2k:
+cutap_rs_cublasStrmv_v2:
 	movl $1678, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtDsyrk:
+cutap_rs_cublasStrmv_v2_64:
 	movl $1679, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtDsyrkx:
+cutap_rs_cublasStrsm:
 	movl $1680, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtDtrmm:
+cutap_rs_cublasStrsmBatched:
 	movl $1681, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtDtrsm:
+cutap_rs_cublasStrsmBatched_64:
 	movl $1682, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtGetBlockDim:
+cutap_rs_cublasStrsm_v2:
 	movl $1683, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtGetNumBoards:
+cutap_rs_cublasStrsm_v2_64:
 	movl $1684, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtGetPinningMemMode:
+cutap_rs_cublasStrsv:
 	movl $1685, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtMaxBoards:
+cutap_rs_cublasStrsv_v2:
 	movl $1686, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtSetBlockDim:
+cutap_rs_cublasStrsv_v2_64:
 	movl $1687, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtSetCpuRatio:
+cutap_rs_cublasStrttp:
 	movl $1688, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtSetCpuRoutine:
+cutap_rs_cublasSwapEx:
 	movl $1689, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtSetPinningMemMode:
+cutap_rs_cublasSwapEx_64:
 	movl $1690, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtSgemm:
-	movl $1691, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasXtSspmm:
-	movl $1692, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasXtSsymm:
-	movl $1693, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasXtSsyr2k:
-	movl $1694, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasXtSsyrk:
-	movl $1695, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasXtSsyrkx:
-	movl $1696, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasXtStrmm:
-	movl $1697, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasXtStrsm:
-	movl $1698, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasXtZgemm:
+cutap_rs_cublasUint8gemmBias:
 	movl $1699, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtZhemm:
+cutap_rs_cublasXerbla:
 	movl $1700, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtZher2k:
+cutap_rs_cublasXtCgemm:
 	movl $1701, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtZherk:
+cutap_rs_cublasXtChemm:
 	movl $1702, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtZherkx:
+cutap_rs_cublasXtCher2k:
 	movl $1703, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtZspmm:
+cutap_rs_cublasXtCherk:
 	movl $1704, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtZsymm:
+cutap_rs_cublasXtCherkx:
 	movl $1705, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtZsyr2k:
+cutap_rs_cublasXtCreate:
 	movl $1706, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtZsyrk:
+cutap_rs_cublasXtCspmm:
 	movl $1707, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtZsyrkx:
+cutap_rs_cublasXtCsymm:
 	movl $1708, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtZtrmm:
+cutap_rs_cublasXtCsyr2k:
 	movl $1709, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasXtZtrsm:
+cutap_rs_cublasXtCsyrk:
 	movl $1710, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZaxpy:
+cutap_rs_cublasXtCsyrkx:
 	movl $1711, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZaxpy_v2:
+cutap_rs_cublasXtCtrmm:
 	movl $1712, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZaxpy_v2_64:
+cutap_rs_cublasXtCtrsm:
 	movl $1713, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZcopy:
+cutap_rs_cublasXtDestroy:
+	movl $1714, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasXtDeviceSelect:
 	movl $1715, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZcopy_v2:
+cutap_rs_cublasXtDgemm:
 	movl $1716, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZcopy_v2_64:
+cutap_rs_cublasXtDspmm:
 	movl $1717, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZdgmm:
+cutap_rs_cublasXtDsymm:
 	movl $1718, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZdgmm_64:
+cutap_rs_cublasXtDsyr2k:
 	movl $1719, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZdotc_v2:
+cutap_rs_cublasXtDsyrk:
+	movl $1720, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasXtDsyrkx:
 	movl $1721, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZdotc_v2_64:
+cutap_rs_cublasXtDtrmm:
 	movl $1722, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZdotu_v2:
+cutap_rs_cublasXtDtrsm:
+	movl $1723, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasXtGetBlockDim:
 	movl $1724, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZdotu_v2_64:
+cutap_rs_cublasXtGetNumBoards:
 	movl $1725, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZdrot:
+cutap_rs_cublasXtGetPinningMemMode:
 	movl $1726, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZdrot_v2:
+cutap_rs_cublasXtMaxBoards:
 	movl $1727, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZdrot_v2_64:
+cutap_rs_cublasXtSetBlockDim:
 	movl $1728, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZdscal:
+cutap_rs_cublasXtSetCpuRatio:
 	movl $1729, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZdscal_v2:
+cutap_rs_cublasXtSetCpuRoutine:
 	movl $1730, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZdscal_v2_64:
+cutap_rs_cublasXtSetPinningMemMode:
 	movl $1731, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgbmv:
+cutap_rs_cublasXtSgemm:
 	movl $1732, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgbmv_v2:
+cutap_rs_cublasXtSspmm:
 	movl $1733, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgbmv_v2_64:
+cutap_rs_cublasXtSsymm:
 	movl $1734, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgeam:
+cutap_rs_cublasXtSsyr2k:
 	movl $1735, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgeam_64:
+cutap_rs_cublasXtSsyrk:
 	movl $1736, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgelsBatched:
+cutap_rs_cublasXtSsyrkx:
 	movl $1737, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemm:
+cutap_rs_cublasXtStrmm:
 	movl $1738, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemm3m:
+cutap_rs_cublasXtStrsm:
 	movl $1739, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemm3m_64:
+cutap_rs_cublasXtZgemm:
 	movl $1740, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemmBatched:
+cutap_rs_cublasXtZhemm:
 	movl $1741, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemmBatched_64:
+cutap_rs_cublasXtZher2k:
 	movl $1742, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemmStridedBatched:
+cutap_rs_cublasXtZherk:
 	movl $1743, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemmStridedBatched_64:
+cutap_rs_cublasXtZherkx:
 	movl $1744, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemm_v2:
+cutap_rs_cublasXtZspmm:
 	movl $1745, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemm_v2_64:
+cutap_rs_cublasXtZsymm:
 	movl $1746, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemv:
+cutap_rs_cublasXtZsyr2k:
 	movl $1747, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemvBatched:
+cutap_rs_cublasXtZsyrk:
 	movl $1748, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemvBatched_64:
+cutap_rs_cublasXtZsyrkx:
 	movl $1749, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemvStridedBatched:
+cutap_rs_cublasXtZtrmm:
 	movl $1750, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemvStridedBatched_64:
+cutap_rs_cublasXtZtrsm:
 	movl $1751, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemv_v2:
+cutap_rs_cublasZaxpy:
 	movl $1752, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgemv_v2_64:
+cutap_rs_cublasZaxpy_v2:
 	movl $1753, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgeqrfBatched:
+cutap_rs_cublasZaxpy_v2_64:
 	movl $1754, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgerc:
-	movl $1755, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasZgerc_v2:
+cutap_rs_cublasZcopy:
 	movl $1756, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgerc_v2_64:
+cutap_rs_cublasZcopy_v2:
 	movl $1757, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgeru:
+cutap_rs_cublasZcopy_v2_64:
 	movl $1758, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgeru_v2:
+cutap_rs_cublasZdgmm:
 	movl $1759, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgeru_v2_64:
+cutap_rs_cublasZdgmm_64:
 	movl $1760, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgetrfBatched:
-	movl $1761, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasZgetriBatched:
+cutap_rs_cublasZdotc_v2:
 	movl $1762, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZgetrsBatched:
+cutap_rs_cublasZdotc_v2_64:
 	movl $1763, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhbmv:
-	movl $1764, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasZhbmv_v2:
+cutap_rs_cublasZdotu_v2:
 	movl $1765, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhbmv_v2_64:
+cutap_rs_cublasZdotu_v2_64:
 	movl $1766, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhemm:
+cutap_rs_cublasZdrot:
 	movl $1767, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhemm_v2:
+cutap_rs_cublasZdrot_v2:
 	movl $1768, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhemm_v2_64:
+cutap_rs_cublasZdrot_v2_64:
 	movl $1769, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhemv:
+cutap_rs_cublasZdscal:
 	movl $1770, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhemv_v2:
+cutap_rs_cublasZdscal_v2:
 	movl $1771, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhemv_v2_64:
+cutap_rs_cublasZdscal_v2_64:
 	movl $1772, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZher:
+cutap_rs_cublasZgbmv:
 	movl $1773, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZher2:
+cutap_rs_cublasZgbmv_v2:
 	movl $1774, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZher2_v2:
+cutap_rs_cublasZgbmv_v2_64:
 	movl $1775, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZher2_v2_64:
+cutap_rs_cublasZgeam:
 	movl $1776, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZher2k:
+cutap_rs_cublasZgeam_64:
 	movl $1777, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZher2k_v2:
+cutap_rs_cublasZgelsBatched:
 	movl $1778, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZher2k_v2_64:
+cutap_rs_cublasZgemm:
 	movl $1779, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZher_v2:
+cutap_rs_cublasZgemm3m:
 	movl $1780, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZher_v2_64:
+cutap_rs_cublasZgemm3m_64:
 	movl $1781, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZherk:
+cutap_rs_cublasZgemmBatched:
 	movl $1782, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZherk_v2:
+cutap_rs_cublasZgemmBatched_64:
 	movl $1783, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZherk_v2_64:
+cutap_rs_cublasZgemmStridedBatched:
 	movl $1784, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZherkx:
+cutap_rs_cublasZgemmStridedBatched_64:
 	movl $1785, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZherkx_64:
+cutap_rs_cublasZgemm_v2:
 	movl $1786, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhpmv:
+cutap_rs_cublasZgemm_v2_64:
 	movl $1787, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhpmv_v2:
+cutap_rs_cublasZgemv:
 	movl $1788, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhpmv_v2_64:
+cutap_rs_cublasZgemvBatched:
 	movl $1789, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhpr:
+cutap_rs_cublasZgemvBatched_64:
 	movl $1790, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhpr2:
+cutap_rs_cublasZgemvStridedBatched:
 	movl $1791, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhpr2_v2:
+cutap_rs_cublasZgemvStridedBatched_64:
 	movl $1792, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhpr2_v2_64:
+cutap_rs_cublasZgemv_v2:
 	movl $1793, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhpr_v2:
+cutap_rs_cublasZgemv_v2_64:
 	movl $1794, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZhpr_v2_64:
+cutap_rs_cublasZgeqrfBatched:
 	movl $1795, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZmatinvBatched:
+cutap_rs_cublasZgerc:
 	movl $1796, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZrot:
+cutap_rs_cublasZgerc_v2:
 	movl $1797, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZrot_v2:
+cutap_rs_cublasZgerc_v2_64:
 	movl $1798, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZrot_v2_64:
+cutap_rs_cublasZgeru:
 	movl $1799, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZrotg:
+cutap_rs_cublasZgeru_v2:
 	movl $1800, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZrotg_v2:
+cutap_rs_cublasZgeru_v2_64:
 	movl $1801, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZscal:
+cutap_rs_cublasZgetrfBatched:
 	movl $1802, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZscal_v2:
+cutap_rs_cublasZgetriBatched:
 	movl $1803, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZscal_v2_64:
+cutap_rs_cublasZgetrsBatched:
 	movl $1804, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZswap:
+cutap_rs_cublasZhbmv:
 	movl $1805, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZswap_v2:
+cutap_rs_cublasZhbmv_v2:
 	movl $1806, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZswap_v2_64:
+cutap_rs_cublasZhbmv_v2_64:
 	movl $1807, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsymm:
+cutap_rs_cublasZhemm:
 	movl $1808, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsymm_v2:
+cutap_rs_cublasZhemm_v2:
 	movl $1809, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsymm_v2_64:
+cutap_rs_cublasZhemm_v2_64:
 	movl $1810, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsymv_v2:
+cutap_rs_cublasZhemv:
 	movl $1811, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsymv_v2_64:
+cutap_rs_cublasZhemv_v2:
 	movl $1812, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsyr2_v2:
+cutap_rs_cublasZhemv_v2_64:
 	movl $1813, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsyr2_v2_64:
+cutap_rs_cublasZher:
 	movl $1814, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsyr2k:
+cutap_rs_cublasZher2:
 	movl $1815, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsyr2k_v2:
+cutap_rs_cublasZher2_v2:
 	movl $1816, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsyr2k_v2_64:
+cutap_rs_cublasZher2_v2_64:
 	movl $1817, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsyr_v2:
+cutap_rs_cublasZher2k:
 	movl $1818, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsyr_v2_64:
+cutap_rs_cublasZher2k_v2:
 	movl $1819, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsyrk:
+cutap_rs_cublasZher2k_v2_64:
 	movl $1820, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsyrk_v2:
+cutap_rs_cublasZher_v2:
 	movl $1821, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsyrk_v2_64:
+cutap_rs_cublasZher_v2_64:
 	movl $1822, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsyrkx:
+cutap_rs_cublasZherk:
 	movl $1823, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZsyrkx_64:
+cutap_rs_cublasZherk_v2:
 	movl $1824, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtbmv:
+cutap_rs_cublasZherk_v2_64:
 	movl $1825, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtbmv_v2:
+cutap_rs_cublasZherkx:
 	movl $1826, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtbmv_v2_64:
+cutap_rs_cublasZherkx_64:
 	movl $1827, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtbsv:
+cutap_rs_cublasZhpmv:
 	movl $1828, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtbsv_v2:
+cutap_rs_cublasZhpmv_v2:
 	movl $1829, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtbsv_v2_64:
+cutap_rs_cublasZhpmv_v2_64:
 	movl $1830, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtpmv:
+cutap_rs_cublasZhpr:
 	movl $1831, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtpmv_v2:
+cutap_rs_cublasZhpr2:
 	movl $1832, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtpmv_v2_64:
+cutap_rs_cublasZhpr2_v2:
 	movl $1833, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtpsv:
+cutap_rs_cublasZhpr2_v2_64:
 	movl $1834, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtpsv_v2:
+cutap_rs_cublasZhpr_v2:
 	movl $1835, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtpsv_v2_64:
+cutap_rs_cublasZhpr_v2_64:
 	movl $1836, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtpttr:
+cutap_rs_cublasZmatinvBatched:
 	movl $1837, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrmm:
+cutap_rs_cublasZrot:
 	movl $1838, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrmm_v2:
+cutap_rs_cublasZrot_v2:
 	movl $1839, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrmm_v2_64:
+cutap_rs_cublasZrot_v2_64:
 	movl $1840, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrmv:
+cutap_rs_cublasZrotg:
 	movl $1841, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrmv_v2:
+cutap_rs_cublasZrotg_v2:
 	movl $1842, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrmv_v2_64:
+cutap_rs_cublasZscal:
 	movl $1843, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrsm:
+cutap_rs_cublasZscal_v2:
 	movl $1844, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrsmBatched:
+cutap_rs_cublasZscal_v2_64:
 	movl $1845, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrsmBatched_64:
+cutap_rs_cublasZswap:
 	movl $1846, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrsm_v2:
+cutap_rs_cublasZswap_v2:
 	movl $1847, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrsm_v2_64:
+cutap_rs_cublasZswap_v2_64:
 	movl $1848, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrsv:
+cutap_rs_cublasZsymm:
 	movl $1849, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrsv_v2:
+cutap_rs_cublasZsymm_v2:
 	movl $1850, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrsv_v2_64:
+cutap_rs_cublasZsymm_v2_64:
 	movl $1851, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasZtrttp:
+cutap_rs_cublasZsymv_v2:
 	movl $1852, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasLtCreate:
+cutap_rs_cublasZsymv_v2_64:
+	movl $1853, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZsyr2_v2:
+	movl $1854, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZsyr2_v2_64:
+	movl $1855, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZsyr2k:
+	movl $1856, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZsyr2k_v2:
+	movl $1857, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZsyr2k_v2_64:
+	movl $1858, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZsyr_v2:
+	movl $1859, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZsyr_v2_64:
+	movl $1860, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZsyrk:
+	movl $1861, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZsyrk_v2:
+	movl $1862, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZsyrk_v2_64:
+	movl $1863, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZsyrkx:
+	movl $1864, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZsyrkx_64:
+	movl $1865, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtbmv:
+	movl $1866, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtbmv_v2:
+	movl $1867, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtbmv_v2_64:
+	movl $1868, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtbsv:
+	movl $1869, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtbsv_v2:
+	movl $1870, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtbsv_v2_64:
+	movl $1871, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtpmv:
+	movl $1872, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtpmv_v2:
+	movl $1873, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtpmv_v2_64:
+	movl $1874, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtpsv:
+	movl $1875, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtpsv_v2:
+	movl $1876, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtpsv_v2_64:
+	movl $1877, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtpttr:
+	movl $1878, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrmm:
+	movl $1879, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrmm_v2:
+	movl $1880, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrmm_v2_64:
+	movl $1881, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrmv:
+	movl $1882, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrmv_v2:
+	movl $1883, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrmv_v2_64:
+	movl $1884, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrsm:
 	movl $1885, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasLtDestroy:
+cutap_rs_cublasZtrsmBatched:
+	movl $1886, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrsmBatched_64:
+	movl $1887, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrsm_v2:
+	movl $1888, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrsm_v2_64:
+	movl $1889, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrsv:
+	movl $1890, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrsv_v2:
+	movl $1891, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrsv_v2_64:
+	movl $1892, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasZtrttp:
 	movl $1893, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
+cutap_rs_cublasLtCreate:
+	movl $1926, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtDestroy:
+	movl $1934, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
 cutap_rs_cublasLtEmulationDescCreate:
-	movl $1894, %r11d
+	movl $1935, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtEmulationDescDestroy:
-	movl $1895, %r11d
+	movl $1936, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtEmulationDescGetAttribute:
-	movl $1896, %r11d
+	movl $1937, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtEmulationDescInit_internal:
-	movl $1897, %r11d
+	movl $1938, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtEmulationDescSetAttribute:
-	movl $1898, %r11d
+	movl $1939, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtGetCudartVersion:
-	movl $1899, %r11d
+	movl $1940, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtGetProperty:
-	movl $1901, %r11d
+	movl $1942, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtGetStatusName:
-	movl $1902, %r11d
+	movl $1943, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtGetStatusString:
-	movl $1903, %r11d
+	movl $1944, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtGetVersion:
-	movl $1904, %r11d
+	movl $1945, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtHeuristicsCacheGetCapacity:
-	movl $1927, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtHeuristicsCacheSetCapacity:
-	movl $1929, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtLoggerForceDisable:
-	movl $1954, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtLoggerOpenFile:
-	movl $1955, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtLoggerSetCallback:
-	movl $1956, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtLoggerSetFile:
-	movl $1957, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtLoggerSetLevel:
-	movl $1958, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtLoggerSetMask:
-	movl $1959, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtMatmul:
-	movl $1960, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtMatmulAlgoCapGetAttribute:
-	movl $1961, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtMatmulAlgoCheck:
-	movl $1962, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtMatmulAlgoConfigGetAttribute:
-	movl $1963, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtMatmulAlgoConfigSetAttribute:
-	movl $1965, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtMatmulAlgoGetHeuristic:
-	movl $1966, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtMatmulAlgoGetIds:
-	movl $1967, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtMatmulAlgoInit:
 	movl $1968, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cublasLtMatmulDescCreate:
-	movl $1969, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cublasLtMatmulDescDestroy:
+cutap_rs_cublasLtHeuristicsCacheSetCapacity:
 	movl $1970, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
+cutap_rs_cublasLtLoggerForceDisable:
+	movl $1995, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtLoggerOpenFile:
+	movl $1996, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtLoggerSetCallback:
+	movl $1997, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtLoggerSetFile:
+	movl $1998, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtLoggerSetLevel:
+	movl $1999, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtLoggerSetMask:
+	movl $2000, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtMatmul:
+	movl $2001, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtMatmulAlgoCapGetAttribute:
+	movl $2002, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtMatmulAlgoCheck:
+	movl $2003, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtMatmulAlgoConfigGetAttribute:
+	movl $2004, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtMatmulAlgoConfigSetAttribute:
+	movl $2006, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtMatmulAlgoGetHeuristic:
+	movl $2007, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtMatmulAlgoGetIds:
+	movl $2008, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtMatmulAlgoInit:
+	movl $2009, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtMatmulDescCreate:
+	movl $2010, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cublasLtMatmulDescDestroy:
+	movl $2011, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
 cutap_rs_cublasLtMatmulDescGetAttribute:
-	movl $1971, %r11d
+	movl $2012, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatmulDescInit_internal:
-	movl $1972, %r11d
+	movl $2013, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatmulDescSetAttribute:
-	movl $1973, %r11d
+	movl $2014, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatmulPreferenceCreate:
-	movl $1974, %r11d
+	movl $2015, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatmulPreferenceDestroy:
-	movl $1975, %r11d
+	movl $2016, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatmulPreferenceGetAttribute:
-	movl $1976, %r11d
+	movl $2017, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatmulPreferenceInit_internal:
-	movl $1977, %r11d
+	movl $2018, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatmulPreferenceSetAttribute:
-	movl $1978, %r11d
+	movl $2019, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatrixLayoutCreate:
-	movl $1979, %r11d
+	movl $2020, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatrixLayoutDestroy:
-	movl $1980, %r11d
+	movl $2021, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatrixLayoutGetAttribute:
-	movl $1981, %r11d
+	movl $2022, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatrixLayoutInit_internal:
-	movl $1982, %r11d
+	movl $2023, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatrixLayoutSetAttribute:
-	movl $1983, %r11d
+	movl $2024, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatrixTransform:
-	movl $1984, %r11d
+	movl $2025, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatrixTransformDescCreate:
-	movl $1985, %r11d
+	movl $2026, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatrixTransformDescDestroy:
-	movl $1986, %r11d
+	movl $2027, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatrixTransformDescGetAttribute:
-	movl $1987, %r11d
+	movl $2028, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatrixTransformDescInit_internal:
-	movl $1988, %r11d
+	movl $2029, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cublasLtMatrixTransformDescSetAttribute:
-	movl $1989, %r11d
+	movl $2030, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
 cutap_rs_cudnnActivationBackward:
-	movl $2037, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnActivationForward:
-	movl $2038, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnAddTensor:
-	movl $2039, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnAdvVersionCheck:
-	movl $2040, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBackendCreateDescriptor:
-	movl $2041, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBackendDestroyDescriptor:
-	movl $2042, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBackendExecute:
-	movl $2043, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBackendFinalize:
-	movl $2044, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBackendGetAttribute:
-	movl $2045, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBackendInitialize:
-	movl $2046, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBackendPopulateCudaGraph:
-	movl $2047, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBackendSetAttribute:
-	movl $2048, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBackendUpdateCudaGraph:
-	movl $2049, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBatchNormalizationBackward:
-	movl $2050, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBatchNormalizationBackwardEx:
-	movl $2051, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBatchNormalizationForwardInference:
-	movl $2052, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBatchNormalizationForwardTraining:
-	movl $2053, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBatchNormalizationForwardTrainingEx:
-	movl $2054, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnBuildRNNDynamic:
-	movl $2055, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCTCLoss:
-	movl $2056, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCTCLoss_v8:
-	movl $2057, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCnnVersionCheck:
-	movl $2058, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnConvolutionBackwardBias:
-	movl $2059, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnConvolutionBackwardData:
-	movl $2060, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnConvolutionBackwardFilter:
-	movl $2061, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnConvolutionBiasActivationForward:
-	movl $2062, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnConvolutionForward:
-	movl $2063, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreate:
-	movl $2064, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreateActivationDescriptor:
-	movl $2065, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreateAttnDescriptor:
-	movl $2066, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreateCTCLossDescriptor:
-	movl $2067, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreateConvolutionDescriptor:
-	movl $2068, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreateDropoutDescriptor:
-	movl $2069, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreateFilterDescriptor:
-	movl $2070, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreateFusedOpsConstParamPack:
-	movl $2071, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreateFusedOpsPlan:
-	movl $2072, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreateFusedOpsVariantParamPack:
-	movl $2073, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreateLRNDescriptor:
-	movl $2074, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreateOpTensorDescriptor:
-	movl $2075, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreatePoolingDescriptor:
-	movl $2076, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreateRNNDataDescriptor:
-	movl $2077, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnCreateRNNDescriptor:
 	movl $2078, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnCreateReduceTensorDescriptor:
+cutap_rs_cudnnActivationForward:
 	movl $2079, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnCreateSeqDataDescriptor:
+cutap_rs_cudnnAddTensor:
 	movl $2080, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnCreateSpatialTransformerDescriptor:
+cutap_rs_cudnnAdvVersionCheck:
 	movl $2081, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnCreateTensorDescriptor:
+cutap_rs_cudnnBackendCreateDescriptor:
 	movl $2082, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnCreateTensorTransformDescriptor:
+cutap_rs_cudnnBackendDestroyDescriptor:
 	movl $2083, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDeriveBNTensorDescriptor:
+cutap_rs_cudnnBackendExecute:
 	movl $2084, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDeriveNormTensorDescriptor:
+cutap_rs_cudnnBackendFinalize:
 	movl $2085, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroy:
+cutap_rs_cudnnBackendGetAttribute:
 	movl $2086, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyActivationDescriptor:
+cutap_rs_cudnnBackendInitialize:
 	movl $2087, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyAttnDescriptor:
+cutap_rs_cudnnBackendPopulateCudaGraph:
 	movl $2088, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyCTCLossDescriptor:
+cutap_rs_cudnnBackendSetAttribute:
 	movl $2089, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyConvolutionDescriptor:
+cutap_rs_cudnnBackendUpdateCudaGraph:
 	movl $2090, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyDropoutDescriptor:
+cutap_rs_cudnnBatchNormalizationBackward:
 	movl $2091, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyFilterDescriptor:
+cutap_rs_cudnnBatchNormalizationBackwardEx:
 	movl $2092, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyFusedOpsConstParamPack:
+cutap_rs_cudnnBatchNormalizationForwardInference:
 	movl $2093, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyFusedOpsPlan:
+cutap_rs_cudnnBatchNormalizationForwardTraining:
 	movl $2094, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyFusedOpsVariantParamPack:
+cutap_rs_cudnnBatchNormalizationForwardTrainingEx:
 	movl $2095, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyLRNDescriptor:
+cutap_rs_cudnnBuildRNNDynamic:
 	movl $2096, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyOpTensorDescriptor:
+cutap_rs_cudnnCTCLoss:
 	movl $2097, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyPoolingDescriptor:
+cutap_rs_cudnnCTCLoss_v8:
 	movl $2098, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyRNNDataDescriptor:
+cutap_rs_cudnnCnnVersionCheck:
 	movl $2099, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyRNNDescriptor:
+cutap_rs_cudnnConvolutionBackwardBias:
 	movl $2100, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyReduceTensorDescriptor:
+cutap_rs_cudnnConvolutionBackwardData:
 	movl $2101, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroySeqDataDescriptor:
+cutap_rs_cudnnConvolutionBackwardFilter:
 	movl $2102, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroySpatialTransformerDescriptor:
+cutap_rs_cudnnConvolutionBiasActivationForward:
 	movl $2103, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyTensorDescriptor:
+cutap_rs_cudnnConvolutionForward:
 	movl $2104, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDestroyTensorTransformDescriptor:
+cutap_rs_cudnnCreate:
 	movl $2105, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDivisiveNormalizationBackward:
+cutap_rs_cudnnCreateActivationDescriptor:
 	movl $2106, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDivisiveNormalizationForward:
+cutap_rs_cudnnCreateAttnDescriptor:
 	movl $2107, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDropoutBackward:
+cutap_rs_cudnnCreateCTCLossDescriptor:
 	movl $2108, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDropoutForward:
+cutap_rs_cudnnCreateConvolutionDescriptor:
 	movl $2109, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDropoutGetReserveSpaceSize:
+cutap_rs_cudnnCreateDropoutDescriptor:
 	movl $2110, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnDropoutGetStatesSize:
+cutap_rs_cudnnCreateFilterDescriptor:
 	movl $2111, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnFindConvolutionBackwardDataAlgorithm:
+cutap_rs_cudnnCreateFusedOpsConstParamPack:
 	movl $2112, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnFindConvolutionBackwardDataAlgorithmEx:
+cutap_rs_cudnnCreateFusedOpsPlan:
 	movl $2113, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnFindConvolutionBackwardFilterAlgorithm:
+cutap_rs_cudnnCreateFusedOpsVariantParamPack:
 	movl $2114, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnFindConvolutionBackwardFilterAlgorithmEx:
+cutap_rs_cudnnCreateLRNDescriptor:
 	movl $2115, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnFindConvolutionForwardAlgorithm:
+cutap_rs_cudnnCreateOpTensorDescriptor:
 	movl $2116, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnFindConvolutionForwardAlgorithmEx:
+cutap_rs_cudnnCreatePoolingDescriptor:
 	movl $2117, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnFusedOpsExecute:
+cutap_rs_cudnnCreateRNNDataDescriptor:
 	movl $2118, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetActivationDescriptor:
+cutap_rs_cudnnCreateRNNDescriptor:
 	movl $2119, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetActivationDescriptorSwishBeta:
+cutap_rs_cudnnCreateReduceTensorDescriptor:
 	movl $2120, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetAttnDescriptor:
+cutap_rs_cudnnCreateSeqDataDescriptor:
 	movl $2121, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetBatchNormalizationBackwardExWorkspaceSize:
+cutap_rs_cudnnCreateSpatialTransformerDescriptor:
+	movl $2122, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudnnCreateTensorDescriptor:
 	movl $2123, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize:
+cutap_rs_cudnnCreateTensorTransformDescriptor:
 	movl $2124, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetBatchNormalizationTrainingExReserveSpaceSize:
+cutap_rs_cudnnDeriveBNTensorDescriptor:
 	movl $2125, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetCTCLossDescriptor:
+cutap_rs_cudnnDeriveNormTensorDescriptor:
 	movl $2126, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetCTCLossDescriptorEx:
+cutap_rs_cudnnDestroy:
 	movl $2127, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetCTCLossDescriptor_v8:
+cutap_rs_cudnnDestroyActivationDescriptor:
 	movl $2128, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetCTCLossDescriptor_v9:
+cutap_rs_cudnnDestroyAttnDescriptor:
 	movl $2129, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetCTCLossWorkspaceSize:
+cutap_rs_cudnnDestroyCTCLossDescriptor:
 	movl $2130, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetCTCLossWorkspaceSize_v8:
+cutap_rs_cudnnDestroyConvolutionDescriptor:
 	movl $2131, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetCallback:
+cutap_rs_cudnnDestroyDropoutDescriptor:
 	movl $2132, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolution2dDescriptor:
+cutap_rs_cudnnDestroyFilterDescriptor:
 	movl $2133, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolution2dForwardOutputDim:
+cutap_rs_cudnnDestroyFusedOpsConstParamPack:
 	movl $2134, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionBackwardDataAlgorithmMaxCount:
+cutap_rs_cudnnDestroyFusedOpsPlan:
 	movl $2135, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionBackwardDataAlgorithm_v7:
+cutap_rs_cudnnDestroyFusedOpsVariantParamPack:
 	movl $2136, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionBackwardDataWorkspaceSize:
+cutap_rs_cudnnDestroyLRNDescriptor:
 	movl $2137, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount:
+cutap_rs_cudnnDestroyOpTensorDescriptor:
 	movl $2138, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionBackwardFilterAlgorithm_v7:
+cutap_rs_cudnnDestroyPoolingDescriptor:
 	movl $2139, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionBackwardFilterWorkspaceSize:
+cutap_rs_cudnnDestroyRNNDataDescriptor:
 	movl $2140, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionForwardAlgorithmMaxCount:
+cutap_rs_cudnnDestroyRNNDescriptor:
 	movl $2141, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionForwardAlgorithm_v7:
+cutap_rs_cudnnDestroyReduceTensorDescriptor:
 	movl $2142, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionForwardWorkspaceSize:
+cutap_rs_cudnnDestroySeqDataDescriptor:
 	movl $2143, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionGroupCount:
+cutap_rs_cudnnDestroySpatialTransformerDescriptor:
 	movl $2144, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionMathType:
+cutap_rs_cudnnDestroyTensorDescriptor:
 	movl $2145, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionNdDescriptor:
+cutap_rs_cudnnDestroyTensorTransformDescriptor:
 	movl $2146, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionNdForwardOutputDim:
+cutap_rs_cudnnDivisiveNormalizationBackward:
 	movl $2147, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetConvolutionReorderType:
+cutap_rs_cudnnDivisiveNormalizationForward:
 	movl $2148, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetCudartVersion:
+cutap_rs_cudnnDropoutBackward:
 	movl $2149, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetDropoutDescriptor:
+cutap_rs_cudnnDropoutForward:
 	movl $2150, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetErrorString:
+cutap_rs_cudnnDropoutGetReserveSpaceSize:
 	movl $2151, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetFilter4dDescriptor:
+cutap_rs_cudnnDropoutGetStatesSize:
 	movl $2152, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetFilterNdDescriptor:
+cutap_rs_cudnnFindConvolutionBackwardDataAlgorithm:
 	movl $2153, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetFilterSizeInBytes:
+cutap_rs_cudnnFindConvolutionBackwardDataAlgorithmEx:
 	movl $2154, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetFoldedConvBackwardDataDescriptors:
+cutap_rs_cudnnFindConvolutionBackwardFilterAlgorithm:
 	movl $2155, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetFusedOpsConstParamPackAttribute:
+cutap_rs_cudnnFindConvolutionBackwardFilterAlgorithmEx:
 	movl $2156, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetFusedOpsVariantParamPackAttribute:
+cutap_rs_cudnnFindConvolutionForwardAlgorithm:
 	movl $2157, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetLRNDescriptor:
+cutap_rs_cudnnFindConvolutionForwardAlgorithmEx:
 	movl $2158, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetLastErrorString:
+cutap_rs_cudnnFusedOpsExecute:
 	movl $2159, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetMaxDeviceVersion:
+cutap_rs_cudnnGetActivationDescriptor:
 	movl $2160, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetMultiHeadAttnBuffers:
+cutap_rs_cudnnGetActivationDescriptorSwishBeta:
 	movl $2161, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetMultiHeadAttnWeights:
+cutap_rs_cudnnGetAttnDescriptor:
 	movl $2162, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetNormalizationBackwardWorkspaceSize:
-	movl $2163, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnGetNormalizationForwardTrainingWorkspaceSize:
+cutap_rs_cudnnGetBatchNormalizationBackwardExWorkspaceSize:
 	movl $2164, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetNormalizationTrainingReserveSpaceSize:
+cutap_rs_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize:
 	movl $2165, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetOpTensorDescriptor:
+cutap_rs_cudnnGetBatchNormalizationTrainingExReserveSpaceSize:
 	movl $2166, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetPooling2dDescriptor:
+cutap_rs_cudnnGetCTCLossDescriptor:
 	movl $2167, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetPooling2dForwardOutputDim:
+cutap_rs_cudnnGetCTCLossDescriptorEx:
 	movl $2168, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetPoolingNdDescriptor:
+cutap_rs_cudnnGetCTCLossDescriptor_v8:
 	movl $2169, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetPoolingNdForwardOutputDim:
+cutap_rs_cudnnGetCTCLossDescriptor_v9:
 	movl $2170, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetProperty:
+cutap_rs_cudnnGetCTCLossWorkspaceSize:
 	movl $2171, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetRNNDataDescriptor:
+cutap_rs_cudnnGetCTCLossWorkspaceSize_v8:
 	movl $2172, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetRNNDescriptor_v8:
+cutap_rs_cudnnGetCallback:
 	movl $2173, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetRNNTempSpaceSizes:
+cutap_rs_cudnnGetConvolution2dDescriptor:
+	movl $2174, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudnnGetConvolution2dForwardOutputDim:
 	movl $2175, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetRNNWeightParams:
+cutap_rs_cudnnGetConvolutionBackwardDataAlgorithmMaxCount:
 	movl $2176, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetRNNWeightSpaceSize:
+cutap_rs_cudnnGetConvolutionBackwardDataAlgorithm_v7:
 	movl $2177, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetReduceTensorDescriptor:
+cutap_rs_cudnnGetConvolutionBackwardDataWorkspaceSize:
 	movl $2178, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetReductionIndicesSize:
+cutap_rs_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount:
 	movl $2179, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetReductionWorkspaceSize:
+cutap_rs_cudnnGetConvolutionBackwardFilterAlgorithm_v7:
 	movl $2180, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetSeqDataDescriptor:
+cutap_rs_cudnnGetConvolutionBackwardFilterWorkspaceSize:
 	movl $2181, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetStream:
+cutap_rs_cudnnGetConvolutionForwardAlgorithmMaxCount:
 	movl $2182, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetTensor4dDescriptor:
+cutap_rs_cudnnGetConvolutionForwardAlgorithm_v7:
 	movl $2183, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetTensorNdDescriptor:
+cutap_rs_cudnnGetConvolutionForwardWorkspaceSize:
 	movl $2184, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetTensorSizeInBytes:
+cutap_rs_cudnnGetConvolutionGroupCount:
 	movl $2185, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetTensorTransformDescriptor:
+cutap_rs_cudnnGetConvolutionMathType:
 	movl $2186, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGetVersion:
+cutap_rs_cudnnGetConvolutionNdDescriptor:
 	movl $2187, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnGraphVersionCheck:
+cutap_rs_cudnnGetConvolutionNdForwardOutputDim:
 	movl $2188, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnIm2Col:
+cutap_rs_cudnnGetConvolutionReorderType:
 	movl $2189, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnInitTransformDest:
+cutap_rs_cudnnGetCudartVersion:
 	movl $2190, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnLRNCrossChannelBackward:
+cutap_rs_cudnnGetDropoutDescriptor:
 	movl $2191, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnLRNCrossChannelForward:
+cutap_rs_cudnnGetErrorString:
 	movl $2192, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnMakeFusedOpsPlan:
+cutap_rs_cudnnGetFilter4dDescriptor:
 	movl $2193, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnMultiHeadAttnBackwardData:
+cutap_rs_cudnnGetFilterNdDescriptor:
 	movl $2194, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnMultiHeadAttnBackwardWeights:
+cutap_rs_cudnnGetFilterSizeInBytes:
 	movl $2195, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnMultiHeadAttnForward:
+cutap_rs_cudnnGetFoldedConvBackwardDataDescriptors:
 	movl $2196, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnNormalizationBackward:
+cutap_rs_cudnnGetFusedOpsConstParamPackAttribute:
 	movl $2197, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnNormalizationForwardInference:
+cutap_rs_cudnnGetFusedOpsVariantParamPackAttribute:
 	movl $2198, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnNormalizationForwardTraining:
+cutap_rs_cudnnGetLRNDescriptor:
 	movl $2199, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnOpTensor:
+cutap_rs_cudnnGetLastErrorString:
 	movl $2200, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnOpsVersionCheck:
+cutap_rs_cudnnGetMaxDeviceVersion:
 	movl $2201, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnPoolingBackward:
+cutap_rs_cudnnGetMultiHeadAttnBuffers:
 	movl $2202, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnPoolingForward:
+cutap_rs_cudnnGetMultiHeadAttnWeights:
 	movl $2203, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnQueryRuntimeError:
+cutap_rs_cudnnGetNormalizationBackwardWorkspaceSize:
 	movl $2204, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnRNNBackwardData_v8:
+cutap_rs_cudnnGetNormalizationForwardTrainingWorkspaceSize:
 	movl $2205, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnRNNBackwardWeights_v8:
+cutap_rs_cudnnGetNormalizationTrainingReserveSpaceSize:
 	movl $2206, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnRNNForward:
+cutap_rs_cudnnGetOpTensorDescriptor:
 	movl $2207, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnRNNGetClip_v8:
+cutap_rs_cudnnGetPooling2dDescriptor:
 	movl $2208, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnRNNGetClip_v9:
+cutap_rs_cudnnGetPooling2dForwardOutputDim:
 	movl $2209, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnRNNSetClip_v8:
+cutap_rs_cudnnGetPoolingNdDescriptor:
 	movl $2210, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnRNNSetClip_v9:
+cutap_rs_cudnnGetPoolingNdForwardOutputDim:
 	movl $2211, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnReduceTensor:
+cutap_rs_cudnnGetProperty:
 	movl $2212, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnReorderFilterAndBias:
+cutap_rs_cudnnGetRNNDataDescriptor:
 	movl $2213, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnRestoreDropoutDescriptor:
+cutap_rs_cudnnGetRNNDescriptor_v8:
 	movl $2214, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnScaleTensor:
-	movl $2215, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cudnnSetActivationDescriptor:
+cutap_rs_cudnnGetRNNTempSpaceSizes:
 	movl $2216, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetActivationDescriptorSwishBeta:
+cutap_rs_cudnnGetRNNWeightParams:
 	movl $2217, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetAttnDescriptor:
+cutap_rs_cudnnGetRNNWeightSpaceSize:
 	movl $2218, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetCTCLossDescriptor:
+cutap_rs_cudnnGetReduceTensorDescriptor:
+	movl $2219, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudnnGetReductionIndicesSize:
+	movl $2220, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudnnGetReductionWorkspaceSize:
 	movl $2221, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetCTCLossDescriptorEx:
+cutap_rs_cudnnGetSeqDataDescriptor:
 	movl $2222, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetCTCLossDescriptor_v8:
+cutap_rs_cudnnGetStream:
 	movl $2223, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetCTCLossDescriptor_v9:
+cutap_rs_cudnnGetTensor4dDescriptor:
 	movl $2224, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetCallback:
+cutap_rs_cudnnGetTensorNdDescriptor:
 	movl $2225, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetConvolution2dDescriptor:
+cutap_rs_cudnnGetTensorSizeInBytes:
 	movl $2226, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetConvolutionGroupCount:
+cutap_rs_cudnnGetTensorTransformDescriptor:
 	movl $2227, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetConvolutionMathType:
+cutap_rs_cudnnGetVersion:
 	movl $2228, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetConvolutionNdDescriptor:
+cutap_rs_cudnnGraphVersionCheck:
 	movl $2229, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetConvolutionReorderType:
+cutap_rs_cudnnIm2Col:
 	movl $2230, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetDropoutDescriptor:
+cutap_rs_cudnnInitTransformDest:
 	movl $2231, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetFilter4dDescriptor:
+cutap_rs_cudnnLRNCrossChannelBackward:
 	movl $2232, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetFilterNdDescriptor:
+cutap_rs_cudnnLRNCrossChannelForward:
 	movl $2233, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetFusedOpsConstParamPackAttribute:
+cutap_rs_cudnnMakeFusedOpsPlan:
 	movl $2234, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetFusedOpsVariantParamPackAttribute:
+cutap_rs_cudnnMultiHeadAttnBackwardData:
 	movl $2235, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetLRNDescriptor:
+cutap_rs_cudnnMultiHeadAttnBackwardWeights:
 	movl $2236, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetOpTensorDescriptor:
+cutap_rs_cudnnMultiHeadAttnForward:
 	movl $2237, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetPooling2dDescriptor:
+cutap_rs_cudnnNormalizationBackward:
 	movl $2238, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetPoolingNdDescriptor:
+cutap_rs_cudnnNormalizationForwardInference:
 	movl $2239, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetRNNDataDescriptor:
+cutap_rs_cudnnNormalizationForwardTraining:
 	movl $2240, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetRNNDescriptor_v8:
+cutap_rs_cudnnOpTensor:
 	movl $2241, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetReduceTensorDescriptor:
+cutap_rs_cudnnOpsVersionCheck:
 	movl $2242, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetSeqDataDescriptor:
+cutap_rs_cudnnPoolingBackward:
 	movl $2243, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetSpatialTransformerNdDescriptor:
+cutap_rs_cudnnPoolingForward:
 	movl $2244, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetStream:
+cutap_rs_cudnnQueryRuntimeError:
 	movl $2245, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetTensor:
+cutap_rs_cudnnRNNBackwardData_v8:
 	movl $2246, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetTensor4dDescriptor:
+cutap_rs_cudnnRNNBackwardWeights_v8:
 	movl $2247, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetTensor4dDescriptorEx:
+cutap_rs_cudnnRNNForward:
 	movl $2248, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetTensorNdDescriptor:
+cutap_rs_cudnnRNNGetClip_v8:
 	movl $2249, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetTensorNdDescriptorEx:
+cutap_rs_cudnnRNNGetClip_v9:
 	movl $2250, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSetTensorTransformDescriptor:
+cutap_rs_cudnnRNNSetClip_v8:
 	movl $2251, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSoftmaxBackward:
+cutap_rs_cudnnRNNSetClip_v9:
 	movl $2252, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSoftmaxForward:
+cutap_rs_cudnnReduceTensor:
 	movl $2253, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSpatialTfGridGeneratorBackward:
+cutap_rs_cudnnReorderFilterAndBias:
 	movl $2254, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSpatialTfGridGeneratorForward:
+cutap_rs_cudnnRestoreDropoutDescriptor:
 	movl $2255, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSpatialTfSamplerBackward:
+cutap_rs_cudnnScaleTensor:
 	movl $2256, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnSpatialTfSamplerForward:
+cutap_rs_cudnnSetActivationDescriptor:
 	movl $2257, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnTransformFilter:
+cutap_rs_cudnnSetActivationDescriptorSwishBeta:
 	movl $2258, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnTransformTensor:
+cutap_rs_cudnnSetAttnDescriptor:
 	movl $2259, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cudnnTransformTensorEx:
-	movl $2260, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_ncclAllGather:
-	movl $2261, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_ncclAllReduce:
+cutap_rs_cudnnSetCTCLossDescriptor:
 	movl $2262, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclAlltoAll:
+cutap_rs_cudnnSetCTCLossDescriptorEx:
 	movl $2263, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclBcast:
+cutap_rs_cudnnSetCTCLossDescriptor_v8:
 	movl $2264, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclBroadcast:
+cutap_rs_cudnnSetCTCLossDescriptor_v9:
 	movl $2265, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommAbort:
+cutap_rs_cudnnSetCallback:
 	movl $2266, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommCount:
+cutap_rs_cudnnSetConvolution2dDescriptor:
 	movl $2267, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommCuDevice:
+cutap_rs_cudnnSetConvolutionGroupCount:
 	movl $2268, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommDeregister:
+cutap_rs_cudnnSetConvolutionMathType:
 	movl $2269, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommDestroy:
+cutap_rs_cudnnSetConvolutionNdDescriptor:
 	movl $2270, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommFinalize:
+cutap_rs_cudnnSetConvolutionReorderType:
 	movl $2271, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommGetAsyncError:
+cutap_rs_cudnnSetDropoutDescriptor:
 	movl $2272, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommInitAll:
+cutap_rs_cudnnSetFilter4dDescriptor:
 	movl $2273, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommInitRank:
+cutap_rs_cudnnSetFilterNdDescriptor:
 	movl $2274, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommInitRankConfig:
+cutap_rs_cudnnSetFusedOpsConstParamPackAttribute:
 	movl $2275, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommInitRankScalable:
+cutap_rs_cudnnSetFusedOpsVariantParamPackAttribute:
 	movl $2276, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommRegister:
+cutap_rs_cudnnSetLRNDescriptor:
 	movl $2277, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommRevoke:
+cutap_rs_cudnnSetOpTensorDescriptor:
 	movl $2278, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommShrink:
+cutap_rs_cudnnSetPooling2dDescriptor:
 	movl $2279, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommSplit:
+cutap_rs_cudnnSetPoolingNdDescriptor:
 	movl $2280, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommUserRank:
+cutap_rs_cudnnSetRNNDataDescriptor:
 	movl $2281, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommWindowDeregister:
+cutap_rs_cudnnSetRNNDescriptor_v8:
 	movl $2282, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclCommWindowRegister:
+cutap_rs_cudnnSetReduceTensorDescriptor:
 	movl $2283, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclGather:
+cutap_rs_cudnnSetSeqDataDescriptor:
+	movl $2284, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudnnSetSpatialTransformerNdDescriptor:
+	movl $2285, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudnnSetStream:
 	movl $2286, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclGetErrorString:
+cutap_rs_cudnnSetTensor:
 	movl $2287, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclGetLastError:
+cutap_rs_cudnnSetTensor4dDescriptor:
 	movl $2288, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclGetUniqueId:
+cutap_rs_cudnnSetTensor4dDescriptorEx:
 	movl $2289, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclGetVersion:
+cutap_rs_cudnnSetTensorNdDescriptor:
 	movl $2290, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclGroupEnd:
+cutap_rs_cudnnSetTensorNdDescriptorEx:
+	movl $2291, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudnnSetTensorTransformDescriptor:
 	movl $2292, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclGroupSimulateEnd:
+cutap_rs_cudnnSoftmaxBackward:
 	movl $2293, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclGroupStart:
+cutap_rs_cudnnSoftmaxForward:
 	movl $2294, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclMemAlloc:
+cutap_rs_cudnnSpatialTfGridGeneratorBackward:
+	movl $2295, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudnnSpatialTfGridGeneratorForward:
+	movl $2296, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudnnSpatialTfSamplerBackward:
+	movl $2297, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cudnnSpatialTfSamplerForward:
 	movl $2298, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclMemFree:
+cutap_rs_cudnnTransformFilter:
 	movl $2299, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclRecv:
+cutap_rs_cudnnTransformTensor:
 	movl $2300, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclRedOpCreatePreMulSum:
+cutap_rs_cudnnTransformTensorEx:
 	movl $2301, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclRedOpDestroy:
+cutap_rs_ncclAllGather:
 	movl $2302, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclReduce:
+cutap_rs_ncclAllReduce:
 	movl $2303, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclReduceScatter:
+cutap_rs_ncclAlltoAll:
 	movl $2304, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclResetDebugInit:
+cutap_rs_ncclBcast:
 	movl $2305, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclScatter:
+cutap_rs_ncclBroadcast:
+	movl $2306, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_ncclCommAbort:
 	movl $2307, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_ncclSend:
+cutap_rs_ncclCommCount:
 	movl $2308, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftCreate:
+cutap_rs_ncclCommCuDevice:
+	movl $2309, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_ncclCommDeregister:
+	movl $2310, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_ncclCommDestroy:
+	movl $2311, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_ncclCommFinalize:
+	movl $2312, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_ncclCommGetAsyncError:
+	movl $2313, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_ncclCommInitAll:
 	movl $2314, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftDestroy:
+cutap_rs_ncclCommInitRank:
+	movl $2315, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_ncclCommInitRankConfig:
 	movl $2316, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftEstimate1d:
+cutap_rs_ncclCommInitRankScalable:
 	movl $2317, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftEstimate2d:
+cutap_rs_ncclCommRegister:
 	movl $2318, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftEstimate3d:
+cutap_rs_ncclCommRevoke:
 	movl $2319, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftEstimateMany:
+cutap_rs_ncclCommShrink:
 	movl $2320, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftExecC2C:
+cutap_rs_ncclCommSplit:
 	movl $2321, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftExecC2R:
+cutap_rs_ncclCommUserRank:
 	movl $2322, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftExecD2Z:
+cutap_rs_ncclCommWindowDeregister:
 	movl $2323, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftExecR2C:
+cutap_rs_ncclCommWindowRegister:
 	movl $2324, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftExecZ2D:
-	movl $2325, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cufftExecZ2Z:
-	movl $2326, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cufftGetPlanPropertyInt64:
+cutap_rs_ncclGather:
 	movl $2327, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftGetProperty:
+cutap_rs_ncclGetErrorString:
 	movl $2328, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftGetSize:
+cutap_rs_ncclGetLastError:
 	movl $2329, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftGetSize1d:
+cutap_rs_ncclGetUniqueId:
 	movl $2330, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftGetSize2d:
+cutap_rs_ncclGetVersion:
 	movl $2331, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftGetSize3d:
-	movl $2332, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cufftGetSizeMany:
+cutap_rs_ncclGroupEnd:
 	movl $2333, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftGetSizeMany64:
+cutap_rs_ncclGroupSimulateEnd:
 	movl $2334, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftGetVersion:
+cutap_rs_ncclGroupStart:
 	movl $2335, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftMakePlan1d:
-	movl $2336, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cufftMakePlan2d:
-	movl $2337, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cufftMakePlan3d:
-	movl $2338, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cufftMakePlanMany:
+cutap_rs_ncclMemAlloc:
 	movl $2339, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftMakePlanMany64:
+cutap_rs_ncclMemFree:
 	movl $2340, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftPlan1d:
+cutap_rs_ncclRecv:
 	movl $2341, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftPlan2d:
+cutap_rs_ncclRedOpCreatePreMulSum:
 	movl $2342, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftPlan3d:
+cutap_rs_ncclRedOpDestroy:
 	movl $2343, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftPlanMany:
+cutap_rs_ncclReduce:
 	movl $2344, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftResetPlanProperty:
+cutap_rs_ncclReduceScatter:
 	movl $2345, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftSetAutoAllocation:
+cutap_rs_ncclResetDebugInit:
 	movl $2346, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftSetPlanPropertyInt64:
-	movl $2347, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cufftSetStream:
+cutap_rs_ncclScatter:
 	movl $2348, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftSetWorkArea:
+cutap_rs_ncclSend:
 	movl $2349, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtClearCallback:
-	movl $2350, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cufftXtExec:
-	movl $2351, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cufftXtExecDescriptor:
-	movl $2352, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cufftXtExecDescriptorC2C:
-	movl $2353, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cufftXtExecDescriptorC2R:
-	movl $2354, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cufftXtExecDescriptorD2Z:
+cutap_rs_cufftCreate:
 	movl $2355, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtExecDescriptorR2C:
-	movl $2356, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cufftXtExecDescriptorZ2D:
+cutap_rs_cufftDestroy:
 	movl $2357, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtExecDescriptorZ2Z:
+cutap_rs_cufftEstimate1d:
 	movl $2358, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtFree:
+cutap_rs_cufftEstimate2d:
 	movl $2359, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtGetSizeMany:
+cutap_rs_cufftEstimate3d:
 	movl $2360, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtMakePlanMany:
+cutap_rs_cufftEstimateMany:
+	movl $2361, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cufftExecC2C:
 	movl $2362, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtMalloc:
+cutap_rs_cufftExecC2R:
 	movl $2363, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtMemcpy:
+cutap_rs_cufftExecD2Z:
 	movl $2364, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtQueryPlan:
+cutap_rs_cufftExecR2C:
 	movl $2365, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtSetCallback:
+cutap_rs_cufftExecZ2D:
 	movl $2366, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtSetCallbackSharedSize:
+cutap_rs_cufftExecZ2Z:
 	movl $2367, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtSetGPUs:
+cutap_rs_cufftGetPlanPropertyInt64:
 	movl $2368, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtSetJITCallback:
+cutap_rs_cufftGetProperty:
 	movl $2369, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtSetWorkArea:
+cutap_rs_cufftGetSize:
 	movl $2370, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cufftXtSetWorkAreaPolicy:
+cutap_rs_cufftGetSize1d:
 	movl $2371, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandCreateGenerator:
+cutap_rs_cufftGetSize2d:
 	movl $2372, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandCreateGeneratorHost:
+cutap_rs_cufftGetSize3d:
 	movl $2373, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandCreatePoissonDistribution:
+cutap_rs_cufftGetSizeMany:
 	movl $2374, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandDestroyDistribution:
+cutap_rs_cufftGetSizeMany64:
 	movl $2375, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandDestroyGenerator:
+cutap_rs_cufftGetVersion:
 	movl $2376, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGenerate:
+cutap_rs_cufftMakePlan1d:
 	movl $2377, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGenerateLogNormal:
+cutap_rs_cufftMakePlan2d:
 	movl $2378, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGenerateLogNormalDouble:
+cutap_rs_cufftMakePlan3d:
 	movl $2379, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGenerateLongLong:
+cutap_rs_cufftMakePlanMany:
 	movl $2380, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGenerateNormal:
+cutap_rs_cufftMakePlanMany64:
 	movl $2381, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGenerateNormalDouble:
+cutap_rs_cufftPlan1d:
 	movl $2382, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGeneratePoisson:
+cutap_rs_cufftPlan2d:
 	movl $2383, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGeneratePoissonMethod:
+cutap_rs_cufftPlan3d:
 	movl $2384, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGenerateSeeds:
+cutap_rs_cufftPlanMany:
 	movl $2385, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGenerateUniform:
+cutap_rs_cufftResetPlanProperty:
 	movl $2386, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGenerateUniformDouble:
+cutap_rs_cufftSetAutoAllocation:
 	movl $2387, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGetDirectionVectors32:
+cutap_rs_cufftSetPlanPropertyInt64:
 	movl $2388, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGetDirectionVectors64:
+cutap_rs_cufftSetStream:
 	movl $2389, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGetProperty:
+cutap_rs_cufftSetWorkArea:
 	movl $2390, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGetScrambleConstants32:
+cutap_rs_cufftXtClearCallback:
 	movl $2391, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGetScrambleConstants64:
+cutap_rs_cufftXtExec:
 	movl $2392, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandGetVersion:
+cutap_rs_cufftXtExecDescriptor:
 	movl $2393, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandSetGeneratorOffset:
+cutap_rs_cufftXtExecDescriptorC2C:
 	movl $2394, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandSetGeneratorOrdering:
+cutap_rs_cufftXtExecDescriptorC2R:
 	movl $2395, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandSetPseudoRandomGeneratorSeed:
+cutap_rs_cufftXtExecDescriptorD2Z:
 	movl $2396, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandSetQuasiRandomGeneratorDimensions:
+cutap_rs_cufftXtExecDescriptorR2C:
 	movl $2397, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_curandSetStream:
+cutap_rs_cufftXtExecDescriptorZ2D:
 	movl $2398, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseAxpby:
+cutap_rs_cufftXtExecDescriptorZ2Z:
 	movl $2399, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseBlockedEllGet:
+cutap_rs_cufftXtFree:
 	movl $2400, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseBsrSetStridedBatch:
+cutap_rs_cufftXtGetSizeMany:
 	movl $2401, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsr2csr:
-	movl $2402, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusparseCbsric02:
+cutap_rs_cufftXtMakePlanMany:
 	movl $2403, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsric02_analysis:
+cutap_rs_cufftXtMalloc:
 	movl $2404, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsric02_bufferSize:
+cutap_rs_cufftXtMemcpy:
 	movl $2405, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsrilu02:
+cutap_rs_cufftXtQueryPlan:
 	movl $2406, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsrilu02_analysis:
+cutap_rs_cufftXtSetCallback:
 	movl $2407, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsrilu02_bufferSize:
+cutap_rs_cufftXtSetCallbackSharedSize:
 	movl $2408, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsrilu02_numericBoost:
+cutap_rs_cufftXtSetDistribution:
 	movl $2409, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsrmm:
+cutap_rs_cufftXtSetGPUs:
 	movl $2410, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsrmv:
+cutap_rs_cufftXtSetJITCallback:
 	movl $2411, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsrsm2_analysis:
+cutap_rs_cufftXtSetWorkArea:
 	movl $2412, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsrsm2_bufferSize:
+cutap_rs_cufftXtSetWorkAreaPolicy:
 	movl $2413, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsrsm2_solve:
+cutap_rs_curandCreateGenerator:
 	movl $2414, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsrsv2_analysis:
+cutap_rs_curandCreateGeneratorHost:
 	movl $2415, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsrsv2_bufferSize:
+cutap_rs_curandCreatePoissonDistribution:
 	movl $2416, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsrsv2_solve:
+cutap_rs_curandDestroyDistribution:
 	movl $2417, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCbsrxmv:
+cutap_rs_curandDestroyGenerator:
 	movl $2418, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsr2bsr:
+cutap_rs_curandGenerate:
 	movl $2419, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsr2csr_compress:
+cutap_rs_curandGenerateLogNormal:
 	movl $2420, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsr2csru:
+cutap_rs_curandGenerateLogNormalDouble:
 	movl $2421, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsr2gebsr:
+cutap_rs_curandGenerateLongLong:
 	movl $2422, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsr2gebsr_bufferSize:
+cutap_rs_curandGenerateNormal:
 	movl $2423, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsrcolor:
+cutap_rs_curandGenerateNormalDouble:
 	movl $2424, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsrgeam2:
+cutap_rs_curandGeneratePoisson:
 	movl $2425, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsrgeam2_bufferSizeExt:
+cutap_rs_curandGeneratePoissonMethod:
 	movl $2426, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsric02:
+cutap_rs_curandGenerateSeeds:
 	movl $2427, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsric02_analysis:
+cutap_rs_curandGenerateUniform:
 	movl $2428, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsric02_bufferSize:
+cutap_rs_curandGenerateUniformDouble:
 	movl $2429, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsrilu02:
+cutap_rs_curandGetDirectionVectors32:
 	movl $2430, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsrilu02_analysis:
+cutap_rs_curandGetDirectionVectors64:
 	movl $2431, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsrilu02_bufferSize:
+cutap_rs_curandGetProperty:
 	movl $2432, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsrilu02_numericBoost:
+cutap_rs_curandGetScrambleConstants32:
 	movl $2433, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsru2csr:
+cutap_rs_curandGetScrambleConstants64:
 	movl $2434, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCcsru2csr_bufferSizeExt:
+cutap_rs_curandGetVersion:
 	movl $2435, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgebsr2csr:
+cutap_rs_curandSetGeneratorOffset:
 	movl $2436, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgebsr2gebsc:
+cutap_rs_curandSetGeneratorOrdering:
 	movl $2437, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgebsr2gebsc_bufferSize:
+cutap_rs_curandSetPseudoRandomGeneratorSeed:
 	movl $2438, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgebsr2gebsr:
+cutap_rs_curandSetQuasiRandomGeneratorDimensions:
 	movl $2439, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgebsr2gebsr_bufferSize:
+cutap_rs_curandSetStream:
 	movl $2440, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgemvi:
+cutap_rs_cusparseAxpby:
 	movl $2441, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgemvi_bufferSize:
+cutap_rs_cusparseBlockedEllGet:
 	movl $2442, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgpsvInterleavedBatch:
+cutap_rs_cusparseBsrSetStridedBatch:
 	movl $2443, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgpsvInterleavedBatch_bufferSizeExt:
+cutap_rs_cusparseCaxpyi:
 	movl $2444, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgtsv2:
+cutap_rs_cusparseCbsr2csr:
 	movl $2445, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgtsv2StridedBatch:
+cutap_rs_cusparseCbsric02:
 	movl $2446, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgtsv2StridedBatch_bufferSizeExt:
+cutap_rs_cusparseCbsric02_analysis:
 	movl $2447, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgtsv2_bufferSizeExt:
+cutap_rs_cusparseCbsric02_bufferSize:
 	movl $2448, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgtsv2_nopivot:
+cutap_rs_cusparseCbsrilu02:
 	movl $2449, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgtsv2_nopivot_bufferSizeExt:
+cutap_rs_cusparseCbsrilu02_analysis:
 	movl $2450, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgtsvInterleavedBatch:
+cutap_rs_cusparseCbsrilu02_bufferSize:
 	movl $2451, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCgtsvInterleavedBatch_bufferSizeExt:
+cutap_rs_cusparseCbsrilu02_numericBoost:
 	movl $2452, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCnnz:
+cutap_rs_cusparseCbsrmm:
 	movl $2453, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCnnz_compress:
+cutap_rs_cusparseCbsrmv:
 	movl $2454, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseConstBlockedEllGet:
+cutap_rs_cusparseCbsrsm2_analysis:
 	movl $2455, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseConstCooGet:
+cutap_rs_cusparseCbsrsm2_bufferSize:
 	movl $2456, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseConstCscGet:
+cutap_rs_cusparseCbsrsm2_solve:
 	movl $2457, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseConstCsrGet:
+cutap_rs_cusparseCbsrsv2_analysis:
 	movl $2458, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseConstDnMatGet:
+cutap_rs_cusparseCbsrsv2_bufferSize:
 	movl $2459, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseConstDnMatGetValues:
+cutap_rs_cusparseCbsrsv2_solve:
 	movl $2460, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseConstDnVecGet:
+cutap_rs_cusparseCbsrxmv:
 	movl $2461, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseConstDnVecGetValues:
+cutap_rs_cusparseCcsc2dense:
 	movl $2462, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseConstSpMatGetValues:
+cutap_rs_cusparseCcsr2bsr:
 	movl $2463, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseConstSpVecGet:
+cutap_rs_cusparseCcsr2csr_compress:
 	movl $2464, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseConstSpVecGetValues:
+cutap_rs_cusparseCcsr2csru:
 	movl $2465, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCooGet:
+cutap_rs_cusparseCcsr2dense:
 	movl $2466, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCooSetPointers:
+cutap_rs_cusparseCcsr2gebsr:
 	movl $2467, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCooSetStridedBatch:
+cutap_rs_cusparseCcsr2gebsr_bufferSize:
 	movl $2468, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreate:
+cutap_rs_cusparseCcsrcolor:
 	movl $2469, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateBlockedEll:
+cutap_rs_cusparseCcsrgeam2:
 	movl $2470, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateBsr:
+cutap_rs_cusparseCcsrgeam2_bufferSizeExt:
 	movl $2471, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateBsric02Info:
+cutap_rs_cusparseCcsrgemm2:
 	movl $2472, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateBsrilu02Info:
+cutap_rs_cusparseCcsrgemm2_bufferSizeExt:
 	movl $2473, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateBsrsm2Info:
+cutap_rs_cusparseCcsric02:
 	movl $2474, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateBsrsv2Info:
+cutap_rs_cusparseCcsric02_analysis:
 	movl $2475, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateColorInfo:
+cutap_rs_cusparseCcsric02_bufferSize:
 	movl $2476, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateConstBlockedEll:
+cutap_rs_cusparseCcsrilu02:
 	movl $2477, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateConstBsr:
+cutap_rs_cusparseCcsrilu02_analysis:
 	movl $2478, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateConstCoo:
+cutap_rs_cusparseCcsrilu02_bufferSize:
 	movl $2479, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateConstCsc:
+cutap_rs_cusparseCcsrilu02_numericBoost:
 	movl $2480, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateConstCsr:
+cutap_rs_cusparseCcsrsm2_analysis:
 	movl $2481, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateConstDnMat:
+cutap_rs_cusparseCcsrsm2_bufferSizeExt:
 	movl $2482, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateConstDnVec:
+cutap_rs_cusparseCcsrsm2_solve:
 	movl $2483, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateConstSlicedEll:
+cutap_rs_cusparseCcsrsv2_analysis:
 	movl $2484, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateConstSpVec:
+cutap_rs_cusparseCcsrsv2_bufferSize:
 	movl $2485, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateCoo:
+cutap_rs_cusparseCcsrsv2_solve:
 	movl $2486, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateCsc:
+cutap_rs_cusparseCcsru2csr:
 	movl $2487, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateCsr:
+cutap_rs_cusparseCcsru2csr_bufferSizeExt:
 	movl $2488, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateCsric02Info:
+cutap_rs_cusparseCdense2csc:
 	movl $2489, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateCsrilu02Info:
+cutap_rs_cusparseCdense2csr:
 	movl $2490, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateCsru2csrInfo:
+cutap_rs_cusparseCgebsr2csr:
 	movl $2491, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateDnMat:
+cutap_rs_cusparseCgebsr2gebsc:
 	movl $2492, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateDnVec:
+cutap_rs_cusparseCgebsr2gebsc_bufferSize:
 	movl $2493, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateIdentityPermutation:
+cutap_rs_cusparseCgebsr2gebsr:
 	movl $2494, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateMatDescr:
+cutap_rs_cusparseCgebsr2gebsr_bufferSize:
 	movl $2495, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreatePruneInfo:
+cutap_rs_cusparseCgemmi:
 	movl $2496, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateSlicedEll:
+cutap_rs_cusparseCgemvi:
 	movl $2497, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCreateSpVec:
+cutap_rs_cusparseCgemvi_bufferSize:
 	movl $2498, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCscGet:
+cutap_rs_cusparseCgpsvInterleavedBatch:
 	movl $2499, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCscSetPointers:
+cutap_rs_cusparseCgpsvInterleavedBatch_bufferSizeExt:
 	movl $2500, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCsr2cscEx2:
+cutap_rs_cusparseCgthr:
 	movl $2501, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCsr2cscEx2_bufferSize:
+cutap_rs_cusparseCgthrz:
 	movl $2502, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCsrGet:
+cutap_rs_cusparseCgtsv2:
 	movl $2503, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCsrSetPointers:
+cutap_rs_cusparseCgtsv2StridedBatch:
 	movl $2504, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseCsrSetStridedBatch:
+cutap_rs_cusparseCgtsv2StridedBatch_bufferSizeExt:
 	movl $2505, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsr2csr:
+cutap_rs_cusparseCgtsv2_bufferSizeExt:
 	movl $2506, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsric02:
+cutap_rs_cusparseCgtsv2_nopivot:
 	movl $2507, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsric02_analysis:
+cutap_rs_cusparseCgtsv2_nopivot_bufferSizeExt:
 	movl $2508, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsric02_bufferSize:
+cutap_rs_cusparseCgtsvInterleavedBatch:
 	movl $2509, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsrilu02:
+cutap_rs_cusparseCgtsvInterleavedBatch_bufferSizeExt:
 	movl $2510, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsrilu02_analysis:
+cutap_rs_cusparseCnnz:
 	movl $2511, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsrilu02_bufferSize:
+cutap_rs_cusparseCnnz_compress:
 	movl $2512, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsrilu02_numericBoost:
+cutap_rs_cusparseConstBlockedEllGet:
 	movl $2513, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsrmm:
+cutap_rs_cusparseConstCooGet:
 	movl $2514, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsrmv:
+cutap_rs_cusparseConstCscGet:
 	movl $2515, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsrsm2_analysis:
+cutap_rs_cusparseConstCsrGet:
 	movl $2516, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsrsm2_bufferSize:
+cutap_rs_cusparseConstDnMatGet:
 	movl $2517, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsrsm2_solve:
+cutap_rs_cusparseConstDnMatGetValues:
 	movl $2518, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsrsv2_analysis:
+cutap_rs_cusparseConstDnVecGet:
 	movl $2519, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsrsv2_bufferSize:
+cutap_rs_cusparseConstDnVecGetValues:
 	movl $2520, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsrsv2_solve:
+cutap_rs_cusparseConstSpMatGetValues:
 	movl $2521, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDbsrxmv:
+cutap_rs_cusparseConstSpVecGet:
 	movl $2522, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsr2bsr:
+cutap_rs_cusparseConstSpVecGetValues:
 	movl $2523, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsr2csr_compress:
+cutap_rs_cusparseConstrainedGeMM:
 	movl $2524, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsr2csru:
+cutap_rs_cusparseConstrainedGeMM_bufferSize:
 	movl $2525, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsr2gebsr:
+cutap_rs_cusparseCooAoSGet:
 	movl $2526, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsr2gebsr_bufferSize:
+cutap_rs_cusparseCooGet:
 	movl $2527, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsrcolor:
+cutap_rs_cusparseCooSetPointers:
 	movl $2528, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsrgeam2:
+cutap_rs_cusparseCooSetStridedBatch:
 	movl $2529, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsrgeam2_bufferSizeExt:
+cutap_rs_cusparseCreate:
 	movl $2530, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsric02:
+cutap_rs_cusparseCreateBlockedEll:
 	movl $2531, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsric02_analysis:
+cutap_rs_cusparseCreateBsr:
 	movl $2532, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsric02_bufferSize:
+cutap_rs_cusparseCreateBsric02Info:
 	movl $2533, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsrilu02:
+cutap_rs_cusparseCreateBsrilu02Info:
 	movl $2534, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsrilu02_analysis:
+cutap_rs_cusparseCreateBsrsm2Info:
 	movl $2535, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsrilu02_bufferSize:
+cutap_rs_cusparseCreateBsrsv2Info:
 	movl $2536, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsrilu02_numericBoost:
+cutap_rs_cusparseCreateColorInfo:
 	movl $2537, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsru2csr:
+cutap_rs_cusparseCreateConstBlockedEll:
 	movl $2538, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDcsru2csr_bufferSizeExt:
+cutap_rs_cusparseCreateConstBsr:
 	movl $2539, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDenseToSparse_analysis:
+cutap_rs_cusparseCreateConstCoo:
 	movl $2540, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDenseToSparse_bufferSize:
+cutap_rs_cusparseCreateConstCsc:
 	movl $2541, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDenseToSparse_convert:
+cutap_rs_cusparseCreateConstCsr:
 	movl $2542, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroy:
+cutap_rs_cusparseCreateConstDnMat:
 	movl $2543, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroyBsric02Info:
+cutap_rs_cusparseCreateConstDnVec:
 	movl $2544, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroyBsrilu02Info:
+cutap_rs_cusparseCreateConstSlicedEll:
 	movl $2545, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroyBsrsm2Info:
+cutap_rs_cusparseCreateConstSpVec:
 	movl $2546, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroyBsrsv2Info:
+cutap_rs_cusparseCreateCoo:
 	movl $2547, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroyColorInfo:
+cutap_rs_cusparseCreateCooAoS:
 	movl $2548, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroyCsric02Info:
+cutap_rs_cusparseCreateCsc:
 	movl $2549, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroyCsrilu02Info:
+cutap_rs_cusparseCreateCsr:
 	movl $2550, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroyCsru2csrInfo:
+cutap_rs_cusparseCreateCsrgemm2Info:
 	movl $2551, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroyDnMat:
+cutap_rs_cusparseCreateCsric02Info:
 	movl $2552, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroyDnVec:
+cutap_rs_cusparseCreateCsrilu02Info:
 	movl $2553, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroyMatDescr:
+cutap_rs_cusparseCreateCsrsm2Info:
 	movl $2554, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroyPruneInfo:
+cutap_rs_cusparseCreateCsrsv2Info:
 	movl $2555, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroySpMat:
+cutap_rs_cusparseCreateCsru2csrInfo:
 	movl $2556, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDestroySpVec:
+cutap_rs_cusparseCreateDnMat:
 	movl $2557, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgebsr2csr:
+cutap_rs_cusparseCreateDnVec:
 	movl $2558, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgebsr2gebsc:
+cutap_rs_cusparseCreateIdentityPermutation:
 	movl $2559, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgebsr2gebsc_bufferSize:
+cutap_rs_cusparseCreateMatDescr:
 	movl $2560, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgebsr2gebsr:
+cutap_rs_cusparseCreatePruneInfo:
 	movl $2561, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgebsr2gebsr_bufferSize:
+cutap_rs_cusparseCreateSlicedEll:
 	movl $2562, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgemvi:
+cutap_rs_cusparseCreateSpVec:
 	movl $2563, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgemvi_bufferSize:
+cutap_rs_cusparseCscGet:
 	movl $2564, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgpsvInterleavedBatch:
+cutap_rs_cusparseCscSetPointers:
 	movl $2565, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgpsvInterleavedBatch_bufferSizeExt:
+cutap_rs_cusparseCsctr:
 	movl $2566, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgtsv2:
+cutap_rs_cusparseCsr2cscEx2:
 	movl $2567, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgtsv2StridedBatch:
+cutap_rs_cusparseCsr2cscEx2_bufferSize:
 	movl $2568, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgtsv2StridedBatch_bufferSizeExt:
+cutap_rs_cusparseCsrGet:
 	movl $2569, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgtsv2_bufferSizeExt:
+cutap_rs_cusparseCsrSetPointers:
 	movl $2570, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgtsv2_nopivot:
+cutap_rs_cusparseCsrSetStridedBatch:
 	movl $2571, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgtsv2_nopivot_bufferSizeExt:
+cutap_rs_cusparseCsrmvEx:
 	movl $2572, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgtsvInterleavedBatch:
+cutap_rs_cusparseCsrmvEx_bufferSize:
 	movl $2573, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDgtsvInterleavedBatch_bufferSizeExt:
+cutap_rs_cusparseDaxpyi:
 	movl $2574, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDnMatGet:
+cutap_rs_cusparseDbsr2csr:
 	movl $2575, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDnMatGetStridedBatch:
+cutap_rs_cusparseDbsric02:
 	movl $2576, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDnMatGetValues:
+cutap_rs_cusparseDbsric02_analysis:
 	movl $2577, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDnMatSetStridedBatch:
+cutap_rs_cusparseDbsric02_bufferSize:
 	movl $2578, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDnMatSetValues:
+cutap_rs_cusparseDbsrilu02:
 	movl $2579, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDnVecGet:
+cutap_rs_cusparseDbsrilu02_analysis:
 	movl $2580, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDnVecGetValues:
+cutap_rs_cusparseDbsrilu02_bufferSize:
 	movl $2581, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDnVecSetValues:
+cutap_rs_cusparseDbsrilu02_numericBoost:
 	movl $2582, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDnnz:
+cutap_rs_cusparseDbsrmm:
 	movl $2583, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDnnz_compress:
+cutap_rs_cusparseDbsrmv:
 	movl $2584, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDpruneCsr2csr:
+cutap_rs_cusparseDbsrsm2_analysis:
 	movl $2585, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDpruneCsr2csrByPercentage:
+cutap_rs_cusparseDbsrsm2_bufferSize:
 	movl $2586, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDpruneCsr2csrByPercentage_bufferSizeExt:
+cutap_rs_cusparseDbsrsm2_solve:
 	movl $2587, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDpruneCsr2csrNnz:
+cutap_rs_cusparseDbsrsv2_analysis:
 	movl $2588, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDpruneCsr2csrNnzByPercentage:
+cutap_rs_cusparseDbsrsv2_bufferSize:
 	movl $2589, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDpruneCsr2csr_bufferSizeExt:
+cutap_rs_cusparseDbsrsv2_solve:
 	movl $2590, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDpruneDense2csr:
+cutap_rs_cusparseDbsrxmv:
 	movl $2591, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDpruneDense2csrByPercentage:
+cutap_rs_cusparseDcsc2dense:
 	movl $2592, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDpruneDense2csrByPercentage_bufferSizeExt:
+cutap_rs_cusparseDcsr2bsr:
 	movl $2593, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDpruneDense2csrNnz:
+cutap_rs_cusparseDcsr2csr_compress:
 	movl $2594, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDpruneDense2csrNnzByPercentage:
+cutap_rs_cusparseDcsr2csru:
 	movl $2595, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseDpruneDense2csr_bufferSizeExt:
+cutap_rs_cusparseDcsr2dense:
 	movl $2596, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseGather:
+cutap_rs_cusparseDcsr2gebsr:
 	movl $2597, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseGetErrorName:
+cutap_rs_cusparseDcsr2gebsr_bufferSize:
 	movl $2598, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseGetErrorString:
+cutap_rs_cusparseDcsrcolor:
 	movl $2599, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseGetMatDiagType:
+cutap_rs_cusparseDcsrgeam2:
 	movl $2600, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseGetMatFillMode:
+cutap_rs_cusparseDcsrgeam2_bufferSizeExt:
 	movl $2601, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseGetMatIndexBase:
+cutap_rs_cusparseDcsrgemm2:
 	movl $2602, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseGetMatType:
+cutap_rs_cusparseDcsrgemm2_bufferSizeExt:
 	movl $2603, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseGetPointerMode:
+cutap_rs_cusparseDcsric02:
 	movl $2604, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseGetProperty:
+cutap_rs_cusparseDcsric02_analysis:
 	movl $2605, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseGetStream:
+cutap_rs_cusparseDcsric02_bufferSize:
 	movl $2606, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseGetVersion:
+cutap_rs_cusparseDcsrilu02:
 	movl $2607, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseLoggerForceDisable:
+cutap_rs_cusparseDcsrilu02_analysis:
+	movl $2608, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseDcsrilu02_bufferSize:
+	movl $2609, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseDcsrilu02_numericBoost:
+	movl $2610, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseDcsrsm2_analysis:
+	movl $2611, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseDcsrsm2_bufferSizeExt:
+	movl $2612, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseDcsrsm2_solve:
+	movl $2613, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseDcsrsv2_analysis:
+	movl $2614, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseDcsrsv2_bufferSize:
+	movl $2615, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseDcsrsv2_solve:
+	movl $2616, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseDcsru2csr:
+	movl $2617, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseDcsru2csr_bufferSizeExt:
+	movl $2618, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseDdense2csc:
+	movl $2619, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseDdense2csr:
 	movl $2620, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseLoggerOpenFile:
+cutap_rs_cusparseDenseToSparse_analysis:
 	movl $2621, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseLoggerSetCallback:
+cutap_rs_cusparseDenseToSparse_bufferSize:
 	movl $2622, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseLoggerSetFile:
+cutap_rs_cusparseDenseToSparse_convert:
 	movl $2623, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseLoggerSetLevel:
+cutap_rs_cusparseDestroy:
 	movl $2624, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseLoggerSetMask:
+cutap_rs_cusparseDestroyBsric02Info:
 	movl $2625, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseRot:
+cutap_rs_cusparseDestroyBsrilu02Info:
 	movl $2626, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSDDMM:
+cutap_rs_cusparseDestroyBsrsm2Info:
 	movl $2627, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSDDMM_bufferSize:
+cutap_rs_cusparseDestroyBsrsv2Info:
 	movl $2628, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSDDMM_preprocess:
+cutap_rs_cusparseDestroyColorInfo:
 	movl $2629, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsr2csr:
+cutap_rs_cusparseDestroyCsrgemm2Info:
 	movl $2630, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsric02:
+cutap_rs_cusparseDestroyCsric02Info:
 	movl $2631, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsric02_analysis:
+cutap_rs_cusparseDestroyCsrilu02Info:
 	movl $2632, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsric02_bufferSize:
+cutap_rs_cusparseDestroyCsrsm2Info:
 	movl $2633, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsrilu02:
+cutap_rs_cusparseDestroyCsrsv2Info:
 	movl $2634, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsrilu02_analysis:
+cutap_rs_cusparseDestroyCsru2csrInfo:
 	movl $2635, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsrilu02_bufferSize:
+cutap_rs_cusparseDestroyDnMat:
 	movl $2636, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsrilu02_numericBoost:
+cutap_rs_cusparseDestroyDnVec:
 	movl $2637, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsrmm:
+cutap_rs_cusparseDestroyMatDescr:
 	movl $2638, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsrmv:
+cutap_rs_cusparseDestroyPruneInfo:
 	movl $2639, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsrsm2_analysis:
+cutap_rs_cusparseDestroySpMat:
 	movl $2640, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsrsm2_bufferSize:
+cutap_rs_cusparseDestroySpVec:
 	movl $2641, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsrsm2_solve:
+cutap_rs_cusparseDgebsr2csr:
 	movl $2642, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsrsv2_analysis:
+cutap_rs_cusparseDgebsr2gebsc:
 	movl $2643, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsrsv2_bufferSize:
+cutap_rs_cusparseDgebsr2gebsc_bufferSize:
 	movl $2644, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsrsv2_solve:
+cutap_rs_cusparseDgebsr2gebsr:
 	movl $2645, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSbsrxmv:
+cutap_rs_cusparseDgebsr2gebsr_bufferSize:
 	movl $2646, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScatter:
+cutap_rs_cusparseDgemmi:
 	movl $2647, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsr2bsr:
+cutap_rs_cusparseDgemvi:
 	movl $2648, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsr2csr_compress:
+cutap_rs_cusparseDgemvi_bufferSize:
 	movl $2649, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsr2csru:
+cutap_rs_cusparseDgpsvInterleavedBatch:
 	movl $2650, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsr2gebsr:
+cutap_rs_cusparseDgpsvInterleavedBatch_bufferSizeExt:
 	movl $2651, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsr2gebsr_bufferSize:
+cutap_rs_cusparseDgthr:
 	movl $2652, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsrcolor:
+cutap_rs_cusparseDgthrz:
 	movl $2653, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsrgeam2:
+cutap_rs_cusparseDgtsv2:
 	movl $2654, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsrgeam2_bufferSizeExt:
+cutap_rs_cusparseDgtsv2StridedBatch:
 	movl $2655, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsric02:
+cutap_rs_cusparseDgtsv2StridedBatch_bufferSizeExt:
 	movl $2656, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsric02_analysis:
+cutap_rs_cusparseDgtsv2_bufferSizeExt:
 	movl $2657, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsric02_bufferSize:
+cutap_rs_cusparseDgtsv2_nopivot:
 	movl $2658, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsrilu02:
+cutap_rs_cusparseDgtsv2_nopivot_bufferSizeExt:
 	movl $2659, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsrilu02_analysis:
+cutap_rs_cusparseDgtsvInterleavedBatch:
 	movl $2660, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsrilu02_bufferSize:
+cutap_rs_cusparseDgtsvInterleavedBatch_bufferSizeExt:
 	movl $2661, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsrilu02_numericBoost:
+cutap_rs_cusparseDnMatGet:
 	movl $2662, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsru2csr:
+cutap_rs_cusparseDnMatGetStridedBatch:
 	movl $2663, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseScsru2csr_bufferSizeExt:
+cutap_rs_cusparseDnMatGetValues:
 	movl $2664, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSetMatDiagType:
+cutap_rs_cusparseDnMatSetStridedBatch:
 	movl $2665, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSetMatFillMode:
+cutap_rs_cusparseDnMatSetValues:
 	movl $2666, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSetMatIndexBase:
+cutap_rs_cusparseDnVecGet:
 	movl $2667, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSetMatType:
+cutap_rs_cusparseDnVecGetValues:
 	movl $2668, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSetPointerMode:
+cutap_rs_cusparseDnVecSetValues:
 	movl $2669, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSetStream:
+cutap_rs_cusparseDnnz:
 	movl $2670, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgebsr2csr:
+cutap_rs_cusparseDnnz_compress:
 	movl $2671, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgebsr2gebsc:
+cutap_rs_cusparseDpruneCsr2csr:
 	movl $2672, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgebsr2gebsc_bufferSize:
+cutap_rs_cusparseDpruneCsr2csrByPercentage:
 	movl $2673, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgebsr2gebsr:
+cutap_rs_cusparseDpruneCsr2csrByPercentage_bufferSizeExt:
 	movl $2674, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgebsr2gebsr_bufferSize:
+cutap_rs_cusparseDpruneCsr2csrNnz:
 	movl $2675, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgemvi:
+cutap_rs_cusparseDpruneCsr2csrNnzByPercentage:
 	movl $2676, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgemvi_bufferSize:
+cutap_rs_cusparseDpruneCsr2csr_bufferSizeExt:
 	movl $2677, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgpsvInterleavedBatch:
+cutap_rs_cusparseDpruneDense2csr:
 	movl $2678, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgpsvInterleavedBatch_bufferSizeExt:
+cutap_rs_cusparseDpruneDense2csrByPercentage:
 	movl $2679, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgtsv2:
+cutap_rs_cusparseDpruneDense2csrByPercentage_bufferSizeExt:
 	movl $2680, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgtsv2StridedBatch:
+cutap_rs_cusparseDpruneDense2csrNnz:
 	movl $2681, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgtsv2StridedBatch_bufferSizeExt:
+cutap_rs_cusparseDpruneDense2csrNnzByPercentage:
 	movl $2682, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgtsv2_bufferSizeExt:
+cutap_rs_cusparseDpruneDense2csr_bufferSizeExt:
 	movl $2683, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgtsv2_nopivot:
+cutap_rs_cusparseDroti:
 	movl $2684, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgtsv2_nopivot_bufferSizeExt:
+cutap_rs_cusparseDsctr:
 	movl $2685, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgtsvInterleavedBatch:
+cutap_rs_cusparseGather:
 	movl $2686, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSgtsvInterleavedBatch_bufferSizeExt:
+cutap_rs_cusparseGetErrorName:
 	movl $2687, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSnnz:
+cutap_rs_cusparseGetErrorString:
 	movl $2688, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSnnz_compress:
+cutap_rs_cusparseGetMatDiagType:
 	movl $2689, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpGEMM_compute:
+cutap_rs_cusparseGetMatFillMode:
 	movl $2690, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpGEMM_copy:
+cutap_rs_cusparseGetMatIndexBase:
 	movl $2691, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpGEMM_createDescr:
+cutap_rs_cusparseGetMatType:
 	movl $2692, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpGEMM_destroyDescr:
+cutap_rs_cusparseGetPointerMode:
 	movl $2693, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpGEMM_estimateMemory:
+cutap_rs_cusparseGetProperty:
 	movl $2694, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpGEMM_getNumProducts:
+cutap_rs_cusparseGetStream:
 	movl $2695, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpGEMM_workEstimation:
+cutap_rs_cusparseGetVersion:
 	movl $2696, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpGEMMreuse_compute:
-	movl $2697, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusparseSpGEMMreuse_copy:
-	movl $2698, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusparseSpGEMMreuse_nnz:
-	movl $2699, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusparseSpGEMMreuse_workEstimation:
-	movl $2700, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusparseSpMM:
-	movl $2701, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusparseSpMMOp:
-	movl $2702, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusparseSpMMOp_createPlan:
-	movl $2703, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusparseSpMMOp_destroyPlan:
-	movl $2704, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusparseSpMM_bufferSize:
-	movl $2705, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusparseSpMM_preprocess:
-	movl $2706, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusparseSpMV:
-	movl $2707, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusparseSpMV_bufferSize:
-	movl $2708, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusparseSpMV_preprocess:
+cutap_rs_cusparseLoggerForceDisable:
 	movl $2709, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpMatGetAttribute:
+cutap_rs_cusparseLoggerOpenFile:
 	movl $2710, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpMatGetFormat:
+cutap_rs_cusparseLoggerSetCallback:
 	movl $2711, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpMatGetIndexBase:
+cutap_rs_cusparseLoggerSetFile:
 	movl $2712, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpMatGetSize:
+cutap_rs_cusparseLoggerSetLevel:
 	movl $2713, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpMatGetStridedBatch:
+cutap_rs_cusparseLoggerSetMask:
 	movl $2714, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpMatGetValues:
+cutap_rs_cusparseRot:
 	movl $2715, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpMatSetAttribute:
+cutap_rs_cusparseSDDMM:
 	movl $2716, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpMatSetValues:
+cutap_rs_cusparseSDDMM_bufferSize:
 	movl $2717, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpSM_analysis:
+cutap_rs_cusparseSDDMM_preprocess:
 	movl $2718, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpSM_bufferSize:
+cutap_rs_cusparseSaxpyi:
 	movl $2719, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpSM_createDescr:
+cutap_rs_cusparseSbsr2csr:
 	movl $2720, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpSM_destroyDescr:
+cutap_rs_cusparseSbsric02:
 	movl $2721, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpSM_solve:
+cutap_rs_cusparseSbsric02_analysis:
 	movl $2722, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpSM_updateMatrix:
+cutap_rs_cusparseSbsric02_bufferSize:
 	movl $2723, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpSV_analysis:
+cutap_rs_cusparseSbsrilu02:
 	movl $2724, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpSV_bufferSize:
+cutap_rs_cusparseSbsrilu02_analysis:
 	movl $2725, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpSV_createDescr:
+cutap_rs_cusparseSbsrilu02_bufferSize:
 	movl $2726, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpSV_destroyDescr:
+cutap_rs_cusparseSbsrilu02_numericBoost:
 	movl $2727, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpSV_solve:
+cutap_rs_cusparseSbsrmm:
 	movl $2728, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpSV_updateMatrix:
+cutap_rs_cusparseSbsrmv:
 	movl $2729, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpVV:
+cutap_rs_cusparseSbsrsm2_analysis:
 	movl $2730, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpVV_bufferSize:
+cutap_rs_cusparseSbsrsm2_bufferSize:
 	movl $2731, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpVecGet:
+cutap_rs_cusparseSbsrsm2_solve:
 	movl $2732, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpVecGetIndexBase:
+cutap_rs_cusparseSbsrsv2_analysis:
 	movl $2733, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpVecGetValues:
+cutap_rs_cusparseSbsrsv2_bufferSize:
 	movl $2734, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpVecSetValues:
+cutap_rs_cusparseSbsrsv2_solve:
 	movl $2735, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSparseToDense:
+cutap_rs_cusparseSbsrxmv:
 	movl $2736, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSparseToDense_bufferSize:
+cutap_rs_cusparseScatter:
 	movl $2737, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpruneCsr2csr:
+cutap_rs_cusparseScsc2dense:
 	movl $2738, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpruneCsr2csrByPercentage:
+cutap_rs_cusparseScsr2bsr:
 	movl $2739, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpruneCsr2csrByPercentage_bufferSizeExt:
+cutap_rs_cusparseScsr2csr_compress:
 	movl $2740, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpruneCsr2csrNnz:
+cutap_rs_cusparseScsr2csru:
 	movl $2741, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpruneCsr2csrNnzByPercentage:
+cutap_rs_cusparseScsr2dense:
 	movl $2742, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpruneCsr2csr_bufferSizeExt:
+cutap_rs_cusparseScsr2gebsr:
 	movl $2743, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpruneDense2csr:
+cutap_rs_cusparseScsr2gebsr_bufferSize:
 	movl $2744, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpruneDense2csrByPercentage:
+cutap_rs_cusparseScsrcolor:
 	movl $2745, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpruneDense2csrByPercentage_bufferSizeExt:
+cutap_rs_cusparseScsrgeam2:
 	movl $2746, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpruneDense2csrNnz:
+cutap_rs_cusparseScsrgeam2_bufferSizeExt:
 	movl $2747, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpruneDense2csrNnzByPercentage:
+cutap_rs_cusparseScsrgemm2:
 	movl $2748, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseSpruneDense2csr_bufferSizeExt:
+cutap_rs_cusparseScsrgemm2_bufferSizeExt:
 	movl $2749, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXbsric02_zeroPivot:
+cutap_rs_cusparseScsric02:
 	movl $2750, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXbsrilu02_zeroPivot:
+cutap_rs_cusparseScsric02_analysis:
 	movl $2751, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXbsrsm2_zeroPivot:
+cutap_rs_cusparseScsric02_bufferSize:
 	movl $2752, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXbsrsv2_zeroPivot:
+cutap_rs_cusparseScsrilu02:
 	movl $2753, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcoo2csr:
+cutap_rs_cusparseScsrilu02_analysis:
 	movl $2754, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcoosortByColumn:
+cutap_rs_cusparseScsrilu02_bufferSize:
 	movl $2755, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcoosortByRow:
+cutap_rs_cusparseScsrilu02_numericBoost:
 	movl $2756, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcoosort_bufferSizeExt:
+cutap_rs_cusparseScsrsm2_analysis:
 	movl $2757, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcscsort:
+cutap_rs_cusparseScsrsm2_bufferSizeExt:
 	movl $2758, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcscsort_bufferSizeExt:
+cutap_rs_cusparseScsrsm2_solve:
 	movl $2759, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcsr2bsrNnz:
+cutap_rs_cusparseScsrsv2_analysis:
 	movl $2760, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcsr2coo:
+cutap_rs_cusparseScsrsv2_bufferSize:
 	movl $2761, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcsr2gebsrNnz:
+cutap_rs_cusparseScsrsv2_solve:
 	movl $2762, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcsrgeam2Nnz:
+cutap_rs_cusparseScsru2csr:
 	movl $2763, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcsric02_zeroPivot:
+cutap_rs_cusparseScsru2csr_bufferSizeExt:
 	movl $2764, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcsrilu02_zeroPivot:
+cutap_rs_cusparseSdense2csc:
 	movl $2765, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcsrsort:
+cutap_rs_cusparseSdense2csr:
 	movl $2766, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXcsrsort_bufferSizeExt:
+cutap_rs_cusparseSetMatDiagType:
 	movl $2767, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseXgebsr2gebsrNnz:
+cutap_rs_cusparseSetMatFillMode:
 	movl $2768, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsr2csr:
+cutap_rs_cusparseSetMatIndexBase:
 	movl $2769, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsric02:
+cutap_rs_cusparseSetMatType:
 	movl $2770, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsric02_analysis:
+cutap_rs_cusparseSetPointerMode:
 	movl $2771, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsric02_bufferSize:
+cutap_rs_cusparseSetStream:
 	movl $2772, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsrilu02:
+cutap_rs_cusparseSgebsr2csr:
 	movl $2773, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsrilu02_analysis:
+cutap_rs_cusparseSgebsr2gebsc:
 	movl $2774, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsrilu02_bufferSize:
+cutap_rs_cusparseSgebsr2gebsc_bufferSize:
 	movl $2775, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsrilu02_numericBoost:
+cutap_rs_cusparseSgebsr2gebsr:
 	movl $2776, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsrmm:
+cutap_rs_cusparseSgebsr2gebsr_bufferSize:
 	movl $2777, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsrmv:
+cutap_rs_cusparseSgemmi:
 	movl $2778, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsrsm2_analysis:
+cutap_rs_cusparseSgemvi:
 	movl $2779, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsrsm2_bufferSize:
+cutap_rs_cusparseSgemvi_bufferSize:
 	movl $2780, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsrsm2_solve:
+cutap_rs_cusparseSgpsvInterleavedBatch:
 	movl $2781, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsrsv2_analysis:
+cutap_rs_cusparseSgpsvInterleavedBatch_bufferSizeExt:
 	movl $2782, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsrsv2_bufferSize:
+cutap_rs_cusparseSgthr:
 	movl $2783, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsrsv2_solve:
+cutap_rs_cusparseSgthrz:
 	movl $2784, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZbsrxmv:
+cutap_rs_cusparseSgtsv2:
 	movl $2785, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsr2bsr:
+cutap_rs_cusparseSgtsv2StridedBatch:
 	movl $2786, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsr2csr_compress:
+cutap_rs_cusparseSgtsv2StridedBatch_bufferSizeExt:
 	movl $2787, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsr2csru:
+cutap_rs_cusparseSgtsv2_bufferSizeExt:
 	movl $2788, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsr2gebsr:
+cutap_rs_cusparseSgtsv2_nopivot:
 	movl $2789, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsr2gebsr_bufferSize:
+cutap_rs_cusparseSgtsv2_nopivot_bufferSizeExt:
 	movl $2790, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsrcolor:
+cutap_rs_cusparseSgtsvInterleavedBatch:
 	movl $2791, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsrgeam2:
+cutap_rs_cusparseSgtsvInterleavedBatch_bufferSizeExt:
 	movl $2792, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsrgeam2_bufferSizeExt:
+cutap_rs_cusparseSnnz:
 	movl $2793, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsric02:
+cutap_rs_cusparseSnnz_compress:
 	movl $2794, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsric02_analysis:
+cutap_rs_cusparseSpGEMM_compute:
 	movl $2795, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsric02_bufferSize:
+cutap_rs_cusparseSpGEMM_copy:
 	movl $2796, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsrilu02:
+cutap_rs_cusparseSpGEMM_createDescr:
 	movl $2797, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsrilu02_analysis:
+cutap_rs_cusparseSpGEMM_destroyDescr:
 	movl $2798, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsrilu02_bufferSize:
+cutap_rs_cusparseSpGEMM_estimateMemory:
 	movl $2799, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsrilu02_numericBoost:
+cutap_rs_cusparseSpGEMM_getNumProducts:
 	movl $2800, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsru2csr:
+cutap_rs_cusparseSpGEMM_workEstimation:
 	movl $2801, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZcsru2csr_bufferSizeExt:
+cutap_rs_cusparseSpGEMMreuse_compute:
 	movl $2802, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgebsr2csr:
+cutap_rs_cusparseSpGEMMreuse_copy:
 	movl $2803, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgebsr2gebsc:
+cutap_rs_cusparseSpGEMMreuse_nnz:
 	movl $2804, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgebsr2gebsc_bufferSize:
+cutap_rs_cusparseSpGEMMreuse_workEstimation:
 	movl $2805, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgebsr2gebsr:
+cutap_rs_cusparseSpMM:
 	movl $2806, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgebsr2gebsr_bufferSize:
+cutap_rs_cusparseSpMMOp:
 	movl $2807, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgemvi:
+cutap_rs_cusparseSpMMOp_createPlan:
 	movl $2808, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgemvi_bufferSize:
+cutap_rs_cusparseSpMMOp_destroyPlan:
 	movl $2809, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgpsvInterleavedBatch:
+cutap_rs_cusparseSpMM_bufferSize:
 	movl $2810, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgpsvInterleavedBatch_bufferSizeExt:
+cutap_rs_cusparseSpMM_preprocess:
 	movl $2811, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgtsv2:
+cutap_rs_cusparseSpMV:
 	movl $2812, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgtsv2StridedBatch:
+cutap_rs_cusparseSpMV_bufferSize:
 	movl $2813, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgtsv2StridedBatch_bufferSizeExt:
+cutap_rs_cusparseSpMV_preprocess:
 	movl $2814, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgtsv2_bufferSizeExt:
+cutap_rs_cusparseSpMatGetAttribute:
 	movl $2815, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgtsv2_nopivot:
+cutap_rs_cusparseSpMatGetFormat:
 	movl $2816, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgtsv2_nopivot_bufferSizeExt:
+cutap_rs_cusparseSpMatGetIndexBase:
 	movl $2817, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgtsvInterleavedBatch:
+cutap_rs_cusparseSpMatGetSize:
 	movl $2818, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZgtsvInterleavedBatch_bufferSizeExt:
+cutap_rs_cusparseSpMatGetStridedBatch:
 	movl $2819, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZnnz:
+cutap_rs_cusparseSpMatGetValues:
 	movl $2820, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusparseZnnz_compress:
+cutap_rs_cusparseSpMatSetAttribute:
 	movl $2821, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCCgels:
+cutap_rs_cusparseSpMatSetStridedBatch:
 	movl $2822, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCCgels_bufferSize:
+cutap_rs_cusparseSpMatSetValues:
 	movl $2823, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCCgesv:
+cutap_rs_cusparseSpSM_analysis:
 	movl $2824, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCCgesv_bufferSize:
+cutap_rs_cusparseSpSM_bufferSize:
 	movl $2825, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCEgels:
+cutap_rs_cusparseSpSM_createDescr:
 	movl $2826, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCEgels_bufferSize:
+cutap_rs_cusparseSpSM_destroyDescr:
 	movl $2827, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCEgesv:
+cutap_rs_cusparseSpSM_solve:
 	movl $2828, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCEgesv_bufferSize:
+cutap_rs_cusparseSpSM_updateMatrix:
 	movl $2829, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCKgels:
+cutap_rs_cusparseSpSV_analysis:
 	movl $2830, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCKgels_bufferSize:
+cutap_rs_cusparseSpSV_bufferSize:
 	movl $2831, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCKgesv:
+cutap_rs_cusparseSpSV_createDescr:
 	movl $2832, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCKgesv_bufferSize:
+cutap_rs_cusparseSpSV_destroyDescr:
 	movl $2833, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCYgels:
+cutap_rs_cusparseSpSV_solve:
 	movl $2834, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCYgels_bufferSize:
+cutap_rs_cusparseSpSV_updateMatrix:
 	movl $2835, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCYgesv:
+cutap_rs_cusparseSpVV:
 	movl $2836, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCYgesv_bufferSize:
+cutap_rs_cusparseSpVV_bufferSize:
 	movl $2837, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgebrd:
+cutap_rs_cusparseSpVecGet:
+	movl $2838, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseSpVecGetIndexBase:
+	movl $2839, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseSpVecGetValues:
 	movl $2840, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgebrd_bufferSize:
+cutap_rs_cusparseSpVecSetValues:
 	movl $2841, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgeqrf:
+cutap_rs_cusparseSparseToDense:
+	movl $2842, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseSparseToDense_bufferSize:
+	movl $2843, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseSpruneCsr2csr:
+	movl $2844, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseSpruneCsr2csrByPercentage:
 	movl $2845, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgeqrf_bufferSize:
+cutap_rs_cusparseSpruneCsr2csrByPercentage_bufferSizeExt:
+	movl $2846, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseSpruneCsr2csrNnz:
 	movl $2847, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgesvd:
+cutap_rs_cusparseSpruneCsr2csrNnzByPercentage:
 	movl $2848, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgesvd_bufferSize:
+cutap_rs_cusparseSpruneCsr2csr_bufferSizeExt:
 	movl $2849, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgesvdaStridedBatched:
+cutap_rs_cusparseSpruneDense2csr:
 	movl $2850, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgesvdaStridedBatched_bufferSize:
+cutap_rs_cusparseSpruneDense2csrByPercentage:
 	movl $2851, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgesvdj:
+cutap_rs_cusparseSpruneDense2csrByPercentage_bufferSizeExt:
 	movl $2852, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgesvdjBatched:
+cutap_rs_cusparseSpruneDense2csrNnz:
 	movl $2853, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgesvdjBatched_bufferSize:
+cutap_rs_cusparseSpruneDense2csrNnzByPercentage:
 	movl $2854, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgesvdj_bufferSize:
+cutap_rs_cusparseSpruneDense2csr_bufferSizeExt:
 	movl $2855, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgetrf:
+cutap_rs_cusparseSroti:
 	movl $2856, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgetrf_bufferSize:
+cutap_rs_cusparseSsctr:
 	movl $2857, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCgetrs:
+cutap_rs_cusparseXbsric02_zeroPivot:
 	movl $2858, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCheevd:
+cutap_rs_cusparseXbsrilu02_zeroPivot:
 	movl $2859, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCheevd_bufferSize:
+cutap_rs_cusparseXbsrsm2_zeroPivot:
 	movl $2860, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCheevdx:
+cutap_rs_cusparseXbsrsv2_zeroPivot:
 	movl $2861, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCheevdx_bufferSize:
+cutap_rs_cusparseXcoo2csr:
 	movl $2862, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCheevj:
+cutap_rs_cusparseXcoosortByColumn:
 	movl $2863, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCheevjBatched:
+cutap_rs_cusparseXcoosortByRow:
 	movl $2864, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCheevjBatched_bufferSize:
+cutap_rs_cusparseXcoosort_bufferSizeExt:
 	movl $2865, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCheevj_bufferSize:
+cutap_rs_cusparseXcscsort:
 	movl $2866, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnChegvd:
+cutap_rs_cusparseXcscsort_bufferSizeExt:
+	movl $2867, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseXcsr2bsrNnz:
+	movl $2868, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseXcsr2coo:
 	movl $2869, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnChegvd_bufferSize:
+cutap_rs_cusparseXcsr2gebsrNnz:
 	movl $2870, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnChegvdx:
+cutap_rs_cusparseXcsrgeam2Nnz:
 	movl $2871, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnChegvdx_bufferSize:
+cutap_rs_cusparseXcsrgemm2Nnz:
 	movl $2872, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnChegvj:
+cutap_rs_cusparseXcsric02_zeroPivot:
 	movl $2873, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnChegvj_bufferSize:
+cutap_rs_cusparseXcsrilu02_zeroPivot:
 	movl $2874, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnChetrd:
+cutap_rs_cusparseXcsrsm2_zeroPivot:
 	movl $2875, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnChetrd_bufferSize:
+cutap_rs_cusparseXcsrsort:
 	movl $2876, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnClaswp:
+cutap_rs_cusparseXcsrsort_bufferSizeExt:
+	movl $2877, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseXcsrsv2_zeroPivot:
+	movl $2878, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseXgebsr2gebsrNnz:
+	movl $2879, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZaxpyi:
+	movl $2880, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZbsr2csr:
+	movl $2881, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZbsric02:
+	movl $2882, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZbsric02_analysis:
+	movl $2883, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZbsric02_bufferSize:
+	movl $2884, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZbsrilu02:
+	movl $2885, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZbsrilu02_analysis:
 	movl $2886, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnClauum:
+cutap_rs_cusparseZbsrilu02_bufferSize:
 	movl $2887, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnClauum_bufferSize:
+cutap_rs_cusparseZbsrilu02_numericBoost:
+	movl $2888, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZbsrmm:
 	movl $2889, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCpotrf:
+cutap_rs_cusparseZbsrmv:
+	movl $2890, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZbsrsm2_analysis:
 	movl $2891, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCpotrfBatched:
+cutap_rs_cusparseZbsrsm2_bufferSize:
 	movl $2892, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCpotrf_bufferSize:
+cutap_rs_cusparseZbsrsm2_solve:
+	movl $2893, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZbsrsv2_analysis:
 	movl $2894, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCpotri:
+cutap_rs_cusparseZbsrsv2_bufferSize:
 	movl $2895, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCpotri_bufferSize:
+cutap_rs_cusparseZbsrsv2_solve:
+	movl $2896, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZbsrxmv:
 	movl $2897, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCpotrs:
+cutap_rs_cusparseZcsc2dense:
 	movl $2898, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCpotrsBatched:
+cutap_rs_cusparseZcsr2bsr:
 	movl $2899, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCreate:
+cutap_rs_cusparseZcsr2csr_compress:
+	movl $2900, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZcsr2csru:
 	movl $2901, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCreateGesvdjInfo:
+cutap_rs_cusparseZcsr2dense:
 	movl $2902, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCreateParams:
+cutap_rs_cusparseZcsr2gebsr:
 	movl $2903, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCreateSyevjInfo:
+cutap_rs_cusparseZcsr2gebsr_bufferSize:
 	movl $2904, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCsytrf:
+cutap_rs_cusparseZcsrcolor:
+	movl $2905, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZcsrgeam2:
 	movl $2906, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCsytrf_bufferSize:
+cutap_rs_cusparseZcsrgeam2_bufferSizeExt:
 	movl $2907, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCsytri:
+cutap_rs_cusparseZcsrgemm2:
 	movl $2908, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCsytri_bufferSize:
+cutap_rs_cusparseZcsrgemm2_bufferSizeExt:
+	movl $2909, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZcsric02:
 	movl $2910, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCungbr:
+cutap_rs_cusparseZcsric02_analysis:
+	movl $2911, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZcsric02_bufferSize:
+	movl $2912, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZcsrilu02:
 	movl $2913, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCungbr_bufferSize:
+cutap_rs_cusparseZcsrilu02_analysis:
+	movl $2914, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZcsrilu02_bufferSize:
 	movl $2915, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCungqr:
+cutap_rs_cusparseZcsrilu02_numericBoost:
+	movl $2916, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZcsrsm2_analysis:
+	movl $2917, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZcsrsm2_bufferSizeExt:
 	movl $2918, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCungqr_bufferSize:
+cutap_rs_cusparseZcsrsm2_solve:
 	movl $2919, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCungtr:
+cutap_rs_cusparseZcsrsv2_analysis:
 	movl $2920, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCungtr_bufferSize:
+cutap_rs_cusparseZcsrsv2_bufferSize:
+	movl $2921, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZcsrsv2_solve:
 	movl $2922, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCunmqr:
+cutap_rs_cusparseZcsru2csr:
 	movl $2923, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCunmqr_bufferSize:
+cutap_rs_cusparseZcsru2csr_bufferSizeExt:
+	movl $2924, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZdense2csc:
 	movl $2925, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCunmtr:
+cutap_rs_cusparseZdense2csr:
 	movl $2926, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnCunmtr_bufferSize:
+cutap_rs_cusparseZgebsr2csr:
+	movl $2927, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusparseZgebsr2gebsc:
 	movl $2928, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDBgels:
+cutap_rs_cusparseZgebsr2gebsc_bufferSize:
 	movl $2929, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDBgels_bufferSize:
+cutap_rs_cusparseZgebsr2gebsr:
 	movl $2930, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDBgesv:
+cutap_rs_cusparseZgebsr2gebsr_bufferSize:
 	movl $2931, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDBgesv_bufferSize:
+cutap_rs_cusparseZgemmi:
 	movl $2932, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDDgels:
+cutap_rs_cusparseZgemvi:
 	movl $2933, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDDgels_bufferSize:
+cutap_rs_cusparseZgemvi_bufferSize:
 	movl $2934, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDDgesv:
+cutap_rs_cusparseZgpsvInterleavedBatch:
 	movl $2935, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDDgesv_bufferSize:
+cutap_rs_cusparseZgpsvInterleavedBatch_bufferSizeExt:
 	movl $2936, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDHgels:
+cutap_rs_cusparseZgthr:
 	movl $2937, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDHgels_bufferSize:
+cutap_rs_cusparseZgthrz:
 	movl $2938, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDHgesv:
+cutap_rs_cusparseZgtsv2:
 	movl $2939, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDHgesv_bufferSize:
+cutap_rs_cusparseZgtsv2StridedBatch:
 	movl $2940, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDSgels:
+cutap_rs_cusparseZgtsv2StridedBatch_bufferSizeExt:
 	movl $2941, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDSgels_bufferSize:
+cutap_rs_cusparseZgtsv2_bufferSizeExt:
 	movl $2942, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDSgesv:
+cutap_rs_cusparseZgtsv2_nopivot:
 	movl $2943, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDSgesv_bufferSize:
+cutap_rs_cusparseZgtsv2_nopivot_bufferSizeExt:
 	movl $2944, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDXgels:
+cutap_rs_cusparseZgtsvInterleavedBatch:
 	movl $2945, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDXgels_bufferSize:
+cutap_rs_cusparseZgtsvInterleavedBatch_bufferSizeExt:
 	movl $2946, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDXgesv:
+cutap_rs_cusparseZnnz:
 	movl $2947, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDXgesv_bufferSize:
+cutap_rs_cusparseZnnz_compress:
 	movl $2948, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDestroy:
+cutap_rs_cusparseZsctr:
+	movl $2949, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCCgels:
 	movl $2950, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDestroyGesvdjInfo:
+cutap_rs_cusolverDnCCgels_bufferSize:
 	movl $2951, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDestroyParams:
+cutap_rs_cusolverDnCCgesv:
 	movl $2952, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDestroySyevjInfo:
+cutap_rs_cusolverDnCCgesv_bufferSize:
 	movl $2953, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDgebrd:
+cutap_rs_cusolverDnCEgels:
+	movl $2954, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCEgels_bufferSize:
 	movl $2955, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDgebrd_bufferSize:
+cutap_rs_cusolverDnCEgesv:
 	movl $2956, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDgeqrf:
+cutap_rs_cusolverDnCEgesv_bufferSize:
+	movl $2957, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCKgels:
+	movl $2958, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCKgels_bufferSize:
+	movl $2959, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCKgesv:
 	movl $2960, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDgeqrf_bufferSize:
+cutap_rs_cusolverDnCKgesv_bufferSize:
+	movl $2961, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCYgels:
 	movl $2962, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDgesvd:
+cutap_rs_cusolverDnCYgels_bufferSize:
 	movl $2963, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDgesvd_bufferSize:
+cutap_rs_cusolverDnCYgesv:
 	movl $2964, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDgesvdaStridedBatched:
+cutap_rs_cusolverDnCYgesv_bufferSize:
 	movl $2965, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDgesvdaStridedBatched_bufferSize:
-	movl $2966, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDgesvdj:
-	movl $2967, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDgesvdjBatched:
+cutap_rs_cusolverDnCgebrd:
 	movl $2968, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDgesvdjBatched_bufferSize:
+cutap_rs_cusolverDnCgebrd_bufferSize:
 	movl $2969, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDgesvdj_bufferSize:
-	movl $2970, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDgetrf:
-	movl $2971, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDgetrf_bufferSize:
-	movl $2972, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDgetrs:
+cutap_rs_cusolverDnCgeqrf:
 	movl $2973, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDlaswp:
+cutap_rs_cusolverDnCgeqrf_bufferSize:
+	movl $2975, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCgesvd:
+	movl $2976, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCgesvd_bufferSize:
+	movl $2977, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCgesvdaStridedBatched:
+	movl $2978, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCgesvdaStridedBatched_bufferSize:
+	movl $2979, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCgesvdj:
+	movl $2980, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCgesvdjBatched:
+	movl $2981, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCgesvdjBatched_bufferSize:
+	movl $2982, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCgesvdj_bufferSize:
+	movl $2983, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCgetrf:
 	movl $2984, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDlauum:
+cutap_rs_cusolverDnCgetrf_bufferSize:
 	movl $2985, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDlauum_bufferSize:
+cutap_rs_cusolverDnCgetrs:
+	movl $2986, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCheevd:
 	movl $2987, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDorgbr:
+cutap_rs_cusolverDnCheevd_bufferSize:
+	movl $2988, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCheevdx:
 	movl $2989, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDorgbr_bufferSize:
+cutap_rs_cusolverDnCheevdx_bufferSize:
+	movl $2990, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCheevj:
 	movl $2991, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDorgqr:
+cutap_rs_cusolverDnCheevjBatched:
+	movl $2992, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCheevjBatched_bufferSize:
+	movl $2993, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCheevj_bufferSize:
 	movl $2994, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDorgqr_bufferSize:
-	movl $2995, %r11d
+cutap_rs_cusolverDnChegvd:
+	movl $2997, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDorgtr:
-	movl $2996, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDorgtr_bufferSize:
+cutap_rs_cusolverDnChegvd_bufferSize:
 	movl $2998, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDormqr:
+cutap_rs_cusolverDnChegvdx:
 	movl $2999, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDormqr_bufferSize:
+cutap_rs_cusolverDnChegvdx_bufferSize:
+	movl $3000, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnChegvj:
 	movl $3001, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDormtr:
+cutap_rs_cusolverDnChegvj_bufferSize:
 	movl $3002, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDormtr_bufferSize:
+cutap_rs_cusolverDnChetrd:
+	movl $3003, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnChetrd_bufferSize:
 	movl $3004, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDpotrf:
-	movl $3005, %r11d
+cutap_rs_cusolverDnClaswp:
+	movl $3014, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDpotrfBatched:
-	movl $3006, %r11d
+cutap_rs_cusolverDnClauum:
+	movl $3015, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDpotrf_bufferSize:
-	movl $3008, %r11d
+cutap_rs_cusolverDnClauum_bufferSize:
+	movl $3017, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDpotri:
-	movl $3009, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDpotri_bufferSize:
-	movl $3011, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDpotrs:
-	movl $3012, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDpotrsBatched:
-	movl $3013, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDsyevd:
-	movl $3018, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDsyevd_bufferSize:
+cutap_rs_cusolverDnCpotrf:
 	movl $3019, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsyevdx:
+cutap_rs_cusolverDnCpotrfBatched:
 	movl $3020, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsyevdx_bufferSize:
-	movl $3021, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDsyevj:
+cutap_rs_cusolverDnCpotrf_bufferSize:
 	movl $3022, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsyevjBatched:
+cutap_rs_cusolverDnCpotri:
 	movl $3023, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsyevjBatched_bufferSize:
-	movl $3024, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDsyevj_bufferSize:
+cutap_rs_cusolverDnCpotri_bufferSize:
 	movl $3025, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsygvd:
-	movl $3028, %r11d
+cutap_rs_cusolverDnCpotrs:
+	movl $3026, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsygvd_bufferSize:
+cutap_rs_cusolverDnCpotrsBatched:
+	movl $3027, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnCreate:
 	movl $3029, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsygvdx:
+cutap_rs_cusolverDnCreateGesvdjInfo:
 	movl $3030, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsygvdx_bufferSize:
+cutap_rs_cusolverDnCreateParams:
 	movl $3031, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsygvj:
+cutap_rs_cusolverDnCreateSyevjInfo:
 	movl $3032, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsygvj_bufferSize:
-	movl $3033, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDsytrd:
+cutap_rs_cusolverDnCsytrf:
 	movl $3034, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsytrd_bufferSize:
+cutap_rs_cusolverDnCsytrf_bufferSize:
 	movl $3035, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsytrf:
+cutap_rs_cusolverDnCsytri:
 	movl $3036, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsytrf_bufferSize:
-	movl $3037, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnDsytri:
+cutap_rs_cusolverDnCsytri_bufferSize:
 	movl $3038, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnDsytri_bufferSize:
-	movl $3040, %r11d
+cutap_rs_cusolverDnCungbr:
+	movl $3041, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnGetDeterministicMode:
+cutap_rs_cusolverDnCungbr_bufferSize:
 	movl $3043, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnGetEmulationStrategy:
-	movl $3044, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnGetMathMode:
-	movl $3045, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnGetStream:
+cutap_rs_cusolverDnCungqr:
 	movl $3046, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSInfosCreate:
+cutap_rs_cusolverDnCungqr_bufferSize:
 	movl $3047, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSInfosDestroy:
+cutap_rs_cusolverDnCungtr:
 	movl $3048, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSInfosGetMaxIters:
-	movl $3049, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnIRSInfosGetNiters:
+cutap_rs_cusolverDnCungtr_bufferSize:
 	movl $3050, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSInfosGetOuterNiters:
+cutap_rs_cusolverDnCunmqr:
 	movl $3051, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSInfosGetResidualHistory:
-	movl $3052, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnIRSInfosRequestResidual:
+cutap_rs_cusolverDnCunmqr_bufferSize:
 	movl $3053, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSParamsCreate:
+cutap_rs_cusolverDnCunmtr:
 	movl $3054, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSParamsDestroy:
-	movl $3055, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnIRSParamsDisableFallback:
+cutap_rs_cusolverDnCunmtr_bufferSize:
 	movl $3056, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSParamsEnableFallback:
+cutap_rs_cusolverDnDBgels:
 	movl $3057, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSParamsGetMaxIters:
+cutap_rs_cusolverDnDBgels_bufferSize:
 	movl $3058, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSParamsSetMaxIters:
+cutap_rs_cusolverDnDBgesv:
 	movl $3059, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSParamsSetMaxItersInner:
+cutap_rs_cusolverDnDBgesv_bufferSize:
 	movl $3060, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSParamsSetRefinementSolver:
+cutap_rs_cusolverDnDDgels:
 	movl $3061, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSParamsSetSolverLowestPrecision:
+cutap_rs_cusolverDnDDgels_bufferSize:
 	movl $3062, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSParamsSetSolverMainPrecision:
+cutap_rs_cusolverDnDDgesv:
 	movl $3063, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSParamsSetSolverPrecisions:
+cutap_rs_cusolverDnDDgesv_bufferSize:
 	movl $3064, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSParamsSetTol:
+cutap_rs_cusolverDnDHgels:
 	movl $3065, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSParamsSetTolInner:
+cutap_rs_cusolverDnDHgels_bufferSize:
 	movl $3066, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSXgels:
+cutap_rs_cusolverDnDHgesv:
 	movl $3067, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSXgels_bufferSize:
+cutap_rs_cusolverDnDHgesv_bufferSize:
 	movl $3068, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSXgesv:
+cutap_rs_cusolverDnDSgels:
 	movl $3069, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnIRSXgesv_bufferSize:
+cutap_rs_cusolverDnDSgels_bufferSize:
 	movl $3070, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSBgels:
+cutap_rs_cusolverDnDSgesv:
 	movl $3071, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSBgels_bufferSize:
+cutap_rs_cusolverDnDSgesv_bufferSize:
 	movl $3072, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSBgesv:
+cutap_rs_cusolverDnDXgels:
 	movl $3073, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSBgesv_bufferSize:
+cutap_rs_cusolverDnDXgels_bufferSize:
 	movl $3074, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSHgels:
+cutap_rs_cusolverDnDXgesv:
 	movl $3075, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSHgels_bufferSize:
+cutap_rs_cusolverDnDXgesv_bufferSize:
 	movl $3076, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSHgesv:
-	movl $3077, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSHgesv_bufferSize:
+cutap_rs_cusolverDnDestroy:
 	movl $3078, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSSgels:
+cutap_rs_cusolverDnDestroyGesvdjInfo:
 	movl $3079, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSSgels_bufferSize:
+cutap_rs_cusolverDnDestroyParams:
 	movl $3080, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSSgesv:
+cutap_rs_cusolverDnDestroySyevjInfo:
 	movl $3081, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSSgesv_bufferSize:
-	movl $3082, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSXgels:
+cutap_rs_cusolverDnDgebrd:
 	movl $3083, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSXgels_bufferSize:
+cutap_rs_cusolverDnDgebrd_bufferSize:
 	movl $3084, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSXgesv:
-	movl $3085, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSXgesv_bufferSize:
-	movl $3086, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSetAdvOptions:
+cutap_rs_cusolverDnDgeqrf:
 	movl $3088, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSetDeterministicMode:
-	movl $3089, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSetEmulationStrategy:
+cutap_rs_cusolverDnDgeqrf_bufferSize:
 	movl $3090, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSetMathMode:
+cutap_rs_cusolverDnDgesvd:
 	movl $3091, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSetStream:
+cutap_rs_cusolverDnDgesvd_bufferSize:
 	movl $3092, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSgebrd:
+cutap_rs_cusolverDnDgesvdaStridedBatched:
+	movl $3093, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDgesvdaStridedBatched_bufferSize:
 	movl $3094, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSgebrd_bufferSize:
+cutap_rs_cusolverDnDgesvdj:
 	movl $3095, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSgeqrf:
+cutap_rs_cusolverDnDgesvdjBatched:
+	movl $3096, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDgesvdjBatched_bufferSize:
+	movl $3097, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDgesvdj_bufferSize:
+	movl $3098, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDgetrf:
 	movl $3099, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSgeqrf_bufferSize:
+cutap_rs_cusolverDnDgetrf_bufferSize:
+	movl $3100, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDgetrs:
 	movl $3101, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSgesvd:
-	movl $3102, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSgesvd_bufferSize:
-	movl $3103, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSgesvdaStridedBatched:
-	movl $3104, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSgesvdaStridedBatched_bufferSize:
-	movl $3105, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSgesvdj:
-	movl $3106, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSgesvdjBatched:
-	movl $3107, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSgesvdjBatched_bufferSize:
-	movl $3108, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSgesvdj_bufferSize:
-	movl $3109, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSgetrf:
-	movl $3110, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSgetrf_bufferSize:
-	movl $3111, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSgetrs:
+cutap_rs_cusolverDnDlaswp:
 	movl $3112, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSlaswp:
+cutap_rs_cusolverDnDlauum:
+	movl $3113, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDlauum_bufferSize:
+	movl $3115, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDorgbr:
+	movl $3117, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDorgbr_bufferSize:
+	movl $3119, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDorgqr:
+	movl $3122, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDorgqr_bufferSize:
 	movl $3123, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSlauum:
+cutap_rs_cusolverDnDorgtr:
 	movl $3124, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSlauum_bufferSize:
+cutap_rs_cusolverDnDorgtr_bufferSize:
 	movl $3126, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSorgbr:
-	movl $3128, %r11d
+cutap_rs_cusolverDnDormqr:
+	movl $3127, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSorgbr_bufferSize:
+cutap_rs_cusolverDnDormqr_bufferSize:
+	movl $3129, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDormtr:
 	movl $3130, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSorgqr:
+cutap_rs_cusolverDnDormtr_bufferSize:
+	movl $3132, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDpotrf:
 	movl $3133, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSorgqr_bufferSize:
+cutap_rs_cusolverDnDpotrfBatched:
 	movl $3134, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSorgtr:
-	movl $3135, %r11d
+cutap_rs_cusolverDnDpotrf_bufferSize:
+	movl $3136, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSorgtr_bufferSize:
+cutap_rs_cusolverDnDpotri:
 	movl $3137, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSormqr:
-	movl $3138, %r11d
+cutap_rs_cusolverDnDpotri_bufferSize:
+	movl $3139, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSormqr_bufferSize:
+cutap_rs_cusolverDnDpotrs:
 	movl $3140, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSormtr:
+cutap_rs_cusolverDnDpotrsBatched:
 	movl $3141, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSormtr_bufferSize:
-	movl $3143, %r11d
+cutap_rs_cusolverDnDsyevd:
+	movl $3146, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSpotrf:
-	movl $3144, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSpotrfBatched:
-	movl $3145, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSpotrf_bufferSize:
+cutap_rs_cusolverDnDsyevd_bufferSize:
 	movl $3147, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSpotri:
+cutap_rs_cusolverDnDsyevdx:
 	movl $3148, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSpotri_bufferSize:
+cutap_rs_cusolverDnDsyevdx_bufferSize:
+	movl $3149, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDsyevj:
 	movl $3150, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSpotrs:
+cutap_rs_cusolverDnDsyevjBatched:
 	movl $3151, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSpotrsBatched:
+cutap_rs_cusolverDnDsyevjBatched_bufferSize:
 	movl $3152, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsyevd:
+cutap_rs_cusolverDnDsyevj_bufferSize:
+	movl $3153, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDsygvd:
+	movl $3156, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDsygvd_bufferSize:
 	movl $3157, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsyevd_bufferSize:
+cutap_rs_cusolverDnDsygvdx:
 	movl $3158, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsyevdx:
+cutap_rs_cusolverDnDsygvdx_bufferSize:
 	movl $3159, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsyevdx_bufferSize:
+cutap_rs_cusolverDnDsygvj:
 	movl $3160, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsyevj:
+cutap_rs_cusolverDnDsygvj_bufferSize:
 	movl $3161, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsyevjBatched:
+cutap_rs_cusolverDnDsytrd:
 	movl $3162, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsyevjBatched_bufferSize:
+cutap_rs_cusolverDnDsytrd_bufferSize:
 	movl $3163, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsyevj_bufferSize:
+cutap_rs_cusolverDnDsytrf:
 	movl $3164, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsygvd:
-	movl $3167, %r11d
+cutap_rs_cusolverDnDsytrf_bufferSize:
+	movl $3165, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsygvd_bufferSize:
+cutap_rs_cusolverDnDsytri:
+	movl $3166, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnDsytri_bufferSize:
 	movl $3168, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsygvdx:
-	movl $3169, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSsygvdx_bufferSize:
-	movl $3170, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnSsygvj:
+cutap_rs_cusolverDnGeqrf:
 	movl $3171, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsygvj_bufferSize:
+cutap_rs_cusolverDnGeqrf_bufferSize:
 	movl $3172, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsytrd:
+cutap_rs_cusolverDnGesvd:
 	movl $3173, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsytrd_bufferSize:
+cutap_rs_cusolverDnGesvd_bufferSize:
 	movl $3174, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsytrf:
+cutap_rs_cusolverDnGetDeterministicMode:
 	movl $3175, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsytrf_bufferSize:
+cutap_rs_cusolverDnGetEmulationStrategy:
 	movl $3176, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsytri:
+cutap_rs_cusolverDnGetMathMode:
 	movl $3177, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnSsytri_bufferSize:
+cutap_rs_cusolverDnGetStream:
+	movl $3178, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnGetrf:
 	movl $3179, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgeev:
+cutap_rs_cusolverDnGetrf_bufferSize:
+	movl $3180, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnGetrs:
+	movl $3181, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnIRSInfosCreate:
+	movl $3182, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnIRSInfosDestroy:
+	movl $3183, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnIRSInfosGetMaxIters:
 	movl $3184, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgeev_bufferSize:
+cutap_rs_cusolverDnIRSInfosGetNiters:
 	movl $3185, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgeqrf:
+cutap_rs_cusolverDnIRSInfosGetOuterNiters:
 	movl $3186, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgeqrf_bufferSize:
+cutap_rs_cusolverDnIRSInfosGetResidualHistory:
 	movl $3187, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgesvd:
+cutap_rs_cusolverDnIRSInfosRequestResidual:
 	movl $3188, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgesvd_bufferSize:
+cutap_rs_cusolverDnIRSParamsCreate:
 	movl $3189, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgesvdjGetResidual:
+cutap_rs_cusolverDnIRSParamsDestroy:
 	movl $3190, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgesvdjGetSweeps:
+cutap_rs_cusolverDnIRSParamsDisableFallback:
 	movl $3191, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgesvdjSetMaxSweeps:
+cutap_rs_cusolverDnIRSParamsEnableFallback:
 	movl $3192, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgesvdjSetSortEig:
+cutap_rs_cusolverDnIRSParamsGetMaxIters:
 	movl $3193, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgesvdjSetTolerance:
+cutap_rs_cusolverDnIRSParamsSetMaxIters:
 	movl $3194, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgesvdp:
+cutap_rs_cusolverDnIRSParamsSetMaxItersInner:
 	movl $3195, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgesvdp_bufferSize:
+cutap_rs_cusolverDnIRSParamsSetRefinementSolver:
 	movl $3196, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgesvdr:
+cutap_rs_cusolverDnIRSParamsSetSolverLowestPrecision:
 	movl $3197, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgesvdr_bufferSize:
+cutap_rs_cusolverDnIRSParamsSetSolverMainPrecision:
 	movl $3198, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgetrf:
+cutap_rs_cusolverDnIRSParamsSetSolverPrecisions:
 	movl $3199, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgetrf_bufferSize:
+cutap_rs_cusolverDnIRSParamsSetTol:
 	movl $3200, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXgetrs:
+cutap_rs_cusolverDnIRSParamsSetTolInner:
 	movl $3201, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXlarft:
+cutap_rs_cusolverDnIRSXgels:
+	movl $3202, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnIRSXgels_bufferSize:
+	movl $3203, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnIRSXgesv:
 	movl $3204, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXlarft_bufferSize:
+cutap_rs_cusolverDnIRSXgesv_bufferSize:
 	movl $3205, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXpotrf:
+cutap_rs_cusolverDnPotrf:
 	movl $3206, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXpotrf_bufferSize:
+cutap_rs_cusolverDnPotrf_bufferSize:
 	movl $3207, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXpotrs:
+cutap_rs_cusolverDnPotrs:
 	movl $3208, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXsyevBatched:
+cutap_rs_cusolverDnSBgels:
 	movl $3209, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXsyevBatched_bufferSize:
+cutap_rs_cusolverDnSBgels_bufferSize:
 	movl $3210, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXsyevd:
+cutap_rs_cusolverDnSBgesv:
 	movl $3211, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXsyevd_bufferSize:
+cutap_rs_cusolverDnSBgesv_bufferSize:
 	movl $3212, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXsyevdx:
+cutap_rs_cusolverDnSHgels:
 	movl $3213, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXsyevdx_bufferSize:
+cutap_rs_cusolverDnSHgels_bufferSize:
 	movl $3214, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXsyevjGetResidual:
+cutap_rs_cusolverDnSHgesv:
 	movl $3215, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXsyevjGetSweeps:
+cutap_rs_cusolverDnSHgesv_bufferSize:
 	movl $3216, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXsyevjSetMaxSweeps:
+cutap_rs_cusolverDnSSgels:
 	movl $3217, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXsyevjSetSortEig:
+cutap_rs_cusolverDnSSgels_bufferSize:
 	movl $3218, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXsyevjSetTolerance:
+cutap_rs_cusolverDnSSgesv:
 	movl $3219, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXsytrs:
+cutap_rs_cusolverDnSSgesv_bufferSize:
 	movl $3220, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXsytrs_bufferSize:
+cutap_rs_cusolverDnSXgels:
 	movl $3221, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXtrtri:
+cutap_rs_cusolverDnSXgels_bufferSize:
 	movl $3222, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnXtrtri_bufferSize:
+cutap_rs_cusolverDnSXgesv:
 	movl $3223, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZCgels:
+cutap_rs_cusolverDnSXgesv_bufferSize:
 	movl $3224, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZCgels_bufferSize:
-	movl $3225, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZCgesv:
+cutap_rs_cusolverDnSetAdvOptions:
 	movl $3226, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZCgesv_bufferSize:
+cutap_rs_cusolverDnSetDeterministicMode:
 	movl $3227, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZEgels:
+cutap_rs_cusolverDnSetEmulationStrategy:
 	movl $3228, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZEgels_bufferSize:
+cutap_rs_cusolverDnSetMathMode:
 	movl $3229, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZEgesv:
+cutap_rs_cusolverDnSetStream:
 	movl $3230, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZEgesv_bufferSize:
-	movl $3231, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZKgels:
+cutap_rs_cusolverDnSgebrd:
 	movl $3232, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZKgels_bufferSize:
+cutap_rs_cusolverDnSgebrd_bufferSize:
 	movl $3233, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZKgesv:
-	movl $3234, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZKgesv_bufferSize:
-	movl $3235, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZYgels:
-	movl $3236, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZYgels_bufferSize:
+cutap_rs_cusolverDnSgeqrf:
 	movl $3237, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZYgesv:
-	movl $3238, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZYgesv_bufferSize:
+cutap_rs_cusolverDnSgeqrf_bufferSize:
 	movl $3239, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZZgels:
+cutap_rs_cusolverDnSgesvd:
 	movl $3240, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZZgels_bufferSize:
+cutap_rs_cusolverDnSgesvd_bufferSize:
 	movl $3241, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZZgesv:
+cutap_rs_cusolverDnSgesvdaStridedBatched:
 	movl $3242, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZZgesv_bufferSize:
+cutap_rs_cusolverDnSgesvdaStridedBatched_bufferSize:
 	movl $3243, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZgebrd:
+cutap_rs_cusolverDnSgesvdj:
+	movl $3244, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSgesvdjBatched:
+	movl $3245, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSgesvdjBatched_bufferSize:
+	movl $3246, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSgesvdj_bufferSize:
 	movl $3247, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZgebrd_bufferSize:
+cutap_rs_cusolverDnSgetrf:
 	movl $3248, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZgeqrf:
-	movl $3252, %r11d
+cutap_rs_cusolverDnSgetrf_bufferSize:
+	movl $3249, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZgeqrf_bufferSize:
-	movl $3254, %r11d
+cutap_rs_cusolverDnSgetrs:
+	movl $3250, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZgesvd:
-	movl $3255, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZgesvd_bufferSize:
-	movl $3256, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZgesvdaStridedBatched:
-	movl $3257, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZgesvdaStridedBatched_bufferSize:
-	movl $3258, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZgesvdj:
-	movl $3259, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZgesvdjBatched:
-	movl $3260, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZgesvdjBatched_bufferSize:
+cutap_rs_cusolverDnSlaswp:
 	movl $3261, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZgesvdj_bufferSize:
+cutap_rs_cusolverDnSlauum:
 	movl $3262, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZgetrf:
-	movl $3263, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZgetrf_bufferSize:
+cutap_rs_cusolverDnSlauum_bufferSize:
 	movl $3264, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZgetrs:
-	movl $3265, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZheevd:
+cutap_rs_cusolverDnSorgbr:
 	movl $3266, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZheevd_bufferSize:
-	movl $3267, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZheevdx:
+cutap_rs_cusolverDnSorgbr_bufferSize:
 	movl $3268, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZheevdx_bufferSize:
-	movl $3269, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZheevj:
-	movl $3270, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZheevjBatched:
+cutap_rs_cusolverDnSorgqr:
 	movl $3271, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZheevjBatched_bufferSize:
+cutap_rs_cusolverDnSorgqr_bufferSize:
 	movl $3272, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZheevj_bufferSize:
+cutap_rs_cusolverDnSorgtr:
 	movl $3273, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZhegvd:
+cutap_rs_cusolverDnSorgtr_bufferSize:
+	movl $3275, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSormqr:
 	movl $3276, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZhegvd_bufferSize:
-	movl $3277, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZhegvdx:
+cutap_rs_cusolverDnSormqr_bufferSize:
 	movl $3278, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZhegvdx_bufferSize:
+cutap_rs_cusolverDnSormtr:
 	movl $3279, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZhegvj:
-	movl $3280, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZhegvj_bufferSize:
+cutap_rs_cusolverDnSormtr_bufferSize:
 	movl $3281, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZhetrd:
+cutap_rs_cusolverDnSpotrf:
 	movl $3282, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZhetrd_bufferSize:
+cutap_rs_cusolverDnSpotrfBatched:
 	movl $3283, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZlaswp:
-	movl $3293, %r11d
+cutap_rs_cusolverDnSpotrf_bufferSize:
+	movl $3285, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZlauum:
-	movl $3294, %r11d
+cutap_rs_cusolverDnSpotri:
+	movl $3286, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZlauum_bufferSize:
+cutap_rs_cusolverDnSpotri_bufferSize:
+	movl $3288, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSpotrs:
+	movl $3289, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSpotrsBatched:
+	movl $3290, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSsyevd:
+	movl $3295, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSsyevd_bufferSize:
 	movl $3296, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZpotrf:
+cutap_rs_cusolverDnSsyevdx:
+	movl $3297, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSsyevdx_bufferSize:
 	movl $3298, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZpotrfBatched:
+cutap_rs_cusolverDnSsyevj:
 	movl $3299, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZpotrf_bufferSize:
+cutap_rs_cusolverDnSsyevjBatched:
+	movl $3300, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSsyevjBatched_bufferSize:
 	movl $3301, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZpotri:
+cutap_rs_cusolverDnSsyevj_bufferSize:
 	movl $3302, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZpotri_bufferSize:
-	movl $3304, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverDnZpotrs:
+cutap_rs_cusolverDnSsygvd:
 	movl $3305, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZpotrsBatched:
+cutap_rs_cusolverDnSsygvd_bufferSize:
 	movl $3306, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZsytrf:
+cutap_rs_cusolverDnSsygvdx:
+	movl $3307, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSsygvdx_bufferSize:
 	movl $3308, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZsytrf_bufferSize:
+cutap_rs_cusolverDnSsygvj:
 	movl $3309, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZsytri:
+cutap_rs_cusolverDnSsygvj_bufferSize:
 	movl $3310, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZsytri_bufferSize:
+cutap_rs_cusolverDnSsytrd:
+	movl $3311, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSsytrd_bufferSize:
 	movl $3312, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZungbr:
+cutap_rs_cusolverDnSsytrf:
+	movl $3313, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSsytrf_bufferSize:
+	movl $3314, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnSsytri:
 	movl $3315, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZungbr_bufferSize:
+cutap_rs_cusolverDnSsytri_bufferSize:
 	movl $3317, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZungqr:
+cutap_rs_cusolverDnSyevd:
 	movl $3320, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZungqr_bufferSize:
+cutap_rs_cusolverDnSyevd_bufferSize:
 	movl $3321, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZungtr:
+cutap_rs_cusolverDnSyevdx:
 	movl $3322, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZungtr_bufferSize:
-	movl $3324, %r11d
+cutap_rs_cusolverDnSyevdx_bufferSize:
+	movl $3323, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZunmqr:
-	movl $3325, %r11d
+cutap_rs_cusolverDnXgeev:
+	movl $3326, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZunmqr_bufferSize:
+cutap_rs_cusolverDnXgeev_bufferSize:
 	movl $3327, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZunmtr:
+cutap_rs_cusolverDnXgeqrf:
 	movl $3328, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverDnZunmtr_bufferSize:
+cutap_rs_cusolverDnXgeqrf_bufferSize:
+	movl $3329, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnXgesvd:
 	movl $3330, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverGetProperty:
+cutap_rs_cusolverDnXgesvd_bufferSize:
 	movl $3331, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverGetVersion:
+cutap_rs_cusolverDnXgesvdjGetResidual:
 	movl $3332, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfAccessBundledFactorsDevice:
+cutap_rs_cusolverDnXgesvdjGetSweeps:
+	movl $3333, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnXgesvdjSetMaxSweeps:
 	movl $3334, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfAnalyze:
+cutap_rs_cusolverDnXgesvdjSetSortEig:
 	movl $3335, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfBatchAnalyze:
+cutap_rs_cusolverDnXgesvdjSetTolerance:
 	movl $3336, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfBatchRefactor:
+cutap_rs_cusolverDnXgesvdp:
 	movl $3337, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfBatchResetValues:
+cutap_rs_cusolverDnXgesvdp_bufferSize:
 	movl $3338, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfBatchSetupHost:
+cutap_rs_cusolverDnXgesvdr:
 	movl $3339, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfBatchSolve:
+cutap_rs_cusolverDnXgesvdr_bufferSize:
 	movl $3340, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfBatchZeroPivot:
+cutap_rs_cusolverDnXgetrf:
 	movl $3341, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfCreate:
+cutap_rs_cusolverDnXgetrf_bufferSize:
 	movl $3342, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfDestroy:
+cutap_rs_cusolverDnXgetrs:
 	movl $3343, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfExtractBundledFactorsHost:
-	movl $3344, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverRfExtractSplitFactorsHost:
-	movl $3345, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverRfGetAlgs:
+cutap_rs_cusolverDnXlarft:
 	movl $3346, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfGetMatrixFormat:
+cutap_rs_cusolverDnXlarft_bufferSize:
 	movl $3347, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfGetNumericBoostReport:
+cutap_rs_cusolverDnXpotrf:
 	movl $3348, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfGetNumericProperties:
+cutap_rs_cusolverDnXpotrf_bufferSize:
 	movl $3349, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfGetResetValuesFastMode:
+cutap_rs_cusolverDnXpotrs:
 	movl $3350, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfRefactor:
+cutap_rs_cusolverDnXsyevBatched:
 	movl $3351, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfResetValues:
+cutap_rs_cusolverDnXsyevBatched_bufferSize:
 	movl $3352, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfSetAlgs:
+cutap_rs_cusolverDnXsyevd:
 	movl $3353, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfSetMatrixFormat:
+cutap_rs_cusolverDnXsyevd_bufferSize:
 	movl $3354, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfSetNumericProperties:
+cutap_rs_cusolverDnXsyevdx:
 	movl $3355, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfSetResetValuesFastMode:
+cutap_rs_cusolverDnXsyevdx_bufferSize:
 	movl $3356, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfSetupDevice:
+cutap_rs_cusolverDnXsyevjGetResidual:
 	movl $3357, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfSetupHost:
+cutap_rs_cusolverDnXsyevjGetSweeps:
 	movl $3358, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverRfSolve:
+cutap_rs_cusolverDnXsyevjSetMaxSweeps:
+	movl $3359, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnXsyevjSetSortEig:
 	movl $3360, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrcholBufferInfo:
+cutap_rs_cusolverDnXsyevjSetTolerance:
+	movl $3361, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnXsytrs:
 	movl $3362, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrcholBufferInfoHost:
+cutap_rs_cusolverDnXsytrs_bufferSize:
 	movl $3363, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrcholDiag:
+cutap_rs_cusolverDnXtrtri:
 	movl $3364, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrcholFactor:
+cutap_rs_cusolverDnXtrtri_bufferSize:
 	movl $3365, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrcholFactorHost:
+cutap_rs_cusolverDnZCgels:
 	movl $3366, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrcholSolve:
+cutap_rs_cusolverDnZCgels_bufferSize:
 	movl $3367, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrcholSolveHost:
+cutap_rs_cusolverDnZCgesv:
 	movl $3368, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrcholZeroPivot:
+cutap_rs_cusolverDnZCgesv_bufferSize:
 	movl $3369, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrcholZeroPivotHost:
+cutap_rs_cusolverDnZEgels:
 	movl $3370, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsreigsHost:
+cutap_rs_cusolverDnZEgels_bufferSize:
 	movl $3371, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsreigvsi:
+cutap_rs_cusolverDnZEgesv:
 	movl $3372, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsreigvsiHost:
+cutap_rs_cusolverDnZEgesv_bufferSize:
 	movl $3373, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrlsqvqrHost:
+cutap_rs_cusolverDnZKgels:
 	movl $3374, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrlsvchol:
+cutap_rs_cusolverDnZKgels_bufferSize:
 	movl $3375, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrlsvcholHost:
+cutap_rs_cusolverDnZKgesv:
 	movl $3376, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrlsvluHost:
+cutap_rs_cusolverDnZKgesv_bufferSize:
 	movl $3377, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrlsvqr:
+cutap_rs_cusolverDnZYgels:
 	movl $3378, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrlsvqrHost:
+cutap_rs_cusolverDnZYgels_bufferSize:
 	movl $3379, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrluBufferInfoHost:
+cutap_rs_cusolverDnZYgesv:
+	movl $3380, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZYgesv_bufferSize:
 	movl $3381, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrluExtractHost:
+cutap_rs_cusolverDnZZgels:
+	movl $3382, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZZgels_bufferSize:
 	movl $3383, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrluFactorHost:
+cutap_rs_cusolverDnZZgesv:
+	movl $3384, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZZgesv_bufferSize:
 	movl $3385, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrluSolveHost:
-	movl $3386, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpCcsrluZeroPivotHost:
-	movl $3387, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpCcsrqrBufferInfo:
+cutap_rs_cusolverDnZgebrd:
 	movl $3389, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrqrBufferInfoBatched:
+cutap_rs_cusolverDnZgebrd_bufferSize:
 	movl $3390, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrqrBufferInfoHost:
-	movl $3391, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpCcsrqrFactor:
-	movl $3392, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpCcsrqrFactorHost:
-	movl $3393, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpCcsrqrSetup:
+cutap_rs_cusolverDnZgeqrf:
 	movl $3394, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrqrSetupHost:
-	movl $3395, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpCcsrqrSolve:
+cutap_rs_cusolverDnZgeqrf_bufferSize:
 	movl $3396, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrqrSolveHost:
+cutap_rs_cusolverDnZgesvd:
 	movl $3397, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrqrZeroPivot:
+cutap_rs_cusolverDnZgesvd_bufferSize:
 	movl $3398, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrqrZeroPivotHost:
+cutap_rs_cusolverDnZgesvdaStridedBatched:
 	movl $3399, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrqrsvBatched:
+cutap_rs_cusolverDnZgesvdaStridedBatched_bufferSize:
+	movl $3400, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZgesvdj:
 	movl $3401, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCcsrzfdHost:
+cutap_rs_cusolverDnZgesvdjBatched:
+	movl $3402, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZgesvdjBatched_bufferSize:
 	movl $3403, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCreate:
+cutap_rs_cusolverDnZgesvdj_bufferSize:
 	movl $3404, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCreateCsrcholInfo:
+cutap_rs_cusolverDnZgetrf:
 	movl $3405, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCreateCsrcholInfoHost:
+cutap_rs_cusolverDnZgetrf_bufferSize:
 	movl $3406, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCreateCsrluInfoHost:
+cutap_rs_cusolverDnZgetrs:
 	movl $3407, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCreateCsrqrInfo:
+cutap_rs_cusolverDnZheevd:
 	movl $3408, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpCreateCsrqrInfoHost:
+cutap_rs_cusolverDnZheevd_bufferSize:
 	movl $3409, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrcholBufferInfo:
+cutap_rs_cusolverDnZheevdx:
+	movl $3410, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZheevdx_bufferSize:
+	movl $3411, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZheevj:
+	movl $3412, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZheevjBatched:
+	movl $3413, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZheevjBatched_bufferSize:
+	movl $3414, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZheevj_bufferSize:
+	movl $3415, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZhegvd:
 	movl $3418, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrcholBufferInfoHost:
+cutap_rs_cusolverDnZhegvd_bufferSize:
 	movl $3419, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrcholDiag:
+cutap_rs_cusolverDnZhegvdx:
 	movl $3420, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrcholFactor:
+cutap_rs_cusolverDnZhegvdx_bufferSize:
 	movl $3421, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrcholFactorHost:
+cutap_rs_cusolverDnZhegvj:
 	movl $3422, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrcholSolve:
+cutap_rs_cusolverDnZhegvj_bufferSize:
 	movl $3423, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrcholSolveHost:
+cutap_rs_cusolverDnZhetrd:
 	movl $3424, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrcholZeroPivot:
+cutap_rs_cusolverDnZhetrd_bufferSize:
 	movl $3425, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrcholZeroPivotHost:
-	movl $3426, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDcsreigsHost:
-	movl $3427, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDcsreigvsi:
-	movl $3428, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDcsreigvsiHost:
-	movl $3429, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDcsrlsqvqrHost:
-	movl $3430, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDcsrlsvchol:
-	movl $3431, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDcsrlsvcholHost:
-	movl $3432, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDcsrlsvluHost:
-	movl $3433, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDcsrlsvqr:
-	movl $3434, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDcsrlsvqrHost:
+cutap_rs_cusolverDnZlaswp:
 	movl $3435, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrluBufferInfoHost:
-	movl $3437, %r11d
+cutap_rs_cusolverDnZlauum:
+	movl $3436, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrluExtractHost:
-	movl $3439, %r11d
+cutap_rs_cusolverDnZlauum_bufferSize:
+	movl $3438, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrluFactorHost:
+cutap_rs_cusolverDnZpotrf:
+	movl $3440, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZpotrfBatched:
 	movl $3441, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrluSolveHost:
-	movl $3442, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDcsrluZeroPivotHost:
+cutap_rs_cusolverDnZpotrf_bufferSize:
 	movl $3443, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrqrBufferInfo:
-	movl $3445, %r11d
+cutap_rs_cusolverDnZpotri:
+	movl $3444, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrqrBufferInfoBatched:
+cutap_rs_cusolverDnZpotri_bufferSize:
 	movl $3446, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrqrBufferInfoHost:
+cutap_rs_cusolverDnZpotrs:
 	movl $3447, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrqrFactor:
+cutap_rs_cusolverDnZpotrsBatched:
 	movl $3448, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrqrFactorHost:
-	movl $3449, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDcsrqrSetup:
+cutap_rs_cusolverDnZsytrf:
 	movl $3450, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrqrSetupHost:
+cutap_rs_cusolverDnZsytrf_bufferSize:
 	movl $3451, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrqrSolve:
+cutap_rs_cusolverDnZsytri:
 	movl $3452, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrqrSolveHost:
-	movl $3453, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDcsrqrZeroPivot:
+cutap_rs_cusolverDnZsytri_bufferSize:
 	movl $3454, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrqrZeroPivotHost:
-	movl $3455, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDcsrqrsvBatched:
+cutap_rs_cusolverDnZungbr:
 	movl $3457, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDcsrzfdHost:
+cutap_rs_cusolverDnZungbr_bufferSize:
 	movl $3459, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDestroy:
-	movl $3460, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDestroyCsrcholInfo:
-	movl $3461, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpDestroyCsrcholInfoHost:
+cutap_rs_cusolverDnZungqr:
 	movl $3462, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDestroyCsrluInfoHost:
+cutap_rs_cusolverDnZungqr_bufferSize:
 	movl $3463, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDestroyCsrqrInfo:
+cutap_rs_cusolverDnZungtr:
 	movl $3464, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpDestroyCsrqrInfoHost:
-	movl $3465, %r11d
+cutap_rs_cusolverDnZungtr_bufferSize:
+	movl $3466, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpGetStream:
+cutap_rs_cusolverDnZunmqr:
+	movl $3467, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZunmqr_bufferSize:
+	movl $3469, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZunmtr:
+	movl $3470, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverDnZunmtr_bufferSize:
+	movl $3472, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverGetProperty:
+	movl $3473, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverGetVersion:
+	movl $3474, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfAccessBundledFactorsDevice:
+	movl $3476, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfAnalyze:
+	movl $3477, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfBatchAnalyze:
+	movl $3478, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfBatchRefactor:
+	movl $3479, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfBatchResetValues:
+	movl $3480, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfBatchSetupHost:
+	movl $3481, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfBatchSolve:
+	movl $3482, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfBatchZeroPivot:
 	movl $3483, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrcholBufferInfo:
+cutap_rs_cusolverRfCreate:
+	movl $3484, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfDestroy:
+	movl $3485, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfExtractBundledFactorsHost:
+	movl $3486, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfExtractSplitFactorsHost:
+	movl $3487, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfGetAlgs:
+	movl $3488, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfGetMatrixFormat:
+	movl $3489, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfGetNumericBoostReport:
+	movl $3490, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfGetNumericProperties:
+	movl $3491, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfGetResetValuesFastMode:
+	movl $3492, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfRefactor:
+	movl $3493, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfResetValues:
+	movl $3494, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfSetAlgs:
+	movl $3495, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfSetMatrixFormat:
+	movl $3496, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfSetNumericProperties:
+	movl $3497, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfSetResetValuesFastMode:
+	movl $3498, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverRfSetupDevice:
 	movl $3499, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrcholBufferInfoHost:
+cutap_rs_cusolverRfSetupHost:
 	movl $3500, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrcholDiag:
-	movl $3501, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpScsrcholFactor:
+cutap_rs_cusolverRfSolve:
 	movl $3502, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrcholFactorHost:
-	movl $3503, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpScsrcholSolve:
+cutap_rs_cusolverSpCcsrcholBufferInfo:
 	movl $3504, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrcholSolveHost:
+cutap_rs_cusolverSpCcsrcholBufferInfoHost:
 	movl $3505, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrcholZeroPivot:
+cutap_rs_cusolverSpCcsrcholDiag:
 	movl $3506, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrcholZeroPivotHost:
+cutap_rs_cusolverSpCcsrcholFactor:
 	movl $3507, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsreigsHost:
+cutap_rs_cusolverSpCcsrcholFactorHost:
 	movl $3508, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsreigvsi:
+cutap_rs_cusolverSpCcsrcholSolve:
 	movl $3509, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsreigvsiHost:
+cutap_rs_cusolverSpCcsrcholSolveHost:
 	movl $3510, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrlsqvqrHost:
+cutap_rs_cusolverSpCcsrcholZeroPivot:
 	movl $3511, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrlsvchol:
+cutap_rs_cusolverSpCcsrcholZeroPivotHost:
 	movl $3512, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrlsvcholHost:
+cutap_rs_cusolverSpCcsreigsHost:
 	movl $3513, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrlsvluHost:
+cutap_rs_cusolverSpCcsreigvsi:
 	movl $3514, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrlsvqr:
+cutap_rs_cusolverSpCcsreigvsiHost:
 	movl $3515, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrlsvqrHost:
+cutap_rs_cusolverSpCcsrlsqvqrHost:
 	movl $3516, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrluBufferInfoHost:
+cutap_rs_cusolverSpCcsrlsvchol:
+	movl $3517, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpCcsrlsvcholHost:
 	movl $3518, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrluExtractHost:
+cutap_rs_cusolverSpCcsrlsvluHost:
+	movl $3519, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpCcsrlsvqr:
 	movl $3520, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrluFactorHost:
-	movl $3522, %r11d
+cutap_rs_cusolverSpCcsrlsvqrHost:
+	movl $3521, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrluSolveHost:
+cutap_rs_cusolverSpCcsrluBufferInfoHost:
 	movl $3523, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrluZeroPivotHost:
-	movl $3524, %r11d
+cutap_rs_cusolverSpCcsrluExtractHost:
+	movl $3525, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrqrBufferInfo:
-	movl $3526, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpScsrqrBufferInfoBatched:
+cutap_rs_cusolverSpCcsrluFactorHost:
 	movl $3527, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrqrBufferInfoHost:
+cutap_rs_cusolverSpCcsrluSolveHost:
 	movl $3528, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrqrFactor:
+cutap_rs_cusolverSpCcsrluZeroPivotHost:
 	movl $3529, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrqrFactorHost:
-	movl $3530, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpScsrqrSetup:
+cutap_rs_cusolverSpCcsrqrBufferInfo:
 	movl $3531, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrqrSetupHost:
+cutap_rs_cusolverSpCcsrqrBufferInfoBatched:
 	movl $3532, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrqrSolve:
+cutap_rs_cusolverSpCcsrqrBufferInfoHost:
 	movl $3533, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrqrSolveHost:
+cutap_rs_cusolverSpCcsrqrFactor:
 	movl $3534, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrqrZeroPivot:
+cutap_rs_cusolverSpCcsrqrFactorHost:
 	movl $3535, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrqrZeroPivotHost:
+cutap_rs_cusolverSpCcsrqrSetup:
 	movl $3536, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrqrsvBatched:
+cutap_rs_cusolverSpCcsrqrSetupHost:
+	movl $3537, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpCcsrqrSolve:
 	movl $3538, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpScsrzfdHost:
+cutap_rs_cusolverSpCcsrqrSolveHost:
+	movl $3539, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpCcsrqrZeroPivot:
 	movl $3540, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpSetStream:
+cutap_rs_cusolverSpCcsrqrZeroPivotHost:
 	movl $3541, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpXcsrcholAnalysis:
+cutap_rs_cusolverSpCcsrqrsvBatched:
+	movl $3543, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpCcsrzfdHost:
+	movl $3545, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpCreate:
+	movl $3546, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpCreateCsrcholInfo:
+	movl $3547, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpCreateCsrcholInfoHost:
+	movl $3548, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpCreateCsrluInfoHost:
 	movl $3549, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpXcsrcholAnalysisHost:
+cutap_rs_cusolverSpCreateCsrqrInfo:
 	movl $3550, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpXcsrissymHost:
+cutap_rs_cusolverSpCreateCsrqrInfoHost:
 	movl $3551, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpXcsrluAnalysisHost:
-	movl $3552, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpXcsrluNnzHost:
-	movl $3554, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpXcsrmetisndHost:
-	movl $3556, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpXcsrpermHost:
-	movl $3558, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpXcsrperm_bufferSizeHost:
-	movl $3559, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpXcsrqrAnalysis:
+cutap_rs_cusolverSpDcsrcholBufferInfo:
 	movl $3560, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpXcsrqrAnalysisBatched:
+cutap_rs_cusolverSpDcsrcholBufferInfoHost:
 	movl $3561, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpXcsrqrAnalysisHost:
+cutap_rs_cusolverSpDcsrcholDiag:
 	movl $3562, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpXcsrsymamdHost:
+cutap_rs_cusolverSpDcsrcholFactor:
+	movl $3563, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpDcsrcholFactorHost:
+	movl $3564, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpDcsrcholSolve:
+	movl $3565, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpDcsrcholSolveHost:
 	movl $3566, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpXcsrsymmdqHost:
+cutap_rs_cusolverSpDcsrcholZeroPivot:
 	movl $3567, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpXcsrsymrcmHost:
+cutap_rs_cusolverSpDcsrcholZeroPivotHost:
+	movl $3568, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpDcsreigsHost:
+	movl $3569, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpDcsreigvsi:
 	movl $3570, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrcholBufferInfo:
-	movl $3578, %r11d
+cutap_rs_cusolverSpDcsreigvsiHost:
+	movl $3571, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrcholBufferInfoHost:
+cutap_rs_cusolverSpDcsrlsqvqrHost:
+	movl $3572, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpDcsrlsvchol:
+	movl $3573, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpDcsrlsvcholHost:
+	movl $3574, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpDcsrlsvluHost:
+	movl $3575, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpDcsrlsvqr:
+	movl $3576, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpDcsrlsvqrHost:
+	movl $3577, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpDcsrluBufferInfoHost:
 	movl $3579, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrcholDiag:
-	movl $3580, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpZcsrcholFactor:
+cutap_rs_cusolverSpDcsrluExtractHost:
 	movl $3581, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrcholFactorHost:
-	movl $3582, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpZcsrcholSolve:
+cutap_rs_cusolverSpDcsrluFactorHost:
 	movl $3583, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrcholSolveHost:
+cutap_rs_cusolverSpDcsrluSolveHost:
 	movl $3584, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrcholZeroPivot:
+cutap_rs_cusolverSpDcsrluZeroPivotHost:
 	movl $3585, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrcholZeroPivotHost:
-	movl $3586, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpZcsreigsHost:
+cutap_rs_cusolverSpDcsrqrBufferInfo:
 	movl $3587, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsreigvsi:
+cutap_rs_cusolverSpDcsrqrBufferInfoBatched:
 	movl $3588, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsreigvsiHost:
+cutap_rs_cusolverSpDcsrqrBufferInfoHost:
 	movl $3589, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrlsqvqrHost:
+cutap_rs_cusolverSpDcsrqrFactor:
 	movl $3590, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrlsvchol:
+cutap_rs_cusolverSpDcsrqrFactorHost:
 	movl $3591, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrlsvcholHost:
+cutap_rs_cusolverSpDcsrqrSetup:
 	movl $3592, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrlsvluHost:
+cutap_rs_cusolverSpDcsrqrSetupHost:
 	movl $3593, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrlsvqr:
+cutap_rs_cusolverSpDcsrqrSolve:
 	movl $3594, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrlsvqrHost:
+cutap_rs_cusolverSpDcsrqrSolveHost:
 	movl $3595, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrluBufferInfoHost:
+cutap_rs_cusolverSpDcsrqrZeroPivot:
+	movl $3596, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpDcsrqrZeroPivotHost:
 	movl $3597, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrluExtractHost:
+cutap_rs_cusolverSpDcsrqrsvBatched:
 	movl $3599, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrluFactorHost:
+cutap_rs_cusolverSpDcsrzfdHost:
 	movl $3601, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrluSolveHost:
+cutap_rs_cusolverSpDestroy:
 	movl $3602, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrluZeroPivotHost:
+cutap_rs_cusolverSpDestroyCsrcholInfo:
 	movl $3603, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrqrBufferInfo:
+cutap_rs_cusolverSpDestroyCsrcholInfoHost:
+	movl $3604, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpDestroyCsrluInfoHost:
 	movl $3605, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrqrBufferInfoBatched:
+cutap_rs_cusolverSpDestroyCsrqrInfo:
 	movl $3606, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrqrBufferInfoHost:
+cutap_rs_cusolverSpDestroyCsrqrInfoHost:
 	movl $3607, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrqrFactor:
-	movl $3608, %r11d
+cutap_rs_cusolverSpGetStream:
+	movl $3625, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_cusolverSpZcsrqrFactorHost:
-	movl $3609, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpZcsrqrSetup:
-	movl $3610, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpZcsrqrSetupHost:
-	movl $3611, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpZcsrqrSolve:
-	movl $3612, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpZcsrqrSolveHost:
-	movl $3613, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpZcsrqrZeroPivot:
-	movl $3614, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpZcsrqrZeroPivotHost:
-	movl $3615, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpZcsrqrsvBatched:
-	movl $3617, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_cusolverSpZcsrzfdHost:
-	movl $3619, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcAddNameExpression:
-	movl $3626, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcCompileProgram:
-	movl $3627, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcCreateProgram:
-	movl $3628, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcDestroyProgram:
-	movl $3629, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcGetCUBIN:
-	movl $3630, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcGetCUBINSize:
-	movl $3631, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcGetErrorString:
-	movl $3632, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcGetLTOIR:
-	movl $3633, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcGetLTOIRSize:
-	movl $3634, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcGetLoweredName:
-	movl $3635, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcGetNumSupportedArchs:
-	movl $3636, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcGetOptiXIR:
-	movl $3637, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcGetOptiXIRSize:
-	movl $3638, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcGetPCHCreateStatus:
-	movl $3639, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcGetPCHHeapSize:
-	movl $3640, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvrtcGetPCHHeapSizeRequired:
+cutap_rs_cusolverSpScsrcholBufferInfo:
 	movl $3641, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvrtcGetPTX:
+cutap_rs_cusolverSpScsrcholBufferInfoHost:
 	movl $3642, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvrtcGetPTXSize:
+cutap_rs_cusolverSpScsrcholDiag:
 	movl $3643, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvrtcGetProgramLog:
+cutap_rs_cusolverSpScsrcholFactor:
 	movl $3644, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvrtcGetProgramLogSize:
+cutap_rs_cusolverSpScsrcholFactorHost:
 	movl $3645, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvrtcGetSupportedArchs:
+cutap_rs_cusolverSpScsrcholSolve:
 	movl $3646, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvrtcSetFlowCallback:
+cutap_rs_cusolverSpScsrcholSolveHost:
 	movl $3647, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvrtcSetPCHHeapSize:
+cutap_rs_cusolverSpScsrcholZeroPivot:
 	movl $3648, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvrtcVersion:
+cutap_rs_cusolverSpScsrcholZeroPivotHost:
 	movl $3649, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs___nvJitLinkAddData_13_0:
+cutap_rs_cusolverSpScsreigsHost:
+	movl $3650, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpScsreigvsi:
 	movl $3651, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs___nvJitLinkAddFile_13_0:
+cutap_rs_cusolverSpScsreigvsiHost:
 	movl $3652, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs___nvJitLinkComplete_13_0:
+cutap_rs_cusolverSpScsrlsqvqrHost:
 	movl $3653, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs___nvJitLinkCreate_13_0:
+cutap_rs_cusolverSpScsrlsvchol:
 	movl $3654, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs___nvJitLinkDestroy_13_0:
+cutap_rs_cusolverSpScsrlsvcholHost:
 	movl $3655, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs___nvJitLinkGetErrorLogSize_13_0:
+cutap_rs_cusolverSpScsrlsvluHost:
 	movl $3656, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs___nvJitLinkGetErrorLog_13_0:
+cutap_rs_cusolverSpScsrlsvqr:
 	movl $3657, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs___nvJitLinkGetInfoLogSize_13_0:
+cutap_rs_cusolverSpScsrlsvqrHost:
 	movl $3658, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs___nvJitLinkGetInfoLog_13_0:
-	movl $3659, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs___nvJitLinkGetLinkedCubinSize_13_0:
+cutap_rs_cusolverSpScsrluBufferInfoHost:
 	movl $3660, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs___nvJitLinkGetLinkedCubin_13_0:
-	movl $3661, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs___nvJitLinkGetLinkedPtxSize_13_0:
+cutap_rs_cusolverSpScsrluExtractHost:
 	movl $3662, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs___nvJitLinkGetLinkedPtx_13_0:
-	movl $3663, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvJitLinkAddData:
+cutap_rs_cusolverSpScsrluFactorHost:
 	movl $3664, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvJitLinkAddFile:
+cutap_rs_cusolverSpScsrluSolveHost:
 	movl $3665, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvJitLinkComplete:
+cutap_rs_cusolverSpScsrluZeroPivotHost:
 	movl $3666, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvJitLinkCreate:
-	movl $3667, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvJitLinkDestroy:
+cutap_rs_cusolverSpScsrqrBufferInfo:
 	movl $3668, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvJitLinkGetErrorLog:
+cutap_rs_cusolverSpScsrqrBufferInfoBatched:
 	movl $3669, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvJitLinkGetErrorLogSize:
+cutap_rs_cusolverSpScsrqrBufferInfoHost:
 	movl $3670, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvJitLinkGetInfoLog:
+cutap_rs_cusolverSpScsrqrFactor:
 	movl $3671, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvJitLinkGetInfoLogSize:
+cutap_rs_cusolverSpScsrqrFactorHost:
 	movl $3672, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvJitLinkGetLinkedCubin:
+cutap_rs_cusolverSpScsrqrSetup:
 	movl $3673, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvJitLinkGetLinkedCubinSize:
+cutap_rs_cusolverSpScsrqrSetupHost:
 	movl $3674, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvJitLinkGetLinkedPtx:
+cutap_rs_cusolverSpScsrqrSolve:
 	movl $3675, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvJitLinkGetLinkedPtxSize:
+cutap_rs_cusolverSpScsrqrSolveHost:
 	movl $3676, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvJitLinkVersion:
+cutap_rs_cusolverSpScsrqrZeroPivot:
 	movl $3677, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlComputeInstanceDestroy:
+cutap_rs_cusolverSpScsrqrZeroPivotHost:
+	movl $3678, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpScsrqrsvBatched:
+	movl $3680, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpScsrzfdHost:
+	movl $3682, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpSetStream:
+	movl $3683, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrcholAnalysis:
+	movl $3691, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrcholAnalysisHost:
+	movl $3692, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrissymHost:
+	movl $3693, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrluAnalysisHost:
+	movl $3694, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrluNnzHost:
+	movl $3696, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrmetisndHost:
+	movl $3698, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrpermHost:
+	movl $3700, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrperm_bufferSizeHost:
+	movl $3701, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrqrAnalysis:
+	movl $3702, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrqrAnalysisBatched:
+	movl $3703, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrqrAnalysisHost:
+	movl $3704, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrsymamdHost:
+	movl $3708, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrsymmdqHost:
+	movl $3709, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpXcsrsymrcmHost:
+	movl $3712, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrcholBufferInfo:
+	movl $3720, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrcholBufferInfoHost:
+	movl $3721, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrcholDiag:
+	movl $3722, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrcholFactor:
+	movl $3723, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrcholFactorHost:
+	movl $3724, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrcholSolve:
+	movl $3725, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrcholSolveHost:
+	movl $3726, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrcholZeroPivot:
+	movl $3727, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrcholZeroPivotHost:
+	movl $3728, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsreigsHost:
+	movl $3729, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsreigvsi:
+	movl $3730, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsreigvsiHost:
+	movl $3731, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrlsqvqrHost:
+	movl $3732, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrlsvchol:
+	movl $3733, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrlsvcholHost:
+	movl $3734, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrlsvluHost:
+	movl $3735, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrlsvqr:
+	movl $3736, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrlsvqrHost:
+	movl $3737, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrluBufferInfoHost:
+	movl $3739, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrluExtractHost:
+	movl $3741, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrluFactorHost:
+	movl $3743, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrluSolveHost:
+	movl $3744, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrluZeroPivotHost:
+	movl $3745, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrqrBufferInfo:
+	movl $3747, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrqrBufferInfoBatched:
+	movl $3748, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrqrBufferInfoHost:
+	movl $3749, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrqrFactor:
+	movl $3750, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrqrFactorHost:
+	movl $3751, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrqrSetup:
+	movl $3752, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrqrSetupHost:
+	movl $3753, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrqrSolve:
+	movl $3754, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrqrSolveHost:
+	movl $3755, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrqrZeroPivot:
+	movl $3756, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrqrZeroPivotHost:
+	movl $3757, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrqrsvBatched:
+	movl $3759, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_cusolverSpZcsrzfdHost:
+	movl $3761, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvrtcAddNameExpression:
+	movl $3768, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvrtcCompileProgram:
+	movl $3769, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvrtcCreateProgram:
+	movl $3770, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvrtcDestroyProgram:
+	movl $3771, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvrtcGetCUBIN:
+	movl $3772, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvrtcGetCUBINSize:
+	movl $3773, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvrtcGetErrorString:
+	movl $3774, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvrtcGetLTOIR:
+	movl $3775, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvrtcGetLTOIRSize:
+	movl $3776, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvrtcGetLoweredName:
+	movl $3777, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvrtcGetNVVM:
 	movl $3778, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlComputeInstanceGetInfo_v2:
+cutap_rs_nvrtcGetNVVMSize:
+	movl $3779, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvrtcGetNumSupportedArchs:
 	movl $3780, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceClearAccountingPids:
+cutap_rs_nvrtcGetOptiXIR:
 	movl $3781, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceClearCpuAffinity:
+cutap_rs_nvrtcGetOptiXIRSize:
 	movl $3782, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceClearEccErrorCounts:
+cutap_rs_nvrtcGetPCHCreateStatus:
 	movl $3783, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceClearFieldValues:
+cutap_rs_nvrtcGetPCHHeapSize:
 	movl $3784, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceCreateGpuInstance:
+cutap_rs_nvrtcGetPCHHeapSizeRequired:
 	movl $3785, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceCreateGpuInstanceWithPlacement:
+cutap_rs_nvrtcGetPTX:
 	movl $3786, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceDiscoverGpus:
+cutap_rs_nvrtcGetPTXSize:
 	movl $3787, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceFreezeNvLinkUtilizationCounter:
+cutap_rs_nvrtcGetProgramLog:
 	movl $3788, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetAPIRestriction:
+cutap_rs_nvrtcGetProgramLogSize:
 	movl $3789, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetAccountingBufferSize:
+cutap_rs_nvrtcGetSupportedArchs:
 	movl $3790, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetAccountingMode:
+cutap_rs_nvrtcSetFlowCallback:
 	movl $3791, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetAccountingPids:
+cutap_rs_nvrtcSetPCHHeapSize:
 	movl $3792, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetAccountingStats:
+cutap_rs_nvrtcVersion:
 	movl $3793, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetActiveVgpus:
-	movl $3794, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetAdaptiveClockInfoStatus:
+cutap_rs___nvJitLinkAddData_12_4:
 	movl $3795, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetAddressingMode:
+cutap_rs___nvJitLinkAddData_13_0:
 	movl $3796, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetApplicationsClock:
+cutap_rs___nvJitLinkAddFile_12_4:
 	movl $3797, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetArchitecture:
+cutap_rs___nvJitLinkAddFile_13_0:
 	movl $3798, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetAttributes_v2:
+cutap_rs___nvJitLinkComplete_12_4:
+	movl $3799, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs___nvJitLinkComplete_13_0:
 	movl $3800, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetAutoBoostedClocksEnabled:
+cutap_rs___nvJitLinkCreate_12_4:
 	movl $3801, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetBAR1MemoryInfo:
+cutap_rs___nvJitLinkCreate_13_0:
 	movl $3802, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetBoardId:
+cutap_rs___nvJitLinkDestroy_12_4:
 	movl $3803, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetBoardPartNumber:
+cutap_rs___nvJitLinkDestroy_13_0:
 	movl $3804, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetBrand:
+cutap_rs___nvJitLinkGetErrorLogSize_12_4:
 	movl $3805, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetBridgeChipInfo:
+cutap_rs___nvJitLinkGetErrorLogSize_13_0:
 	movl $3806, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetBusType:
+cutap_rs___nvJitLinkGetErrorLog_12_4:
 	movl $3807, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetC2cModeInfoV:
+cutap_rs___nvJitLinkGetErrorLog_13_0:
 	movl $3808, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetCapabilities:
+cutap_rs___nvJitLinkGetInfoLogSize_12_4:
 	movl $3809, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetClkMonStatus:
+cutap_rs___nvJitLinkGetInfoLogSize_13_0:
 	movl $3810, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetClock:
+cutap_rs___nvJitLinkGetInfoLog_12_4:
 	movl $3811, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetClockInfo:
+cutap_rs___nvJitLinkGetInfoLog_13_0:
 	movl $3812, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetClockOffsets:
+cutap_rs___nvJitLinkGetLinkedCubinSize_12_4:
 	movl $3813, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetComputeInstanceId:
+cutap_rs___nvJitLinkGetLinkedCubinSize_13_0:
 	movl $3814, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetComputeMode:
+cutap_rs___nvJitLinkGetLinkedCubin_12_4:
 	movl $3815, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetComputeRunningProcesses_v3:
+cutap_rs___nvJitLinkGetLinkedCubin_13_0:
+	movl $3816, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs___nvJitLinkGetLinkedPtxSize_12_4:
+	movl $3817, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs___nvJitLinkGetLinkedPtxSize_13_0:
 	movl $3818, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetConfComputeGpuAttestationReport:
+cutap_rs___nvJitLinkGetLinkedPtx_12_4:
 	movl $3819, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetConfComputeGpuCertificate:
+cutap_rs___nvJitLinkGetLinkedPtx_13_0:
 	movl $3820, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetConfComputeMemSizeInfo:
+cutap_rs_nvJitLinkAddData:
 	movl $3821, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetConfComputeProtectedMemoryUsage:
+cutap_rs_nvJitLinkAddFile:
 	movl $3822, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetCoolerInfo:
+cutap_rs_nvJitLinkComplete:
 	movl $3823, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetCount_v2:
+cutap_rs_nvJitLinkCreate:
+	movl $3824, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvJitLinkDestroy:
 	movl $3825, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetCpuAffinity:
+cutap_rs_nvJitLinkGetErrorLog:
 	movl $3826, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetCpuAffinityWithinScope:
+cutap_rs_nvJitLinkGetErrorLogSize:
 	movl $3827, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetCreatableVgpus:
+cutap_rs_nvJitLinkGetInfoLog:
 	movl $3828, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetCudaComputeCapability:
+cutap_rs_nvJitLinkGetInfoLogSize:
 	movl $3829, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetCurrPcieLinkGeneration:
+cutap_rs_nvJitLinkGetLinkedCubin:
 	movl $3830, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetCurrPcieLinkWidth:
+cutap_rs_nvJitLinkGetLinkedCubinSize:
 	movl $3831, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetCurrentClockFreqs:
+cutap_rs_nvJitLinkGetLinkedPtx:
 	movl $3832, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetCurrentClocksEventReasons:
+cutap_rs_nvJitLinkGetLinkedPtxSize:
 	movl $3833, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetCurrentClocksThrottleReasons:
+cutap_rs_nvJitLinkVersion:
 	movl $3834, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetDecoderUtilization:
-	movl $3835, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetDefaultApplicationsClock:
-	movl $3836, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetDefaultEccMode:
-	movl $3837, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetDetailedEccErrors:
-	movl $3838, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetDeviceHandleFromMigDeviceHandle:
-	movl $3839, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetDisplayActive:
-	movl $3840, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetDisplayMode:
-	movl $3841, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetDramEncryptionMode:
-	movl $3842, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetDriverModel_v2:
-	movl $3844, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetDynamicPstatesInfo:
-	movl $3845, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetEccMode:
-	movl $3846, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetEncoderCapacity:
-	movl $3847, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetEncoderSessions:
-	movl $3848, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetEncoderStats:
-	movl $3849, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetEncoderUtilization:
-	movl $3850, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetEnforcedPowerLimit:
-	movl $3851, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetFBCSessions:
-	movl $3852, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetFBCStats:
-	movl $3853, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetFanControlPolicy_v2:
-	movl $3854, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetFanSpeed:
-	movl $3855, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetFanSpeedRPM:
-	movl $3856, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetFanSpeed_v2:
-	movl $3857, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetFieldValues:
-	movl $3858, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpcClkMinMaxVfOffset:
-	movl $3859, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpcClkVfOffset:
-	movl $3860, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpuFabricInfo:
-	movl $3861, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpuFabricInfoV:
-	movl $3862, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpuInstanceById:
-	movl $3863, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpuInstanceId:
-	movl $3864, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpuInstancePossiblePlacements_v2:
-	movl $3866, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpuInstanceProfileInfo:
-	movl $3867, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpuInstanceProfileInfoByIdV:
-	movl $3868, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpuInstanceProfileInfoV:
-	movl $3869, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpuInstanceRemainingCapacity:
-	movl $3870, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpuInstances:
-	movl $3871, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpuMaxPcieLinkGeneration:
-	movl $3872, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGpuOperationMode:
-	movl $3873, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGraphicsRunningProcesses_v3:
-	movl $3876, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGridLicensableFeatures_v4:
-	movl $3880, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGspFirmwareMode:
-	movl $3881, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetGspFirmwareVersion:
-	movl $3882, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetHandleByIndex_v2:
-	movl $3884, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetHandleByPciBusId_v2:
-	movl $3886, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetHandleBySerial:
-	movl $3887, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetHandleByUUID:
-	movl $3888, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetHandleByUUIDV:
-	movl $3889, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetHostVgpuMode:
-	movl $3890, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetHostname_v1:
-	movl $3891, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetIndex:
-	movl $3892, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetInforomConfigurationChecksum:
-	movl $3893, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetInforomImageVersion:
-	movl $3894, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetInforomVersion:
-	movl $3895, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetIrqNum:
-	movl $3896, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetJpgUtilization:
-	movl $3897, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetLastBBXFlushTime:
-	movl $3898, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMPSComputeRunningProcesses_v3:
-	movl $3901, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMarginTemperature:
-	movl $3902, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMaxClockInfo:
-	movl $3903, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMaxCustomerBoostClock:
-	movl $3904, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMaxMigDeviceCount:
-	movl $3905, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMaxPcieLinkGeneration:
-	movl $3906, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMaxPcieLinkWidth:
-	movl $3907, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMemClkMinMaxVfOffset:
-	movl $3908, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMemClkVfOffset:
-	movl $3909, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMemoryAffinity:
-	movl $3910, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMemoryBusWidth:
-	movl $3911, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMemoryErrorCounter:
-	movl $3912, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMemoryInfo:
-	movl $3913, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMemoryInfo_v2:
-	movl $3914, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMigDeviceHandleByIndex:
-	movl $3915, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMigMode:
-	movl $3916, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMinMaxClockOfPState:
-	movl $3917, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMinMaxFanSpeed:
-	movl $3918, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMinorNumber:
-	movl $3919, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetModuleId:
-	movl $3920, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetMultiGpuBoard:
-	movl $3921, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetName:
-	movl $3922, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetNumFans:
-	movl $3923, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetNumGpuCores:
-	movl $3924, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetNumaNodeId:
-	movl $3925, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetNvLinkCapability:
-	movl $3926, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetNvLinkErrorCounter:
-	movl $3927, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetNvLinkInfo:
-	movl $3928, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetNvLinkRemoteDeviceType:
-	movl $3929, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetNvLinkRemotePciInfo_v2:
-	movl $3931, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetNvLinkState:
-	movl $3932, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetNvLinkUtilizationControl:
-	movl $3933, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetNvLinkUtilizationCounter:
-	movl $3934, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetNvLinkVersion:
+cutap_rs_nvmlComputeInstanceDestroy:
 	movl $3935, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetNvlinkBwMode:
-	movl $3936, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetNvlinkSupportedBwModes:
+cutap_rs_nvmlComputeInstanceGetInfo_v2:
 	movl $3937, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetOfaUtilization:
+cutap_rs_nvmlDeviceClearAccountingPids:
 	movl $3938, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetP2PStatus:
+cutap_rs_nvmlDeviceClearCpuAffinity:
 	movl $3939, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPciInfoExt:
+cutap_rs_nvmlDeviceClearEccErrorCounts:
+	movl $3940, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceClearFieldValues:
 	movl $3941, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPciInfo_v3:
+cutap_rs_nvmlDeviceCreateGpuInstance:
+	movl $3942, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceCreateGpuInstanceWithPlacement:
 	movl $3943, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPcieLinkMaxSpeed:
+cutap_rs_nvmlDeviceDiscoverGpus:
 	movl $3944, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPcieReplayCounter:
+cutap_rs_nvmlDeviceFreezeNvLinkUtilizationCounter:
 	movl $3945, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPcieSpeed:
+cutap_rs_nvmlDeviceGetAPIRestriction:
 	movl $3946, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPcieThroughput:
+cutap_rs_nvmlDeviceGetAccountingBufferSize:
 	movl $3947, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPdi:
+cutap_rs_nvmlDeviceGetAccountingMode:
 	movl $3948, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPerformanceModes:
+cutap_rs_nvmlDeviceGetAccountingPids:
 	movl $3949, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPerformanceState:
+cutap_rs_nvmlDeviceGetAccountingStats:
 	movl $3950, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPersistenceMode:
+cutap_rs_nvmlDeviceGetActiveVgpus:
 	movl $3951, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPgpuMetadataString:
+cutap_rs_nvmlDeviceGetAdaptiveClockInfoStatus:
 	movl $3952, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPlatformInfo:
+cutap_rs_nvmlDeviceGetAddressingMode:
 	movl $3953, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPowerManagementDefaultLimit:
+cutap_rs_nvmlDeviceGetApplicationsClock:
 	movl $3954, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPowerManagementLimit:
+cutap_rs_nvmlDeviceGetArchitecture:
 	movl $3955, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPowerManagementLimitConstraints:
-	movl $3956, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetPowerManagementMode:
+cutap_rs_nvmlDeviceGetAttributes_v2:
 	movl $3957, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPowerMizerMode_v1:
+cutap_rs_nvmlDeviceGetAutoBoostedClocksEnabled:
 	movl $3958, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPowerSource:
+cutap_rs_nvmlDeviceGetBAR1MemoryInfo:
 	movl $3959, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPowerState:
+cutap_rs_nvmlDeviceGetBoardId:
 	movl $3960, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetPowerUsage:
+cutap_rs_nvmlDeviceGetBoardPartNumber:
 	movl $3961, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetProcessUtilization:
+cutap_rs_nvmlDeviceGetBrand:
 	movl $3962, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetProcessesUtilizationInfo:
+cutap_rs_nvmlDeviceGetBridgeChipInfo:
 	movl $3963, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetRemappedRows:
+cutap_rs_nvmlDeviceGetBusType:
 	movl $3964, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetRepairStatus:
+cutap_rs_nvmlDeviceGetC2cModeInfoV:
+	movl $3965, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceGetCapabilities:
 	movl $3966, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetRetiredPages:
+cutap_rs_nvmlDeviceGetClkMonStatus:
 	movl $3967, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetRetiredPagesPendingStatus:
+cutap_rs_nvmlDeviceGetClock:
 	movl $3968, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetRetiredPages_v2:
+cutap_rs_nvmlDeviceGetClockInfo:
 	movl $3969, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetRowRemapperHistogram:
+cutap_rs_nvmlDeviceGetClockOffsets:
 	movl $3970, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetRunningProcessDetailList:
+cutap_rs_nvmlDeviceGetComputeInstanceId:
 	movl $3971, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetSamples:
+cutap_rs_nvmlDeviceGetComputeMode:
 	movl $3972, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetSerial:
-	movl $3973, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetSramEccErrorStatus:
-	movl $3974, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts:
+cutap_rs_nvmlDeviceGetComputeRunningProcesses_v3:
 	movl $3975, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetSupportedClocksEventReasons:
+cutap_rs_nvmlDeviceGetConfComputeGpuAttestationReport:
 	movl $3976, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetSupportedClocksThrottleReasons:
+cutap_rs_nvmlDeviceGetConfComputeGpuCertificate:
 	movl $3977, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetSupportedEventTypes:
+cutap_rs_nvmlDeviceGetConfComputeMemSizeInfo:
 	movl $3978, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetSupportedGraphicsClocks:
+cutap_rs_nvmlDeviceGetConfComputeProtectedMemoryUsage:
 	movl $3979, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetSupportedMemoryClocks:
+cutap_rs_nvmlDeviceGetCoolerInfo:
 	movl $3980, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetSupportedPerformanceStates:
-	movl $3981, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetSupportedVgpus:
+cutap_rs_nvmlDeviceGetCount_v2:
 	movl $3982, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetTargetFanSpeed:
+cutap_rs_nvmlDeviceGetCpuAffinity:
 	movl $3983, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetTemperature:
+cutap_rs_nvmlDeviceGetCpuAffinityWithinScope:
 	movl $3984, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetTemperatureThreshold:
+cutap_rs_nvmlDeviceGetCreatableVgpus:
 	movl $3985, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetTemperatureV:
+cutap_rs_nvmlDeviceGetCudaComputeCapability:
 	movl $3986, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetThermalSettings:
+cutap_rs_nvmlDeviceGetCurrPcieLinkGeneration:
 	movl $3987, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetTopologyCommonAncestor:
+cutap_rs_nvmlDeviceGetCurrPcieLinkWidth:
 	movl $3988, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetTopologyNearestGpus:
+cutap_rs_nvmlDeviceGetCurrentClockFreqs:
 	movl $3989, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetTotalEccErrors:
+cutap_rs_nvmlDeviceGetCurrentClocksEventReasons:
 	movl $3990, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetTotalEnergyConsumption:
+cutap_rs_nvmlDeviceGetCurrentClocksThrottleReasons:
 	movl $3991, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetUUID:
+cutap_rs_nvmlDeviceGetDecoderUtilization:
 	movl $3992, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetUtilizationRates:
+cutap_rs_nvmlDeviceGetDefaultApplicationsClock:
+	movl $3993, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceGetDefaultEccMode:
 	movl $3994, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetVbiosVersion:
+cutap_rs_nvmlDeviceGetDetailedEccErrors:
 	movl $3995, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetVgpuCapabilities:
+cutap_rs_nvmlDeviceGetDeviceHandleFromMigDeviceHandle:
 	movl $3996, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetVgpuHeterogeneousMode:
+cutap_rs_nvmlDeviceGetDisplayActive:
 	movl $3997, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetVgpuInstancesUtilizationInfo:
+cutap_rs_nvmlDeviceGetDisplayMode:
 	movl $3998, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetVgpuMetadata:
+cutap_rs_nvmlDeviceGetDramEncryptionMode:
 	movl $3999, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetVgpuProcessUtilization:
-	movl $4000, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceGetVgpuProcessesUtilizationInfo:
+cutap_rs_nvmlDeviceGetDriverModel_v2:
 	movl $4001, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetVgpuSchedulerCapabilities:
+cutap_rs_nvmlDeviceGetDynamicPstatesInfo:
 	movl $4002, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetVgpuSchedulerLog:
+cutap_rs_nvmlDeviceGetEccMode:
 	movl $4003, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetVgpuSchedulerState:
+cutap_rs_nvmlDeviceGetEncoderCapacity:
 	movl $4004, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetVgpuTypeCreatablePlacements:
+cutap_rs_nvmlDeviceGetEncoderSessions:
 	movl $4005, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetVgpuTypeSupportedPlacements:
+cutap_rs_nvmlDeviceGetEncoderStats:
 	movl $4006, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetVgpuUtilization:
+cutap_rs_nvmlDeviceGetEncoderUtilization:
 	movl $4007, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetViolationStatus:
+cutap_rs_nvmlDeviceGetEnforcedPowerLimit:
 	movl $4008, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceGetVirtualizationMode:
+cutap_rs_nvmlDeviceGetFBCSessions:
 	movl $4009, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceIsMigDeviceHandle:
+cutap_rs_nvmlDeviceGetFBCStats:
 	movl $4010, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceModifyDrainState:
+cutap_rs_nvmlDeviceGetFanControlPolicy_v2:
 	movl $4011, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceOnSameBoard:
+cutap_rs_nvmlDeviceGetFanSpeed:
 	movl $4012, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDevicePowerSmoothingActivatePresetProfile:
+cutap_rs_nvmlDeviceGetFanSpeedRPM:
 	movl $4013, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDevicePowerSmoothingSetState:
+cutap_rs_nvmlDeviceGetFanSpeed_v2:
 	movl $4014, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDevicePowerSmoothingUpdatePresetProfileParam:
+cutap_rs_nvmlDeviceGetFieldValues:
 	movl $4015, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceQueryDrainState:
+cutap_rs_nvmlDeviceGetGpcClkMinMaxVfOffset:
 	movl $4016, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceReadWritePRM_v1:
+cutap_rs_nvmlDeviceGetGpcClkVfOffset:
+	movl $4017, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceGetGpuFabricInfo:
 	movl $4018, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceRegisterEvents:
+cutap_rs_nvmlDeviceGetGpuFabricInfoV:
 	movl $4019, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceRemoveGpu_v2:
+cutap_rs_nvmlDeviceGetGpuInstanceById:
+	movl $4020, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceGetGpuInstanceId:
 	movl $4021, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceResetApplicationsClocks:
-	movl $4022, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceResetGpuLockedClocks:
+cutap_rs_nvmlDeviceGetGpuInstancePossiblePlacements_v2:
 	movl $4023, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceResetMemoryLockedClocks:
+cutap_rs_nvmlDeviceGetGpuInstanceProfileInfo:
 	movl $4024, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceResetNvLinkErrorCounters:
+cutap_rs_nvmlDeviceGetGpuInstanceProfileInfoByIdV:
 	movl $4025, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceResetNvLinkUtilizationCounter:
+cutap_rs_nvmlDeviceGetGpuInstanceProfileInfoV:
 	movl $4026, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetAPIRestriction:
+cutap_rs_nvmlDeviceGetGpuInstanceRemainingCapacity:
 	movl $4027, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetAccountingMode:
+cutap_rs_nvmlDeviceGetGpuInstances:
 	movl $4028, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetApplicationsClocks:
+cutap_rs_nvmlDeviceGetGpuMaxPcieLinkGeneration:
 	movl $4029, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetAutoBoostedClocksEnabled:
+cutap_rs_nvmlDeviceGetGpuOperationMode:
 	movl $4030, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetClockOffsets:
-	movl $4031, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceSetComputeMode:
-	movl $4032, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceSetConfComputeUnprotectedMemSize:
+cutap_rs_nvmlDeviceGetGraphicsRunningProcesses_v3:
 	movl $4033, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetCpuAffinity:
-	movl $4034, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceSetDefaultAutoBoostedClocksEnabled:
-	movl $4035, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceSetDefaultFanSpeed_v2:
-	movl $4036, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceSetDramEncryptionMode:
+cutap_rs_nvmlDeviceGetGridLicensableFeatures_v4:
 	movl $4037, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetDriverModel:
+cutap_rs_nvmlDeviceGetGspFirmwareMode:
 	movl $4038, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetEccMode:
+cutap_rs_nvmlDeviceGetGspFirmwareVersion:
 	movl $4039, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetFanControlPolicy:
-	movl $4040, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceSetFanSpeed_v2:
+cutap_rs_nvmlDeviceGetHandleByIndex_v2:
 	movl $4041, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetGpcClkVfOffset:
-	movl $4042, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceSetGpuLockedClocks:
+cutap_rs_nvmlDeviceGetHandleByPciBusId_v2:
 	movl $4043, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetGpuOperationMode:
+cutap_rs_nvmlDeviceGetHandleBySerial:
 	movl $4044, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetHostname_v1:
+cutap_rs_nvmlDeviceGetHandleByUUID:
 	movl $4045, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetMemClkVfOffset:
+cutap_rs_nvmlDeviceGetHandleByUUIDV:
 	movl $4046, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetMemoryLockedClocks:
+cutap_rs_nvmlDeviceGetHostVgpuMode:
 	movl $4047, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetMigMode:
+cutap_rs_nvmlDeviceGetHostname_v1:
 	movl $4048, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetNvLinkDeviceLowPowerThreshold:
+cutap_rs_nvmlDeviceGetIndex:
 	movl $4049, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetNvLinkUtilizationControl:
+cutap_rs_nvmlDeviceGetInforomConfigurationChecksum:
 	movl $4050, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetNvlinkBwMode:
+cutap_rs_nvmlDeviceGetInforomImageVersion:
 	movl $4051, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetPersistenceMode:
+cutap_rs_nvmlDeviceGetInforomVersion:
 	movl $4052, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetPowerManagementLimit:
+cutap_rs_nvmlDeviceGetIrqNum:
 	movl $4053, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetPowerManagementLimit_v2:
+cutap_rs_nvmlDeviceGetJpgUtilization:
 	movl $4054, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetPowerMizerMode_v1:
+cutap_rs_nvmlDeviceGetLastBBXFlushTime:
 	movl $4055, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetTemperatureThreshold:
-	movl $4056, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceSetVgpuCapabilities:
-	movl $4057, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlDeviceSetVgpuHeterogeneousMode:
+cutap_rs_nvmlDeviceGetMPSComputeRunningProcesses_v3:
 	movl $4058, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetVgpuSchedulerState:
+cutap_rs_nvmlDeviceGetMarginTemperature:
 	movl $4059, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceSetVirtualizationMode:
+cutap_rs_nvmlDeviceGetMaxClockInfo:
 	movl $4060, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceValidateInforom:
+cutap_rs_nvmlDeviceGetMaxCustomerBoostClock:
 	movl $4061, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles:
+cutap_rs_nvmlDeviceGetMaxMigDeviceCount:
 	movl $4062, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles:
+cutap_rs_nvmlDeviceGetMaxPcieLinkGeneration:
 	movl $4063, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceWorkloadPowerProfileGetProfilesInfo:
+cutap_rs_nvmlDeviceGetMaxPcieLinkWidth:
 	movl $4064, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles:
+cutap_rs_nvmlDeviceGetMemClkMinMaxVfOffset:
 	movl $4065, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlErrorString:
+cutap_rs_nvmlDeviceGetMemClkVfOffset:
 	movl $4066, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlEventSetCreate:
+cutap_rs_nvmlDeviceGetMemoryAffinity:
 	movl $4067, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlEventSetFree:
+cutap_rs_nvmlDeviceGetMemoryBusWidth:
 	movl $4068, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlEventSetWait_v2:
+cutap_rs_nvmlDeviceGetMemoryErrorCounter:
+	movl $4069, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceGetMemoryInfo:
 	movl $4070, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGetExcludedDeviceCount:
+cutap_rs_nvmlDeviceGetMemoryInfo_v2:
+	movl $4071, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceGetMigDeviceHandleByIndex:
+	movl $4072, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceGetMigMode:
 	movl $4073, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGetExcludedDeviceInfoByIndex:
+cutap_rs_nvmlDeviceGetMinMaxClockOfPState:
 	movl $4074, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGetVgpuCompatibility:
+cutap_rs_nvmlDeviceGetMinMaxFanSpeed:
 	movl $4075, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGetVgpuDriverCapabilities:
+cutap_rs_nvmlDeviceGetMinorNumber:
 	movl $4076, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGetVgpuVersion:
+cutap_rs_nvmlDeviceGetModuleId:
 	movl $4077, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpmMetricsGet:
+cutap_rs_nvmlDeviceGetMultiGpuBoard:
 	movl $4078, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpmMigSampleGet:
+cutap_rs_nvmlDeviceGetName:
 	movl $4079, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpmQueryDeviceSupport:
+cutap_rs_nvmlDeviceGetNumFans:
 	movl $4080, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpmQueryIfStreamingEnabled:
+cutap_rs_nvmlDeviceGetNumGpuCores:
 	movl $4081, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpmSampleAlloc:
+cutap_rs_nvmlDeviceGetNumaNodeId:
 	movl $4082, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpmSampleFree:
+cutap_rs_nvmlDeviceGetNvLinkCapability:
 	movl $4083, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpmSampleGet:
+cutap_rs_nvmlDeviceGetNvLinkErrorCounter:
 	movl $4084, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpmSetStreamingEnabled:
+cutap_rs_nvmlDeviceGetNvLinkInfo:
 	movl $4085, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceCreateComputeInstance:
+cutap_rs_nvmlDeviceGetNvLinkRemoteDeviceType:
 	movl $4086, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceCreateComputeInstanceWithPlacement:
-	movl $4087, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlGpuInstanceDestroy:
+cutap_rs_nvmlDeviceGetNvLinkRemotePciInfo_v2:
 	movl $4088, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceGetActiveVgpus:
+cutap_rs_nvmlDeviceGetNvLinkState:
 	movl $4089, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceGetComputeInstanceById:
+cutap_rs_nvmlDeviceGetNvLinkUtilizationControl:
 	movl $4090, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceGetComputeInstancePossiblePlacements:
+cutap_rs_nvmlDeviceGetNvLinkUtilizationCounter:
 	movl $4091, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceGetComputeInstanceProfileInfo:
+cutap_rs_nvmlDeviceGetNvLinkVersion:
 	movl $4092, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceGetComputeInstanceProfileInfoV:
+cutap_rs_nvmlDeviceGetNvlinkBwMode:
 	movl $4093, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceGetComputeInstanceRemainingCapacity:
+cutap_rs_nvmlDeviceGetNvlinkSupportedBwModes:
 	movl $4094, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceGetComputeInstances:
+cutap_rs_nvmlDeviceGetOfaUtilization:
 	movl $4095, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceGetCreatableVgpus:
+cutap_rs_nvmlDeviceGetP2PStatus:
 	movl $4096, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceGetInfo:
-	movl $4097, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlGpuInstanceGetVgpuHeterogeneousMode:
+cutap_rs_nvmlDeviceGetPciInfoExt:
 	movl $4098, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceGetVgpuSchedulerLog:
-	movl $4099, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlGpuInstanceGetVgpuSchedulerState:
+cutap_rs_nvmlDeviceGetPciInfo_v3:
 	movl $4100, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceGetVgpuTypeCreatablePlacements:
+cutap_rs_nvmlDeviceGetPcieLinkMaxSpeed:
 	movl $4101, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceSetVgpuHeterogeneousMode:
+cutap_rs_nvmlDeviceGetPcieReplayCounter:
 	movl $4102, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlGpuInstanceSetVgpuSchedulerState:
+cutap_rs_nvmlDeviceGetPcieSpeed:
 	movl $4103, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlInitWithFlags:
+cutap_rs_nvmlDeviceGetPcieThroughput:
+	movl $4104, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceGetPdi:
 	movl $4105, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlInit_v2:
+cutap_rs_nvmlDeviceGetPerformanceModes:
 	movl $4106, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSetVgpuVersion:
+cutap_rs_nvmlDeviceGetPerformanceState:
+	movl $4107, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceGetPersistenceMode:
 	movl $4108, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlShutdown:
+cutap_rs_nvmlDeviceGetPgpuMetadataString:
 	movl $4109, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemEventSetCreate:
+cutap_rs_nvmlDeviceGetPlatformInfo:
 	movl $4110, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemEventSetFree:
+cutap_rs_nvmlDeviceGetPowerManagementDefaultLimit:
 	movl $4111, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemEventSetWait:
+cutap_rs_nvmlDeviceGetPowerManagementLimit:
 	movl $4112, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemGetConfComputeCapabilities:
+cutap_rs_nvmlDeviceGetPowerManagementLimitConstraints:
 	movl $4113, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemGetConfComputeGpusReadyState:
+cutap_rs_nvmlDeviceGetPowerManagementMode:
 	movl $4114, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemGetConfComputeKeyRotationThresholdInfo:
+cutap_rs_nvmlDeviceGetPowerMizerMode_v1:
 	movl $4115, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemGetConfComputeSettings:
+cutap_rs_nvmlDeviceGetPowerSource:
 	movl $4116, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemGetConfComputeState:
+cutap_rs_nvmlDeviceGetPowerState:
 	movl $4117, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemGetCudaDriverVersion:
+cutap_rs_nvmlDeviceGetPowerUsage:
 	movl $4118, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemGetCudaDriverVersion_v2:
+cutap_rs_nvmlDeviceGetProcessUtilization:
 	movl $4119, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemGetDriverBranch:
+cutap_rs_nvmlDeviceGetProcessesUtilizationInfo:
 	movl $4120, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemGetDriverVersion:
+cutap_rs_nvmlDeviceGetRemappedRows:
 	movl $4121, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemGetHicVersion:
-	movl $4122, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlSystemGetNVMLVersion:
+cutap_rs_nvmlDeviceGetRepairStatus:
 	movl $4123, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemGetNvlinkBwMode:
+cutap_rs_nvmlDeviceGetRetiredPages:
 	movl $4124, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemGetProcessName:
+cutap_rs_nvmlDeviceGetRetiredPagesPendingStatus:
 	movl $4125, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemGetTopologyGpuSet:
+cutap_rs_nvmlDeviceGetRetiredPages_v2:
 	movl $4126, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemRegisterEvents:
+cutap_rs_nvmlDeviceGetRowRemapperHistogram:
 	movl $4127, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemSetConfComputeGpusReadyState:
+cutap_rs_nvmlDeviceGetRunningProcessDetailList:
 	movl $4128, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemSetConfComputeKeyRotationThresholdInfo:
+cutap_rs_nvmlDeviceGetSamples:
 	movl $4129, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlSystemSetNvlinkBwMode:
+cutap_rs_nvmlDeviceGetSerial:
 	movl $4130, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlUnitGetCount:
+cutap_rs_nvmlDeviceGetSramEccErrorStatus:
 	movl $4131, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlUnitGetDevices:
+cutap_rs_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts:
 	movl $4132, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlUnitGetFanSpeedInfo:
+cutap_rs_nvmlDeviceGetSupportedClocksEventReasons:
 	movl $4133, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlUnitGetHandleByIndex:
+cutap_rs_nvmlDeviceGetSupportedClocksThrottleReasons:
 	movl $4134, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlUnitGetLedState:
+cutap_rs_nvmlDeviceGetSupportedEventTypes:
 	movl $4135, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlUnitGetPsuInfo:
+cutap_rs_nvmlDeviceGetSupportedGraphicsClocks:
 	movl $4136, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlUnitGetTemperature:
+cutap_rs_nvmlDeviceGetSupportedMemoryClocks:
 	movl $4137, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlUnitGetUnitInfo:
+cutap_rs_nvmlDeviceGetSupportedPerformanceStates:
 	movl $4138, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlUnitSetLedState:
+cutap_rs_nvmlDeviceGetSupportedVgpus:
 	movl $4139, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceClearAccountingPids:
+cutap_rs_nvmlDeviceGetTargetFanSpeed:
 	movl $4140, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetAccountingMode:
+cutap_rs_nvmlDeviceGetTemperature:
 	movl $4141, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetAccountingPids:
+cutap_rs_nvmlDeviceGetTemperatureThreshold:
 	movl $4142, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetAccountingStats:
+cutap_rs_nvmlDeviceGetTemperatureV:
 	movl $4143, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetEccMode:
+cutap_rs_nvmlDeviceGetThermalSettings:
 	movl $4144, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetEncoderCapacity:
+cutap_rs_nvmlDeviceGetTopologyCommonAncestor:
 	movl $4145, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetEncoderSessions:
+cutap_rs_nvmlDeviceGetTopologyNearestGpus:
 	movl $4146, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetEncoderStats:
+cutap_rs_nvmlDeviceGetTotalEccErrors:
 	movl $4147, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetFBCSessions:
+cutap_rs_nvmlDeviceGetTotalEnergyConsumption:
 	movl $4148, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetFBCStats:
+cutap_rs_nvmlDeviceGetUUID:
 	movl $4149, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetFbUsage:
-	movl $4150, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetFrameRateLimit:
+cutap_rs_nvmlDeviceGetUtilizationRates:
 	movl $4151, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetGpuInstanceId:
+cutap_rs_nvmlDeviceGetVbiosVersion:
 	movl $4152, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetGpuPciId:
+cutap_rs_nvmlDeviceGetVgpuCapabilities:
 	movl $4153, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetLicenseInfo_v2:
+cutap_rs_nvmlDeviceGetVgpuHeterogeneousMode:
+	movl $4154, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceGetVgpuInstancesUtilizationInfo:
 	movl $4155, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetLicenseStatus:
+cutap_rs_nvmlDeviceGetVgpuMetadata:
 	movl $4156, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetMdevUUID:
+cutap_rs_nvmlDeviceGetVgpuProcessUtilization:
 	movl $4157, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetMetadata:
+cutap_rs_nvmlDeviceGetVgpuProcessesUtilizationInfo:
 	movl $4158, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetPlacementId:
+cutap_rs_nvmlDeviceGetVgpuSchedulerCapabilities:
 	movl $4159, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetRuntimeStateSize:
+cutap_rs_nvmlDeviceGetVgpuSchedulerLog:
 	movl $4160, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetType:
+cutap_rs_nvmlDeviceGetVgpuSchedulerState:
 	movl $4161, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetUUID:
+cutap_rs_nvmlDeviceGetVgpuTypeCreatablePlacements:
 	movl $4162, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetVmDriverVersion:
+cutap_rs_nvmlDeviceGetVgpuTypeSupportedPlacements:
 	movl $4163, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceGetVmID:
+cutap_rs_nvmlDeviceGetVgpuUtilization:
 	movl $4164, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuInstanceSetEncoderCapacity:
+cutap_rs_nvmlDeviceGetViolationStatus:
 	movl $4165, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetBAR1Info:
+cutap_rs_nvmlDeviceGetVirtualizationMode:
 	movl $4166, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetCapabilities:
+cutap_rs_nvmlDeviceIsMigDeviceHandle:
 	movl $4167, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetClass:
+cutap_rs_nvmlDeviceModifyDrainState:
 	movl $4168, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetDeviceID:
+cutap_rs_nvmlDeviceOnSameBoard:
 	movl $4169, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetFbReservation:
+cutap_rs_nvmlDevicePowerSmoothingActivatePresetProfile:
 	movl $4170, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetFrameRateLimit:
+cutap_rs_nvmlDevicePowerSmoothingSetState:
 	movl $4171, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetFramebufferSize:
+cutap_rs_nvmlDevicePowerSmoothingUpdatePresetProfileParam:
 	movl $4172, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetGpuInstanceProfileId:
+cutap_rs_nvmlDeviceQueryDrainState:
 	movl $4173, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetGspHeapSize:
-	movl $4174, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlVgpuTypeGetLicense:
+cutap_rs_nvmlDeviceReadWritePRM_v1:
 	movl $4175, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetMaxInstances:
+cutap_rs_nvmlDeviceRegisterEvents:
 	movl $4176, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetMaxInstancesPerGpuInstance:
-	movl $4177, %r11d
-	jmp cutap_lib_resolve_common
-	.p2align 4
-cutap_rs_nvmlVgpuTypeGetMaxInstancesPerVm:
+cutap_rs_nvmlDeviceRemoveGpu_v2:
 	movl $4178, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetName:
+cutap_rs_nvmlDeviceResetApplicationsClocks:
 	movl $4179, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetNumDisplayHeads:
+cutap_rs_nvmlDeviceResetGpuLockedClocks:
 	movl $4180, %r11d
 	jmp cutap_lib_resolve_common
 	.p2align 4
-cutap_rs_nvmlVgpuTypeGetResolution:
+cutap_rs_nvmlDeviceResetMemoryLockedClocks:
 	movl $4181, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceResetNvLinkErrorCounters:
+	movl $4182, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceResetNvLinkUtilizationCounter:
+	movl $4183, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetAPIRestriction:
+	movl $4184, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetAccountingMode:
+	movl $4185, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetApplicationsClocks:
+	movl $4186, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetAutoBoostedClocksEnabled:
+	movl $4187, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetClockOffsets:
+	movl $4188, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetComputeMode:
+	movl $4189, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetConfComputeUnprotectedMemSize:
+	movl $4190, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetCpuAffinity:
+	movl $4191, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetDefaultAutoBoostedClocksEnabled:
+	movl $4192, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetDefaultFanSpeed_v2:
+	movl $4193, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetDramEncryptionMode:
+	movl $4194, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetDriverModel:
+	movl $4195, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetEccMode:
+	movl $4196, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetFanControlPolicy:
+	movl $4197, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetFanSpeed_v2:
+	movl $4198, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetGpcClkVfOffset:
+	movl $4199, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetGpuLockedClocks:
+	movl $4200, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetGpuOperationMode:
+	movl $4201, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetHostname_v1:
+	movl $4202, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetMemClkVfOffset:
+	movl $4203, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetMemoryLockedClocks:
+	movl $4204, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetMigMode:
+	movl $4205, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetNvLinkDeviceLowPowerThreshold:
+	movl $4206, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetNvLinkUtilizationControl:
+	movl $4207, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetNvlinkBwMode:
+	movl $4208, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetPersistenceMode:
+	movl $4209, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetPowerManagementLimit:
+	movl $4210, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetPowerManagementLimit_v2:
+	movl $4211, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetPowerMizerMode_v1:
+	movl $4212, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetTemperatureThreshold:
+	movl $4213, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetVgpuCapabilities:
+	movl $4214, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetVgpuHeterogeneousMode:
+	movl $4215, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetVgpuSchedulerState:
+	movl $4216, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceSetVirtualizationMode:
+	movl $4217, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceValidateInforom:
+	movl $4218, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles:
+	movl $4219, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles:
+	movl $4220, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceWorkloadPowerProfileGetProfilesInfo:
+	movl $4221, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles:
+	movl $4222, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlErrorString:
+	movl $4223, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlEventSetCreate:
+	movl $4224, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlEventSetFree:
+	movl $4225, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlEventSetWait_v2:
+	movl $4227, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGetExcludedDeviceCount:
+	movl $4230, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGetExcludedDeviceInfoByIndex:
+	movl $4231, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGetVgpuCompatibility:
+	movl $4232, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGetVgpuDriverCapabilities:
+	movl $4233, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGetVgpuVersion:
+	movl $4234, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpmMetricsGet:
+	movl $4235, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpmMigSampleGet:
+	movl $4236, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpmQueryDeviceSupport:
+	movl $4237, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpmQueryIfStreamingEnabled:
+	movl $4238, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpmSampleAlloc:
+	movl $4239, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpmSampleFree:
+	movl $4240, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpmSampleGet:
+	movl $4241, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpmSetStreamingEnabled:
+	movl $4242, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceCreateComputeInstance:
+	movl $4243, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceCreateComputeInstanceWithPlacement:
+	movl $4244, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceDestroy:
+	movl $4245, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceGetActiveVgpus:
+	movl $4246, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceGetComputeInstanceById:
+	movl $4247, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceGetComputeInstancePossiblePlacements:
+	movl $4248, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceGetComputeInstanceProfileInfo:
+	movl $4249, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceGetComputeInstanceProfileInfoV:
+	movl $4250, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceGetComputeInstanceRemainingCapacity:
+	movl $4251, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceGetComputeInstances:
+	movl $4252, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceGetCreatableVgpus:
+	movl $4253, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceGetInfo:
+	movl $4254, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceGetVgpuHeterogeneousMode:
+	movl $4255, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceGetVgpuSchedulerLog:
+	movl $4256, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceGetVgpuSchedulerState:
+	movl $4257, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceGetVgpuTypeCreatablePlacements:
+	movl $4258, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceSetVgpuHeterogeneousMode:
+	movl $4259, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlGpuInstanceSetVgpuSchedulerState:
+	movl $4260, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlInitWithFlags:
+	movl $4262, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlInit_v2:
+	movl $4263, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSetVgpuVersion:
+	movl $4265, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlShutdown:
+	movl $4266, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemEventSetCreate:
+	movl $4267, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemEventSetFree:
+	movl $4268, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemEventSetWait:
+	movl $4269, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetConfComputeCapabilities:
+	movl $4270, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetConfComputeGpusReadyState:
+	movl $4271, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetConfComputeKeyRotationThresholdInfo:
+	movl $4272, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetConfComputeSettings:
+	movl $4273, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetConfComputeState:
+	movl $4274, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetCudaDriverVersion:
+	movl $4275, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetCudaDriverVersion_v2:
+	movl $4276, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetDriverBranch:
+	movl $4277, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetDriverVersion:
+	movl $4278, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetHicVersion:
+	movl $4279, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetNVMLVersion:
+	movl $4280, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetNvlinkBwMode:
+	movl $4281, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetProcessName:
+	movl $4282, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemGetTopologyGpuSet:
+	movl $4283, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemRegisterEvents:
+	movl $4284, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemSetConfComputeGpusReadyState:
+	movl $4285, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemSetConfComputeKeyRotationThresholdInfo:
+	movl $4286, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlSystemSetNvlinkBwMode:
+	movl $4287, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlUnitGetCount:
+	movl $4288, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlUnitGetDevices:
+	movl $4289, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlUnitGetFanSpeedInfo:
+	movl $4290, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlUnitGetHandleByIndex:
+	movl $4291, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlUnitGetLedState:
+	movl $4292, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlUnitGetPsuInfo:
+	movl $4293, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlUnitGetTemperature:
+	movl $4294, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlUnitGetUnitInfo:
+	movl $4295, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlUnitSetLedState:
+	movl $4296, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceClearAccountingPids:
+	movl $4297, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetAccountingMode:
+	movl $4298, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetAccountingPids:
+	movl $4299, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetAccountingStats:
+	movl $4300, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetEccMode:
+	movl $4301, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetEncoderCapacity:
+	movl $4302, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetEncoderSessions:
+	movl $4303, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetEncoderStats:
+	movl $4304, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetFBCSessions:
+	movl $4305, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetFBCStats:
+	movl $4306, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetFbUsage:
+	movl $4307, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetFrameRateLimit:
+	movl $4308, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetGpuInstanceId:
+	movl $4309, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetGpuPciId:
+	movl $4310, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetLicenseInfo_v2:
+	movl $4312, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetLicenseStatus:
+	movl $4313, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetMdevUUID:
+	movl $4314, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetMetadata:
+	movl $4315, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetPlacementId:
+	movl $4316, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetRuntimeStateSize:
+	movl $4317, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetType:
+	movl $4318, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetUUID:
+	movl $4319, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetVmDriverVersion:
+	movl $4320, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceGetVmID:
+	movl $4321, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuInstanceSetEncoderCapacity:
+	movl $4322, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetBAR1Info:
+	movl $4323, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetCapabilities:
+	movl $4324, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetClass:
+	movl $4325, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetDeviceID:
+	movl $4326, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetFbReservation:
+	movl $4327, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetFrameRateLimit:
+	movl $4328, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetFramebufferSize:
+	movl $4329, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetGpuInstanceProfileId:
+	movl $4330, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetGspHeapSize:
+	movl $4331, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetLicense:
+	movl $4332, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetMaxInstances:
+	movl $4333, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetMaxInstancesPerGpuInstance:
+	movl $4334, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetMaxInstancesPerVm:
+	movl $4335, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetName:
+	movl $4336, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetNumDisplayHeads:
+	movl $4337, %r11d
+	jmp cutap_lib_resolve_common
+	.p2align 4
+cutap_rs_nvmlVgpuTypeGetResolution:
+	movl $4338, %r11d
 	jmp cutap_lib_resolve_common
 
 	.globl cutap_route_stubs
@@ -25755,7 +26383,635 @@ cutap_route_stubs:
 	.byte 0xe9
 	.long cutap_tramp_common - . - 4
 	.fill 4, 1, 0xcc
-.if . - cutap_route_stubs - 56112
+	leaq cutap_route_ctx+84168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+85992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+86976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+87912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+.if . - cutap_route_stubs - 58624
 .error "route stubs are not 16 bytes each"
 .endif
 	.size cutap_route_stubs,.-cutap_route_stubs
@@ -25766,7 +27022,7 @@ cutap_route_stubs:
 	.type cutap_route_ctx,@object
 	.p2align 6
 cutap_route_ctx:
-	.zero 84168
+	.zero 87936
 	.size cutap_route_ctx,.-cutap_route_ctx
 
 	.section .data.rel.ro,"aw"
@@ -25795,10 +27051,16 @@ cutap_hot_initial:
 	.quad cutap_rs_cudaArrayGetMemoryRequirements
 	.quad cutap_rs_cudaArrayGetPlane
 	.quad cutap_rs_cudaArrayGetSparseProperties
+	.quad cutap_rs_cudaBindSurfaceToArray
+	.quad cutap_rs_cudaBindTexture
+	.quad cutap_rs_cudaBindTexture2D
+	.quad cutap_rs_cudaBindTextureToArray
+	.quad cutap_rs_cudaBindTextureToMipmappedArray
 	.quad cutap_rs_cudaChooseDevice
 	.quad 0
 	.quad cutap_rs_cudaCreateSurfaceObject
 	.quad cutap_rs_cudaCreateTextureObject
+	.quad cutap_rs_cudaCreateTextureObject_v2
 	.quad cutap_rs_cudaCtxResetPersistingL2Cache
 	.quad cutap_rs_cudaDestroyExternalMemory
 	.quad cutap_rs_cudaDestroyExternalSemaphore
@@ -25882,6 +27144,7 @@ cutap_hot_initial:
 	.quad cutap_rs_cudaGetDeviceCount
 	.quad cutap_rs_cudaGetDeviceFlags
 	.quad cutap_rs_cudaGetDeviceProperties
+	.quad cutap_rs_cudaGetDeviceProperties_v2
 	.quad cutap_rs_cudaGetDriverEntryPoint
 	.quad cutap_rs_cudaGetDriverEntryPointByVersion
 	.quad cutap_rs_cudaGetDriverEntryPointByVersion_ptsz
@@ -25894,13 +27157,18 @@ cutap_hot_initial:
 	.quad cutap_rs_cudaGetLastError
 	.quad cutap_rs_cudaGetMipmappedArrayLevel
 	.quad cutap_rs_cudaGetSurfaceObjectResourceDesc
+	.quad cutap_rs_cudaGetSurfaceReference
 	.quad cutap_rs_cudaGetSymbolAddress
 	.quad cutap_rs_cudaGetSymbolSize
+	.quad cutap_rs_cudaGetTextureAlignmentOffset
 	.quad cutap_rs_cudaGetTextureObjectResourceDesc
 	.quad cutap_rs_cudaGetTextureObjectResourceViewDesc
 	.quad cutap_rs_cudaGetTextureObjectTextureDesc
+	.quad cutap_rs_cudaGetTextureObjectTextureDesc_v2
+	.quad cutap_rs_cudaGetTextureReference
 	.quad cutap_rs_cudaGraphAddChildGraphNode
 	.quad cutap_rs_cudaGraphAddDependencies
+	.quad cutap_rs_cudaGraphAddDependencies_v2
 	.quad cutap_rs_cudaGraphAddEmptyNode
 	.quad cutap_rs_cudaGraphAddEventRecordNode
 	.quad cutap_rs_cudaGraphAddEventWaitNode
@@ -25916,6 +27184,7 @@ cutap_hot_initial:
 	.quad cutap_rs_cudaGraphAddMemcpyNodeToSymbol
 	.quad cutap_rs_cudaGraphAddMemsetNode
 	.quad cutap_rs_cudaGraphAddNode
+	.quad cutap_rs_cudaGraphAddNode_v2
 	.quad cutap_rs_cudaGraphChildGraphNodeGetGraph
 	.quad cutap_rs_cudaGraphClone
 	.quad cutap_rs_cudaGraphConditionalHandleCreate
@@ -25948,6 +27217,7 @@ cutap_hot_initial:
 	.quad cutap_rs_cudaGraphExternalSemaphoresWaitNodeGetParams
 	.quad cutap_rs_cudaGraphExternalSemaphoresWaitNodeSetParams
 	.quad cutap_rs_cudaGraphGetEdges
+	.quad cutap_rs_cudaGraphGetEdges_v2
 	.quad cutap_rs_cudaGraphGetNodes
 	.quad cutap_rs_cudaGraphGetRootNodes
 	.quad cutap_rs_cudaGraphHostNodeGetParams
@@ -25974,13 +27244,16 @@ cutap_hot_initial:
 	.quad cutap_rs_cudaGraphMemsetNodeSetParams
 	.quad cutap_rs_cudaGraphNodeFindInClone
 	.quad cutap_rs_cudaGraphNodeGetDependencies
+	.quad cutap_rs_cudaGraphNodeGetDependencies_v2
 	.quad cutap_rs_cudaGraphNodeGetDependentNodes
+	.quad cutap_rs_cudaGraphNodeGetDependentNodes_v2
 	.quad cutap_rs_cudaGraphNodeGetEnabled
 	.quad cutap_rs_cudaGraphNodeGetType
 	.quad cutap_rs_cudaGraphNodeSetEnabled
 	.quad cutap_rs_cudaGraphNodeSetParams
 	.quad cutap_rs_cudaGraphReleaseUserObject
 	.quad cutap_rs_cudaGraphRemoveDependencies
+	.quad cutap_rs_cudaGraphRemoveDependencies_v2
 	.quad cutap_rs_cudaGraphRetainUserObject
 	.quad cutap_rs_cudaGraphUpload
 	.quad cutap_rs_cudaGraphUpload_ptsz
@@ -26012,6 +27285,7 @@ cutap_hot_initial:
 	.quad cutap_rs_cudaIpcOpenMemHandle
 	.quad cutap_rs_cudaKernelSetAttributeForDevice
 	.quad cutap_rs_cudaLaunchCooperativeKernel
+	.quad cutap_rs_cudaLaunchCooperativeKernelMultiDevice
 	.quad cutap_rs_cudaLaunchCooperativeKernel_ptsz
 	.quad cutap_rs_cudaLaunchHostFunc
 	.quad cutap_rs_cudaLaunchHostFunc_ptsz
@@ -26046,6 +27320,7 @@ cutap_hot_initial:
 	.quad cutap_rs_cudaMallocMipmappedArray
 	.quad cutap_rs_cudaMallocPitch
 	.quad cutap_rs_cudaMemAdvise
+	.quad cutap_rs_cudaMemAdvise_v2
 	.quad cutap_rs_cudaMemDiscardAndPrefetchBatchAsync
 	.quad cutap_rs_cudaMemDiscardAndPrefetchBatchAsync_ptsz
 	.quad cutap_rs_cudaMemDiscardBatchAsync
@@ -26066,6 +27341,8 @@ cutap_hot_initial:
 	.quad cutap_rs_cudaMemPoolTrimTo
 	.quad cutap_rs_cudaMemPrefetchAsync
 	.quad cutap_rs_cudaMemPrefetchAsync_ptsz
+	.quad cutap_rs_cudaMemPrefetchAsync_v2
+	.quad cutap_rs_cudaMemPrefetchAsync_v2_ptsz
 	.quad cutap_rs_cudaMemPrefetchBatchAsync
 	.quad cutap_rs_cudaMemPrefetchBatchAsync_ptsz
 	.quad cutap_rs_cudaMemRangeGetAttribute
@@ -26142,14 +27419,19 @@ cutap_hot_initial:
 	.quad cutap_rs_cudaOccupancyMaxPotentialClusterSize
 	.quad cutap_rs_cudaPeekAtLastError
 	.quad cutap_rs_cudaPointerGetAttributes
+	.quad cutap_rs_cudaProfilerInitialize
 	.quad cutap_rs_cudaProfilerStart
 	.quad cutap_rs_cudaProfilerStop
 	.quad cutap_rs_cudaRuntimeGetVersion
 	.quad cutap_rs_cudaSetDevice
 	.quad cutap_rs_cudaSetDeviceFlags
+	.quad cutap_rs_cudaSetDoubleForDevice
+	.quad cutap_rs_cudaSetDoubleForHost
 	.quad cutap_rs_cudaSetValidDevices
 	.quad cutap_rs_cudaSignalExternalSemaphoresAsync
 	.quad cutap_rs_cudaSignalExternalSemaphoresAsync_ptsz
+	.quad cutap_rs_cudaSignalExternalSemaphoresAsync_v2
+	.quad cutap_rs_cudaSignalExternalSemaphoresAsync_v2_ptsz
 	.quad cutap_rs_cudaStreamAddCallback
 	.quad cutap_rs_cudaStreamAddCallback_ptsz
 	.quad cutap_rs_cudaStreamAttachMemAsync
@@ -26170,6 +27452,10 @@ cutap_hot_initial:
 	.quad cutap_rs_cudaStreamGetAttribute_ptsz
 	.quad cutap_rs_cudaStreamGetCaptureInfo
 	.quad cutap_rs_cudaStreamGetCaptureInfo_ptsz
+	.quad cutap_rs_cudaStreamGetCaptureInfo_v2
+	.quad cutap_rs_cudaStreamGetCaptureInfo_v2_ptsz
+	.quad cutap_rs_cudaStreamGetCaptureInfo_v3
+	.quad cutap_rs_cudaStreamGetCaptureInfo_v3_ptsz
 	.quad cutap_rs_cudaStreamGetDevice
 	.quad cutap_rs_cudaStreamGetDevice_ptsz
 	.quad cutap_rs_cudaStreamGetFlags
@@ -26188,9 +27474,18 @@ cutap_hot_initial:
 	.quad cutap_rs_cudaStreamSynchronize_ptsz
 	.quad cutap_rs_cudaStreamUpdateCaptureDependencies
 	.quad cutap_rs_cudaStreamUpdateCaptureDependencies_ptsz
+	.quad cutap_rs_cudaStreamUpdateCaptureDependencies_v2
+	.quad cutap_rs_cudaStreamUpdateCaptureDependencies_v2_ptsz
 	.quad cutap_rs_cudaStreamWaitEvent
 	.quad cutap_rs_cudaStreamWaitEvent_ptsz
 	.quad cutap_rs_cudaThreadExchangeStreamCaptureMode
+	.quad cutap_rs_cudaThreadExit
+	.quad cutap_rs_cudaThreadGetCacheConfig
+	.quad cutap_rs_cudaThreadGetLimit
+	.quad cutap_rs_cudaThreadSetCacheConfig
+	.quad cutap_rs_cudaThreadSetLimit
+	.quad cutap_rs_cudaThreadSynchronize
+	.quad cutap_rs_cudaUnbindTexture
 	.quad cutap_rs_cudaUserObjectCreate
 	.quad cutap_rs_cudaUserObjectRelease
 	.quad cutap_rs_cudaUserObjectRetain
@@ -26198,6 +27493,8 @@ cutap_hot_initial:
 	.quad cutap_rs_cudaVDPAUSetVDPAUDevice
 	.quad cutap_rs_cudaWaitExternalSemaphoresAsync
 	.quad cutap_rs_cudaWaitExternalSemaphoresAsync_ptsz
+	.quad cutap_rs_cudaWaitExternalSemaphoresAsync_v2
+	.quad cutap_rs_cudaWaitExternalSemaphoresAsync_v2_ptsz
 	.quad cutap_rs_cublasAlloc
 	.quad cutap_rs_cublasAsumEx
 	.quad cutap_rs_cublasAsumEx_64
@@ -27469,6 +28766,7 @@ cutap_hot_initial:
 	.quad cutap_rs_cufftXtQueryPlan
 	.quad cutap_rs_cufftXtSetCallback
 	.quad cutap_rs_cufftXtSetCallbackSharedSize
+	.quad cutap_rs_cufftXtSetDistribution
 	.quad cutap_rs_cufftXtSetGPUs
 	.quad cutap_rs_cufftXtSetJITCallback
 	.quad cutap_rs_cufftXtSetWorkArea
@@ -27503,6 +28801,7 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseAxpby
 	.quad cutap_rs_cusparseBlockedEllGet
 	.quad cutap_rs_cusparseBsrSetStridedBatch
+	.quad cutap_rs_cusparseCaxpyi
 	.quad cutap_rs_cusparseCbsr2csr
 	.quad cutap_rs_cusparseCbsric02
 	.quad cutap_rs_cusparseCbsric02_analysis
@@ -27520,14 +28819,18 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseCbsrsv2_bufferSize
 	.quad cutap_rs_cusparseCbsrsv2_solve
 	.quad cutap_rs_cusparseCbsrxmv
+	.quad cutap_rs_cusparseCcsc2dense
 	.quad cutap_rs_cusparseCcsr2bsr
 	.quad cutap_rs_cusparseCcsr2csr_compress
 	.quad cutap_rs_cusparseCcsr2csru
+	.quad cutap_rs_cusparseCcsr2dense
 	.quad cutap_rs_cusparseCcsr2gebsr
 	.quad cutap_rs_cusparseCcsr2gebsr_bufferSize
 	.quad cutap_rs_cusparseCcsrcolor
 	.quad cutap_rs_cusparseCcsrgeam2
 	.quad cutap_rs_cusparseCcsrgeam2_bufferSizeExt
+	.quad cutap_rs_cusparseCcsrgemm2
+	.quad cutap_rs_cusparseCcsrgemm2_bufferSizeExt
 	.quad cutap_rs_cusparseCcsric02
 	.quad cutap_rs_cusparseCcsric02_analysis
 	.quad cutap_rs_cusparseCcsric02_bufferSize
@@ -27535,17 +28838,28 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseCcsrilu02_analysis
 	.quad cutap_rs_cusparseCcsrilu02_bufferSize
 	.quad cutap_rs_cusparseCcsrilu02_numericBoost
+	.quad cutap_rs_cusparseCcsrsm2_analysis
+	.quad cutap_rs_cusparseCcsrsm2_bufferSizeExt
+	.quad cutap_rs_cusparseCcsrsm2_solve
+	.quad cutap_rs_cusparseCcsrsv2_analysis
+	.quad cutap_rs_cusparseCcsrsv2_bufferSize
+	.quad cutap_rs_cusparseCcsrsv2_solve
 	.quad cutap_rs_cusparseCcsru2csr
 	.quad cutap_rs_cusparseCcsru2csr_bufferSizeExt
+	.quad cutap_rs_cusparseCdense2csc
+	.quad cutap_rs_cusparseCdense2csr
 	.quad cutap_rs_cusparseCgebsr2csr
 	.quad cutap_rs_cusparseCgebsr2gebsc
 	.quad cutap_rs_cusparseCgebsr2gebsc_bufferSize
 	.quad cutap_rs_cusparseCgebsr2gebsr
 	.quad cutap_rs_cusparseCgebsr2gebsr_bufferSize
+	.quad cutap_rs_cusparseCgemmi
 	.quad cutap_rs_cusparseCgemvi
 	.quad cutap_rs_cusparseCgemvi_bufferSize
 	.quad cutap_rs_cusparseCgpsvInterleavedBatch
 	.quad cutap_rs_cusparseCgpsvInterleavedBatch_bufferSizeExt
+	.quad cutap_rs_cusparseCgthr
+	.quad cutap_rs_cusparseCgthrz
 	.quad cutap_rs_cusparseCgtsv2
 	.quad cutap_rs_cusparseCgtsv2StridedBatch
 	.quad cutap_rs_cusparseCgtsv2StridedBatch_bufferSizeExt
@@ -27567,6 +28881,9 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseConstSpMatGetValues
 	.quad cutap_rs_cusparseConstSpVecGet
 	.quad cutap_rs_cusparseConstSpVecGetValues
+	.quad cutap_rs_cusparseConstrainedGeMM
+	.quad cutap_rs_cusparseConstrainedGeMM_bufferSize
+	.quad cutap_rs_cusparseCooAoSGet
 	.quad cutap_rs_cusparseCooGet
 	.quad cutap_rs_cusparseCooSetPointers
 	.quad cutap_rs_cusparseCooSetStridedBatch
@@ -27588,10 +28905,14 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseCreateConstSlicedEll
 	.quad cutap_rs_cusparseCreateConstSpVec
 	.quad cutap_rs_cusparseCreateCoo
+	.quad cutap_rs_cusparseCreateCooAoS
 	.quad cutap_rs_cusparseCreateCsc
 	.quad cutap_rs_cusparseCreateCsr
+	.quad cutap_rs_cusparseCreateCsrgemm2Info
 	.quad cutap_rs_cusparseCreateCsric02Info
 	.quad cutap_rs_cusparseCreateCsrilu02Info
+	.quad cutap_rs_cusparseCreateCsrsm2Info
+	.quad cutap_rs_cusparseCreateCsrsv2Info
 	.quad cutap_rs_cusparseCreateCsru2csrInfo
 	.quad cutap_rs_cusparseCreateDnMat
 	.quad cutap_rs_cusparseCreateDnVec
@@ -27602,11 +28923,15 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseCreateSpVec
 	.quad cutap_rs_cusparseCscGet
 	.quad cutap_rs_cusparseCscSetPointers
+	.quad cutap_rs_cusparseCsctr
 	.quad cutap_rs_cusparseCsr2cscEx2
 	.quad cutap_rs_cusparseCsr2cscEx2_bufferSize
 	.quad cutap_rs_cusparseCsrGet
 	.quad cutap_rs_cusparseCsrSetPointers
 	.quad cutap_rs_cusparseCsrSetStridedBatch
+	.quad cutap_rs_cusparseCsrmvEx
+	.quad cutap_rs_cusparseCsrmvEx_bufferSize
+	.quad cutap_rs_cusparseDaxpyi
 	.quad cutap_rs_cusparseDbsr2csr
 	.quad cutap_rs_cusparseDbsric02
 	.quad cutap_rs_cusparseDbsric02_analysis
@@ -27624,14 +28949,18 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseDbsrsv2_bufferSize
 	.quad cutap_rs_cusparseDbsrsv2_solve
 	.quad cutap_rs_cusparseDbsrxmv
+	.quad cutap_rs_cusparseDcsc2dense
 	.quad cutap_rs_cusparseDcsr2bsr
 	.quad cutap_rs_cusparseDcsr2csr_compress
 	.quad cutap_rs_cusparseDcsr2csru
+	.quad cutap_rs_cusparseDcsr2dense
 	.quad cutap_rs_cusparseDcsr2gebsr
 	.quad cutap_rs_cusparseDcsr2gebsr_bufferSize
 	.quad cutap_rs_cusparseDcsrcolor
 	.quad cutap_rs_cusparseDcsrgeam2
 	.quad cutap_rs_cusparseDcsrgeam2_bufferSizeExt
+	.quad cutap_rs_cusparseDcsrgemm2
+	.quad cutap_rs_cusparseDcsrgemm2_bufferSizeExt
 	.quad cutap_rs_cusparseDcsric02
 	.quad cutap_rs_cusparseDcsric02_analysis
 	.quad cutap_rs_cusparseDcsric02_bufferSize
@@ -27639,8 +28968,16 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseDcsrilu02_analysis
 	.quad cutap_rs_cusparseDcsrilu02_bufferSize
 	.quad cutap_rs_cusparseDcsrilu02_numericBoost
+	.quad cutap_rs_cusparseDcsrsm2_analysis
+	.quad cutap_rs_cusparseDcsrsm2_bufferSizeExt
+	.quad cutap_rs_cusparseDcsrsm2_solve
+	.quad cutap_rs_cusparseDcsrsv2_analysis
+	.quad cutap_rs_cusparseDcsrsv2_bufferSize
+	.quad cutap_rs_cusparseDcsrsv2_solve
 	.quad cutap_rs_cusparseDcsru2csr
 	.quad cutap_rs_cusparseDcsru2csr_bufferSizeExt
+	.quad cutap_rs_cusparseDdense2csc
+	.quad cutap_rs_cusparseDdense2csr
 	.quad cutap_rs_cusparseDenseToSparse_analysis
 	.quad cutap_rs_cusparseDenseToSparse_bufferSize
 	.quad cutap_rs_cusparseDenseToSparse_convert
@@ -27650,8 +28987,11 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseDestroyBsrsm2Info
 	.quad cutap_rs_cusparseDestroyBsrsv2Info
 	.quad cutap_rs_cusparseDestroyColorInfo
+	.quad cutap_rs_cusparseDestroyCsrgemm2Info
 	.quad cutap_rs_cusparseDestroyCsric02Info
 	.quad cutap_rs_cusparseDestroyCsrilu02Info
+	.quad cutap_rs_cusparseDestroyCsrsm2Info
+	.quad cutap_rs_cusparseDestroyCsrsv2Info
 	.quad cutap_rs_cusparseDestroyCsru2csrInfo
 	.quad cutap_rs_cusparseDestroyDnMat
 	.quad cutap_rs_cusparseDestroyDnVec
@@ -27664,10 +29004,13 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseDgebsr2gebsc_bufferSize
 	.quad cutap_rs_cusparseDgebsr2gebsr
 	.quad cutap_rs_cusparseDgebsr2gebsr_bufferSize
+	.quad cutap_rs_cusparseDgemmi
 	.quad cutap_rs_cusparseDgemvi
 	.quad cutap_rs_cusparseDgemvi_bufferSize
 	.quad cutap_rs_cusparseDgpsvInterleavedBatch
 	.quad cutap_rs_cusparseDgpsvInterleavedBatch_bufferSizeExt
+	.quad cutap_rs_cusparseDgthr
+	.quad cutap_rs_cusparseDgthrz
 	.quad cutap_rs_cusparseDgtsv2
 	.quad cutap_rs_cusparseDgtsv2StridedBatch
 	.quad cutap_rs_cusparseDgtsv2StridedBatch_bufferSizeExt
@@ -27698,6 +29041,8 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseDpruneDense2csrNnz
 	.quad cutap_rs_cusparseDpruneDense2csrNnzByPercentage
 	.quad cutap_rs_cusparseDpruneDense2csr_bufferSizeExt
+	.quad cutap_rs_cusparseDroti
+	.quad cutap_rs_cusparseDsctr
 	.quad cutap_rs_cusparseGather
 	.quad cutap_rs_cusparseGetErrorName
 	.quad cutap_rs_cusparseGetErrorString
@@ -27731,6 +29076,7 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseSDDMM
 	.quad cutap_rs_cusparseSDDMM_bufferSize
 	.quad cutap_rs_cusparseSDDMM_preprocess
+	.quad cutap_rs_cusparseSaxpyi
 	.quad cutap_rs_cusparseSbsr2csr
 	.quad cutap_rs_cusparseSbsric02
 	.quad cutap_rs_cusparseSbsric02_analysis
@@ -27749,14 +29095,18 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseSbsrsv2_solve
 	.quad cutap_rs_cusparseSbsrxmv
 	.quad cutap_rs_cusparseScatter
+	.quad cutap_rs_cusparseScsc2dense
 	.quad cutap_rs_cusparseScsr2bsr
 	.quad cutap_rs_cusparseScsr2csr_compress
 	.quad cutap_rs_cusparseScsr2csru
+	.quad cutap_rs_cusparseScsr2dense
 	.quad cutap_rs_cusparseScsr2gebsr
 	.quad cutap_rs_cusparseScsr2gebsr_bufferSize
 	.quad cutap_rs_cusparseScsrcolor
 	.quad cutap_rs_cusparseScsrgeam2
 	.quad cutap_rs_cusparseScsrgeam2_bufferSizeExt
+	.quad cutap_rs_cusparseScsrgemm2
+	.quad cutap_rs_cusparseScsrgemm2_bufferSizeExt
 	.quad cutap_rs_cusparseScsric02
 	.quad cutap_rs_cusparseScsric02_analysis
 	.quad cutap_rs_cusparseScsric02_bufferSize
@@ -27764,8 +29114,16 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseScsrilu02_analysis
 	.quad cutap_rs_cusparseScsrilu02_bufferSize
 	.quad cutap_rs_cusparseScsrilu02_numericBoost
+	.quad cutap_rs_cusparseScsrsm2_analysis
+	.quad cutap_rs_cusparseScsrsm2_bufferSizeExt
+	.quad cutap_rs_cusparseScsrsm2_solve
+	.quad cutap_rs_cusparseScsrsv2_analysis
+	.quad cutap_rs_cusparseScsrsv2_bufferSize
+	.quad cutap_rs_cusparseScsrsv2_solve
 	.quad cutap_rs_cusparseScsru2csr
 	.quad cutap_rs_cusparseScsru2csr_bufferSizeExt
+	.quad cutap_rs_cusparseSdense2csc
+	.quad cutap_rs_cusparseSdense2csr
 	.quad cutap_rs_cusparseSetMatDiagType
 	.quad cutap_rs_cusparseSetMatFillMode
 	.quad cutap_rs_cusparseSetMatIndexBase
@@ -27777,10 +29135,13 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseSgebsr2gebsc_bufferSize
 	.quad cutap_rs_cusparseSgebsr2gebsr
 	.quad cutap_rs_cusparseSgebsr2gebsr_bufferSize
+	.quad cutap_rs_cusparseSgemmi
 	.quad cutap_rs_cusparseSgemvi
 	.quad cutap_rs_cusparseSgemvi_bufferSize
 	.quad cutap_rs_cusparseSgpsvInterleavedBatch
 	.quad cutap_rs_cusparseSgpsvInterleavedBatch_bufferSizeExt
+	.quad cutap_rs_cusparseSgthr
+	.quad cutap_rs_cusparseSgthrz
 	.quad cutap_rs_cusparseSgtsv2
 	.quad cutap_rs_cusparseSgtsv2StridedBatch
 	.quad cutap_rs_cusparseSgtsv2StridedBatch_bufferSizeExt
@@ -27818,6 +29179,7 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseSpMatGetStridedBatch
 	.quad cutap_rs_cusparseSpMatGetValues
 	.quad cutap_rs_cusparseSpMatSetAttribute
+	.quad cutap_rs_cusparseSpMatSetStridedBatch
 	.quad cutap_rs_cusparseSpMatSetValues
 	.quad cutap_rs_cusparseSpSM_analysis
 	.quad cutap_rs_cusparseSpSM_bufferSize
@@ -27851,6 +29213,8 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseSpruneDense2csrNnz
 	.quad cutap_rs_cusparseSpruneDense2csrNnzByPercentage
 	.quad cutap_rs_cusparseSpruneDense2csr_bufferSizeExt
+	.quad cutap_rs_cusparseSroti
+	.quad cutap_rs_cusparseSsctr
 	.quad cutap_rs_cusparseXbsric02_zeroPivot
 	.quad cutap_rs_cusparseXbsrilu02_zeroPivot
 	.quad cutap_rs_cusparseXbsrsm2_zeroPivot
@@ -27865,11 +29229,15 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseXcsr2coo
 	.quad cutap_rs_cusparseXcsr2gebsrNnz
 	.quad cutap_rs_cusparseXcsrgeam2Nnz
+	.quad cutap_rs_cusparseXcsrgemm2Nnz
 	.quad cutap_rs_cusparseXcsric02_zeroPivot
 	.quad cutap_rs_cusparseXcsrilu02_zeroPivot
+	.quad cutap_rs_cusparseXcsrsm2_zeroPivot
 	.quad cutap_rs_cusparseXcsrsort
 	.quad cutap_rs_cusparseXcsrsort_bufferSizeExt
+	.quad cutap_rs_cusparseXcsrsv2_zeroPivot
 	.quad cutap_rs_cusparseXgebsr2gebsrNnz
+	.quad cutap_rs_cusparseZaxpyi
 	.quad cutap_rs_cusparseZbsr2csr
 	.quad cutap_rs_cusparseZbsric02
 	.quad cutap_rs_cusparseZbsric02_analysis
@@ -27887,14 +29255,18 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseZbsrsv2_bufferSize
 	.quad cutap_rs_cusparseZbsrsv2_solve
 	.quad cutap_rs_cusparseZbsrxmv
+	.quad cutap_rs_cusparseZcsc2dense
 	.quad cutap_rs_cusparseZcsr2bsr
 	.quad cutap_rs_cusparseZcsr2csr_compress
 	.quad cutap_rs_cusparseZcsr2csru
+	.quad cutap_rs_cusparseZcsr2dense
 	.quad cutap_rs_cusparseZcsr2gebsr
 	.quad cutap_rs_cusparseZcsr2gebsr_bufferSize
 	.quad cutap_rs_cusparseZcsrcolor
 	.quad cutap_rs_cusparseZcsrgeam2
 	.quad cutap_rs_cusparseZcsrgeam2_bufferSizeExt
+	.quad cutap_rs_cusparseZcsrgemm2
+	.quad cutap_rs_cusparseZcsrgemm2_bufferSizeExt
 	.quad cutap_rs_cusparseZcsric02
 	.quad cutap_rs_cusparseZcsric02_analysis
 	.quad cutap_rs_cusparseZcsric02_bufferSize
@@ -27902,17 +29274,28 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseZcsrilu02_analysis
 	.quad cutap_rs_cusparseZcsrilu02_bufferSize
 	.quad cutap_rs_cusparseZcsrilu02_numericBoost
+	.quad cutap_rs_cusparseZcsrsm2_analysis
+	.quad cutap_rs_cusparseZcsrsm2_bufferSizeExt
+	.quad cutap_rs_cusparseZcsrsm2_solve
+	.quad cutap_rs_cusparseZcsrsv2_analysis
+	.quad cutap_rs_cusparseZcsrsv2_bufferSize
+	.quad cutap_rs_cusparseZcsrsv2_solve
 	.quad cutap_rs_cusparseZcsru2csr
 	.quad cutap_rs_cusparseZcsru2csr_bufferSizeExt
+	.quad cutap_rs_cusparseZdense2csc
+	.quad cutap_rs_cusparseZdense2csr
 	.quad cutap_rs_cusparseZgebsr2csr
 	.quad cutap_rs_cusparseZgebsr2gebsc
 	.quad cutap_rs_cusparseZgebsr2gebsc_bufferSize
 	.quad cutap_rs_cusparseZgebsr2gebsr
 	.quad cutap_rs_cusparseZgebsr2gebsr_bufferSize
+	.quad cutap_rs_cusparseZgemmi
 	.quad cutap_rs_cusparseZgemvi
 	.quad cutap_rs_cusparseZgemvi_bufferSize
 	.quad cutap_rs_cusparseZgpsvInterleavedBatch
 	.quad cutap_rs_cusparseZgpsvInterleavedBatch_bufferSizeExt
+	.quad cutap_rs_cusparseZgthr
+	.quad cutap_rs_cusparseZgthrz
 	.quad cutap_rs_cusparseZgtsv2
 	.quad cutap_rs_cusparseZgtsv2StridedBatch
 	.quad cutap_rs_cusparseZgtsv2StridedBatch_bufferSizeExt
@@ -27923,6 +29306,7 @@ cutap_hot_initial:
 	.quad cutap_rs_cusparseZgtsvInterleavedBatch_bufferSizeExt
 	.quad cutap_rs_cusparseZnnz
 	.quad cutap_rs_cusparseZnnz_compress
+	.quad cutap_rs_cusparseZsctr
 	.quad cutap_rs_cusolverDnCCgels
 	.quad cutap_rs_cusolverDnCCgels_bufferSize
 	.quad cutap_rs_cusolverDnCCgesv
@@ -28144,10 +29528,17 @@ cutap_hot_initial:
 	.quad cutap_rs_cusolverDnDsytri_bufferSize
 	.quad 0
 	.quad 0
+	.quad cutap_rs_cusolverDnGeqrf
+	.quad cutap_rs_cusolverDnGeqrf_bufferSize
+	.quad cutap_rs_cusolverDnGesvd
+	.quad cutap_rs_cusolverDnGesvd_bufferSize
 	.quad cutap_rs_cusolverDnGetDeterministicMode
 	.quad cutap_rs_cusolverDnGetEmulationStrategy
 	.quad cutap_rs_cusolverDnGetMathMode
 	.quad cutap_rs_cusolverDnGetStream
+	.quad cutap_rs_cusolverDnGetrf
+	.quad cutap_rs_cusolverDnGetrf_bufferSize
+	.quad cutap_rs_cusolverDnGetrs
 	.quad cutap_rs_cusolverDnIRSInfosCreate
 	.quad cutap_rs_cusolverDnIRSInfosDestroy
 	.quad cutap_rs_cusolverDnIRSInfosGetMaxIters
@@ -28172,6 +29563,9 @@ cutap_hot_initial:
 	.quad cutap_rs_cusolverDnIRSXgels_bufferSize
 	.quad cutap_rs_cusolverDnIRSXgesv
 	.quad cutap_rs_cusolverDnIRSXgesv_bufferSize
+	.quad cutap_rs_cusolverDnPotrf
+	.quad cutap_rs_cusolverDnPotrf_bufferSize
+	.quad cutap_rs_cusolverDnPotrs
 	.quad cutap_rs_cusolverDnSBgels
 	.quad cutap_rs_cusolverDnSBgels_bufferSize
 	.quad cutap_rs_cusolverDnSBgesv
@@ -28283,6 +29677,10 @@ cutap_hot_initial:
 	.quad cutap_rs_cusolverDnSsytri_bufferSize
 	.quad 0
 	.quad 0
+	.quad cutap_rs_cusolverDnSyevd
+	.quad cutap_rs_cusolverDnSyevd_bufferSize
+	.quad cutap_rs_cusolverDnSyevdx
+	.quad cutap_rs_cusolverDnSyevdx_bufferSize
 	.quad 0
 	.quad 0
 	.quad cutap_rs_cusolverDnXgeev
@@ -28737,6 +30135,8 @@ cutap_hot_initial:
 	.quad cutap_rs_nvrtcGetLTOIR
 	.quad cutap_rs_nvrtcGetLTOIRSize
 	.quad cutap_rs_nvrtcGetLoweredName
+	.quad cutap_rs_nvrtcGetNVVM
+	.quad cutap_rs_nvrtcGetNVVMSize
 	.quad cutap_rs_nvrtcGetNumSupportedArchs
 	.quad cutap_rs_nvrtcGetOptiXIR
 	.quad cutap_rs_nvrtcGetOptiXIRSize
@@ -28752,18 +30152,31 @@ cutap_hot_initial:
 	.quad cutap_rs_nvrtcSetPCHHeapSize
 	.quad cutap_rs_nvrtcVersion
 	.quad 0
+	.quad cutap_rs___nvJitLinkAddData_12_4
 	.quad cutap_rs___nvJitLinkAddData_13_0
+	.quad cutap_rs___nvJitLinkAddFile_12_4
 	.quad cutap_rs___nvJitLinkAddFile_13_0
+	.quad cutap_rs___nvJitLinkComplete_12_4
 	.quad cutap_rs___nvJitLinkComplete_13_0
+	.quad cutap_rs___nvJitLinkCreate_12_4
 	.quad cutap_rs___nvJitLinkCreate_13_0
+	.quad cutap_rs___nvJitLinkDestroy_12_4
 	.quad cutap_rs___nvJitLinkDestroy_13_0
+	.quad cutap_rs___nvJitLinkGetErrorLogSize_12_4
 	.quad cutap_rs___nvJitLinkGetErrorLogSize_13_0
+	.quad cutap_rs___nvJitLinkGetErrorLog_12_4
 	.quad cutap_rs___nvJitLinkGetErrorLog_13_0
+	.quad cutap_rs___nvJitLinkGetInfoLogSize_12_4
 	.quad cutap_rs___nvJitLinkGetInfoLogSize_13_0
+	.quad cutap_rs___nvJitLinkGetInfoLog_12_4
 	.quad cutap_rs___nvJitLinkGetInfoLog_13_0
+	.quad cutap_rs___nvJitLinkGetLinkedCubinSize_12_4
 	.quad cutap_rs___nvJitLinkGetLinkedCubinSize_13_0
+	.quad cutap_rs___nvJitLinkGetLinkedCubin_12_4
 	.quad cutap_rs___nvJitLinkGetLinkedCubin_13_0
+	.quad cutap_rs___nvJitLinkGetLinkedPtxSize_12_4
 	.quad cutap_rs___nvJitLinkGetLinkedPtxSize_13_0
+	.quad cutap_rs___nvJitLinkGetLinkedPtx_12_4
 	.quad cutap_rs___nvJitLinkGetLinkedPtx_13_0
 	.quad cutap_rs_nvJitLinkAddData
 	.quad cutap_rs_nvJitLinkAddFile

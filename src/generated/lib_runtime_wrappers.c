@@ -185,6 +185,51 @@ CUTAP_SLOW unsigned int cutap_slow_cudaArrayGetSparseProperties(void *sparseProp
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)sparseProperties, (uint64_t)(uintptr_t)array};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaArrayGetSparseProperties, cutap_w, thunk_cudaArrayGetSparseProperties);
 }
+static uint64_t thunk_cudaBindSurfaceToArray(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaBindSurfaceToArray(void *surfref, void *array, void *desc)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)surfref, (uint64_t)(uintptr_t)array, (uint64_t)(uintptr_t)desc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaBindSurfaceToArray, cutap_w, thunk_cudaBindSurfaceToArray);
+}
+static uint64_t thunk_cudaBindTexture(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaBindTexture(void *offset, void *texref, void *devPtr, void *desc, unsigned long size)
+{
+    uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)offset, (uint64_t)(uintptr_t)texref, (uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)desc, (uint64_t)size};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaBindTexture, cutap_w, thunk_cudaBindTexture);
+}
+static uint64_t thunk_cudaBindTexture2D(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned long, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned long)a[6]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaBindTexture2D(void *offset, void *texref, void *devPtr, void *desc, unsigned long width, unsigned long height, unsigned long pitch)
+{
+    uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)offset, (uint64_t)(uintptr_t)texref, (uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)desc, (uint64_t)width, (uint64_t)height, (uint64_t)pitch};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaBindTexture2D, cutap_w, thunk_cudaBindTexture2D);
+}
+static uint64_t thunk_cudaBindTextureToArray(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaBindTextureToArray(void *texref, void *array, void *desc)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)texref, (uint64_t)(uintptr_t)array, (uint64_t)(uintptr_t)desc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaBindTextureToArray, cutap_w, thunk_cudaBindTextureToArray);
+}
+static uint64_t thunk_cudaBindTextureToMipmappedArray(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaBindTextureToMipmappedArray(void *texref, void *mipmappedArray, void *desc)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)texref, (uint64_t)(uintptr_t)mipmappedArray, (uint64_t)(uintptr_t)desc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaBindTextureToMipmappedArray, cutap_w, thunk_cudaBindTextureToMipmappedArray);
+}
 static uint64_t thunk_cudaChooseDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
@@ -211,6 +256,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaCreateTextureObject(void *pTexObject, voi
 {
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pTexObject, (uint64_t)(uintptr_t)pResDesc, (uint64_t)(uintptr_t)pTexDesc, (uint64_t)(uintptr_t)pResViewDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaCreateTextureObject, cutap_w, thunk_cudaCreateTextureObject);
+}
+static uint64_t thunk_cudaCreateTextureObject_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaCreateTextureObject_v2(void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
+{
+    uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pTexObject, (uint64_t)(uintptr_t)pResDesc, (uint64_t)(uintptr_t)pTexDesc, (uint64_t)(uintptr_t)pResViewDesc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaCreateTextureObject_v2, cutap_w, thunk_cudaCreateTextureObject_v2);
 }
 static uint64_t thunk_cudaCtxResetPersistingL2Cache(void *fn, uint64_t *a)
 {
@@ -962,6 +1016,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGetDeviceProperties(void *prop, int devic
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prop, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetDeviceProperties, cutap_w, thunk_cudaGetDeviceProperties);
 }
+static uint64_t thunk_cudaGetDeviceProperties_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGetDeviceProperties_v2(void *prop, int device)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prop, (uint64_t)(int64_t)device};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetDeviceProperties_v2, cutap_w, thunk_cudaGetDeviceProperties_v2);
+}
 static uint64_t thunk_cudaGetDriverEntryPoint(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (void *)(uintptr_t)a[3]);
@@ -1071,6 +1134,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGetSurfaceObjectResourceDesc(void *pResDe
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pResDesc, (uint64_t)surfObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetSurfaceObjectResourceDesc, cutap_w, thunk_cudaGetSurfaceObjectResourceDesc);
 }
+static uint64_t thunk_cudaGetSurfaceReference(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGetSurfaceReference(void *surfref, void *symbol)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)surfref, (uint64_t)(uintptr_t)symbol};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetSurfaceReference, cutap_w, thunk_cudaGetSurfaceReference);
+}
 static uint64_t thunk_cudaGetSymbolAddress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
@@ -1088,6 +1160,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGetSymbolSize(void *size, void *symbol)
 {
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)size, (uint64_t)(uintptr_t)symbol};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetSymbolSize, cutap_w, thunk_cudaGetSymbolSize);
+}
+static uint64_t thunk_cudaGetTextureAlignmentOffset(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureAlignmentOffset(void *offset, void *texref)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)offset, (uint64_t)(uintptr_t)texref};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetTextureAlignmentOffset, cutap_w, thunk_cudaGetTextureAlignmentOffset);
 }
 static uint64_t thunk_cudaGetTextureObjectResourceDesc(void *fn, uint64_t *a)
 {
@@ -1116,6 +1197,24 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureObjectTextureDesc(void *pTexDes
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pTexDesc, (uint64_t)texObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetTextureObjectTextureDesc, cutap_w, thunk_cudaGetTextureObjectTextureDesc);
 }
+static uint64_t thunk_cudaGetTextureObjectTextureDesc_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureObjectTextureDesc_v2(void *pTexDesc, unsigned long long texObject)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pTexDesc, (uint64_t)texObject};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetTextureObjectTextureDesc_v2, cutap_w, thunk_cudaGetTextureObjectTextureDesc_v2);
+}
+static uint64_t thunk_cudaGetTextureReference(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureReference(void *texref, void *symbol)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)texref, (uint64_t)(uintptr_t)symbol};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetTextureReference, cutap_w, thunk_cudaGetTextureReference);
+}
 static uint64_t thunk_cudaGraphAddChildGraphNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
@@ -1133,6 +1232,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddDependencies(void *graph, void *f
 {
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)numDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddDependencies, cutap_w, thunk_cudaGraphAddDependencies);
+}
+static uint64_t thunk_cudaGraphAddDependencies_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddDependencies_v2(void *graph, void *from, void *to, void *edgeData, unsigned long numDependencies)
+{
+    uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)numDependencies};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddDependencies_v2, cutap_w, thunk_cudaGraphAddDependencies_v2);
 }
 static uint64_t thunk_cudaGraphAddEmptyNode(void *fn, uint64_t *a)
 {
@@ -1268,6 +1376,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddNode(void *pGraphNode, void *grap
 {
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddNode, cutap_w, thunk_cudaGraphAddNode);
+}
+static uint64_t thunk_cudaGraphAddNode_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddNode_v2(void *pGraphNode, void *graph, void *pDependencies, void *dependencyData, unsigned long numDependencies, void *nodeParams)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddNode_v2, cutap_w, thunk_cudaGraphAddNode_v2);
 }
 static uint64_t thunk_cudaGraphChildGraphNodeGetGraph(void *fn, uint64_t *a)
 {
@@ -1557,6 +1674,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGraphGetEdges(void *graph, void *from, vo
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)numEdges};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphGetEdges, cutap_w, thunk_cudaGraphGetEdges);
 }
+static uint64_t thunk_cudaGraphGetEdges_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphGetEdges_v2(void *graph, void *from, void *to, void *edgeData, void *numEdges)
+{
+    uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)numEdges};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphGetEdges_v2, cutap_w, thunk_cudaGraphGetEdges_v2);
+}
 static uint64_t thunk_cudaGraphGetNodes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
@@ -1791,6 +1917,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGraphNodeGetDependencies(void *node, void
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pDependencies, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)pNumDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphNodeGetDependencies, cutap_w, thunk_cudaGraphNodeGetDependencies);
 }
+static uint64_t thunk_cudaGraphNodeGetDependencies_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphNodeGetDependencies_v2(void *node, void *pDependencies, void *edgeData, void *pNumDependencies)
+{
+    uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pDependencies, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)pNumDependencies};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphNodeGetDependencies_v2, cutap_w, thunk_cudaGraphNodeGetDependencies_v2);
+}
 static uint64_t thunk_cudaGraphNodeGetDependentNodes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
@@ -1799,6 +1934,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGraphNodeGetDependentNodes(void *node, vo
 {
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pDependentNodes, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)pNumDependentNodes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphNodeGetDependentNodes, cutap_w, thunk_cudaGraphNodeGetDependentNodes);
+}
+static uint64_t thunk_cudaGraphNodeGetDependentNodes_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphNodeGetDependentNodes_v2(void *node, void *pDependentNodes, void *edgeData, void *pNumDependentNodes)
+{
+    uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pDependentNodes, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)pNumDependentNodes};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphNodeGetDependentNodes_v2, cutap_w, thunk_cudaGraphNodeGetDependentNodes_v2);
 }
 static uint64_t thunk_cudaGraphNodeGetEnabled(void *fn, uint64_t *a)
 {
@@ -1853,6 +1997,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGraphRemoveDependencies(void *graph, void
 {
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)numDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphRemoveDependencies, cutap_w, thunk_cudaGraphRemoveDependencies);
+}
+static uint64_t thunk_cudaGraphRemoveDependencies_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphRemoveDependencies_v2(void *graph, void *from, void *to, void *edgeData, unsigned long numDependencies)
+{
+    uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)numDependencies};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphRemoveDependencies_v2, cutap_w, thunk_cudaGraphRemoveDependencies_v2);
 }
 static uint64_t thunk_cudaGraphRetainUserObject(void *fn, uint64_t *a)
 {
@@ -2132,6 +2285,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaLaunchCooperativeKernel(void *func, struc
 {
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)func, (uint64_t)(uintptr_t)&gridDim, (uint64_t)(uintptr_t)&blockDim, (uint64_t)(uintptr_t)args, (uint64_t)sharedMem, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLaunchCooperativeKernel, cutap_w, thunk_cudaLaunchCooperativeKernel);
+}
+static uint64_t thunk_cudaLaunchCooperativeKernelMultiDevice(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaLaunchCooperativeKernelMultiDevice(void *launchParamsList, unsigned int numDevices, unsigned int flags)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)launchParamsList, (uint64_t)numDevices, (uint64_t)flags};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLaunchCooperativeKernelMultiDevice, cutap_w, thunk_cudaLaunchCooperativeKernelMultiDevice);
 }
 static uint64_t thunk_cudaLaunchCooperativeKernel_ptsz(void *fn, uint64_t *a)
 {
@@ -2439,6 +2601,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaMemAdvise(void *devPtr, unsigned long cou
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, (uint64_t)advice, (uint64_t)(uintptr_t)&location};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemAdvise, cutap_w, thunk_cudaMemAdvise);
 }
+static uint64_t thunk_cudaMemAdvise_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int, struct cutap_sv_cudaMemLocation))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2], *(struct cutap_sv_cudaMemLocation *)(uintptr_t)a[3]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaMemAdvise_v2(void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location)
+{
+    uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, (uint64_t)advice, (uint64_t)(uintptr_t)&location};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemAdvise_v2, cutap_w, thunk_cudaMemAdvise_v2);
+}
 static uint64_t thunk_cudaMemDiscardAndPrefetchBatchAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned long)a[5], (unsigned long long)a[6], (void *)(uintptr_t)a[7]);
@@ -2618,6 +2789,24 @@ CUTAP_SLOW unsigned int cutap_slow_cudaMemPrefetchAsync_ptsz(void *devPtr, unsig
 {
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, (uint64_t)(uintptr_t)&location, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPrefetchAsync_ptsz, cutap_w, thunk_cudaMemPrefetchAsync_ptsz);
+}
+static uint64_t thunk_cudaMemPrefetchAsync_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], *(struct cutap_sv_cudaMemLocation *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPrefetchAsync_v2(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, (uint64_t)(uintptr_t)&location, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPrefetchAsync_v2, cutap_w, thunk_cudaMemPrefetchAsync_v2);
+}
+static uint64_t thunk_cudaMemPrefetchAsync_v2_ptsz(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], *(struct cutap_sv_cudaMemLocation *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPrefetchAsync_v2_ptsz(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, (uint64_t)(uintptr_t)&location, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz, cutap_w, thunk_cudaMemPrefetchAsync_v2_ptsz);
 }
 static uint64_t thunk_cudaMemPrefetchBatchAsync(void *fn, uint64_t *a)
 {
@@ -3304,6 +3493,15 @@ CUTAP_SLOW unsigned int cutap_slow_cudaPointerGetAttributes(void *attributes, vo
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)attributes, (uint64_t)(uintptr_t)ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaPointerGetAttributes, cutap_w, thunk_cudaPointerGetAttributes);
 }
+static uint64_t thunk_cudaProfilerInitialize(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaProfilerInitialize(void *configFile, void *outputFile, unsigned int outputMode)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)configFile, (uint64_t)(uintptr_t)outputFile, (uint64_t)outputMode};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaProfilerInitialize, cutap_w, thunk_cudaProfilerInitialize);
+}
 static uint64_t thunk_cudaProfilerStart(void *fn, uint64_t *a)
 {
     (void)a;
@@ -3351,6 +3549,24 @@ CUTAP_SLOW unsigned int cutap_slow_cudaSetDeviceFlags(unsigned int flags)
     uint64_t cutap_w[1] = {(uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaSetDeviceFlags, cutap_w, thunk_cudaSetDeviceFlags);
 }
+static uint64_t thunk_cudaSetDoubleForDevice(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaSetDoubleForDevice(void *d)
+{
+    uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)d};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaSetDoubleForDevice, cutap_w, thunk_cudaSetDoubleForDevice);
+}
+static uint64_t thunk_cudaSetDoubleForHost(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaSetDoubleForHost(void *d)
+{
+    uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)d};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaSetDoubleForHost, cutap_w, thunk_cudaSetDoubleForHost);
+}
 static uint64_t thunk_cudaSetValidDevices(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
@@ -3377,6 +3593,24 @@ CUTAP_SLOW unsigned int cutap_slow_cudaSignalExternalSemaphoresAsync_ptsz(void *
 {
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz, cutap_w, thunk_cudaSignalExternalSemaphoresAsync_ptsz);
+}
+static uint64_t thunk_cudaSignalExternalSemaphoresAsync_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaSignalExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2, cutap_w, thunk_cudaSignalExternalSemaphoresAsync_v2);
+}
+static uint64_t thunk_cudaSignalExternalSemaphoresAsync_v2_ptsz(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaSignalExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz, cutap_w, thunk_cudaSignalExternalSemaphoresAsync_v2_ptsz);
 }
 static uint64_t thunk_cudaStreamAddCallback(void *fn, uint64_t *a)
 {
@@ -3558,6 +3792,42 @@ CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetCaptureInfo_ptsz(void *stream, v
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)edgeData_out, (uint64_t)(uintptr_t)numDependencies_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetCaptureInfo_ptsz, cutap_w, thunk_cudaStreamGetCaptureInfo_ptsz);
 }
+static uint64_t thunk_cudaStreamGetCaptureInfo_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetCaptureInfo_v2(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *numDependencies_out)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)numDependencies_out};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetCaptureInfo_v2, cutap_w, thunk_cudaStreamGetCaptureInfo_v2);
+}
+static uint64_t thunk_cudaStreamGetCaptureInfo_v2_ptsz(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetCaptureInfo_v2_ptsz(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *numDependencies_out)
+{
+    uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)numDependencies_out};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetCaptureInfo_v2_ptsz, cutap_w, thunk_cudaStreamGetCaptureInfo_v2_ptsz);
+}
+static uint64_t thunk_cudaStreamGetCaptureInfo_v3(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetCaptureInfo_v3(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out)
+{
+    uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)edgeData_out, (uint64_t)(uintptr_t)numDependencies_out};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetCaptureInfo_v3, cutap_w, thunk_cudaStreamGetCaptureInfo_v3);
+}
+static uint64_t thunk_cudaStreamGetCaptureInfo_v3_ptsz(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetCaptureInfo_v3_ptsz(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out)
+{
+    uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)edgeData_out, (uint64_t)(uintptr_t)numDependencies_out};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetCaptureInfo_v3_ptsz, cutap_w, thunk_cudaStreamGetCaptureInfo_v3_ptsz);
+}
 static uint64_t thunk_cudaStreamGetDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
@@ -3720,6 +3990,24 @@ CUTAP_SLOW unsigned int cutap_slow_cudaStreamUpdateCaptureDependencies_ptsz(void
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamUpdateCaptureDependencies_ptsz, cutap_w, thunk_cudaStreamUpdateCaptureDependencies_ptsz);
 }
+static uint64_t thunk_cudaStreamUpdateCaptureDependencies_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned int)a[4]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamUpdateCaptureDependencies_v2(void *stream, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int flags)
+{
+    uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)flags};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamUpdateCaptureDependencies_v2, cutap_w, thunk_cudaStreamUpdateCaptureDependencies_v2);
+}
+static uint64_t thunk_cudaStreamUpdateCaptureDependencies_v2_ptsz(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned int)a[4]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamUpdateCaptureDependencies_v2_ptsz(void *stream, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int flags)
+{
+    uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)flags};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamUpdateCaptureDependencies_v2_ptsz, cutap_w, thunk_cudaStreamUpdateCaptureDependencies_v2_ptsz);
+}
 static uint64_t thunk_cudaStreamWaitEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
@@ -3746,6 +4034,71 @@ CUTAP_SLOW unsigned int cutap_slow_cudaThreadExchangeStreamCaptureMode(void *mod
 {
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaThreadExchangeStreamCaptureMode, cutap_w, thunk_cudaThreadExchangeStreamCaptureMode);
+}
+static uint64_t thunk_cudaThreadExit(void *fn, uint64_t *a)
+{
+    (void)a;
+    return (uint64_t)((unsigned int (*)(void))fn)();
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaThreadExit(void)
+{
+    uint64_t cutap_w[1] = {0};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaThreadExit, cutap_w, thunk_cudaThreadExit);
+}
+static uint64_t thunk_cudaThreadGetCacheConfig(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaThreadGetCacheConfig(void *pCacheConfig)
+{
+    uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pCacheConfig};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaThreadGetCacheConfig, cutap_w, thunk_cudaThreadGetCacheConfig);
+}
+static uint64_t thunk_cudaThreadGetLimit(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaThreadGetLimit(void *pValue, unsigned int limit)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pValue, (uint64_t)limit};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaThreadGetLimit, cutap_w, thunk_cudaThreadGetLimit);
+}
+static uint64_t thunk_cudaThreadSetCacheConfig(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaThreadSetCacheConfig(unsigned int cacheConfig)
+{
+    uint64_t cutap_w[1] = {(uint64_t)cacheConfig};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaThreadSetCacheConfig, cutap_w, thunk_cudaThreadSetCacheConfig);
+}
+static uint64_t thunk_cudaThreadSetLimit(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(unsigned int, unsigned long))fn)((unsigned int)a[0], (unsigned long)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaThreadSetLimit(unsigned int limit, unsigned long value)
+{
+    uint64_t cutap_w[2] = {(uint64_t)limit, (uint64_t)value};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaThreadSetLimit, cutap_w, thunk_cudaThreadSetLimit);
+}
+static uint64_t thunk_cudaThreadSynchronize(void *fn, uint64_t *a)
+{
+    (void)a;
+    return (uint64_t)((unsigned int (*)(void))fn)();
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaThreadSynchronize(void)
+{
+    uint64_t cutap_w[1] = {0};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaThreadSynchronize, cutap_w, thunk_cudaThreadSynchronize);
+}
+static uint64_t thunk_cudaUnbindTexture(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaUnbindTexture(void *texref)
+{
+    uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)texref};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaUnbindTexture, cutap_w, thunk_cudaUnbindTexture);
 }
 static uint64_t thunk_cudaUserObjectCreate(void *fn, uint64_t *a)
 {
@@ -3809,4 +4162,22 @@ CUTAP_SLOW unsigned int cutap_slow_cudaWaitExternalSemaphoresAsync_ptsz(void *ex
 {
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz, cutap_w, thunk_cudaWaitExternalSemaphoresAsync_ptsz);
+}
+static uint64_t thunk_cudaWaitExternalSemaphoresAsync_v2(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaWaitExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2, cutap_w, thunk_cudaWaitExternalSemaphoresAsync_v2);
+}
+static uint64_t thunk_cudaWaitExternalSemaphoresAsync_v2_ptsz(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaWaitExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz, cutap_w, thunk_cudaWaitExternalSemaphoresAsync_v2_ptsz);
 }

@@ -170,6 +170,60 @@ static const uint16_t sizes_cudaArrayGetSparseProperties[] = {8, 8};
 static const struct cutap_capinfo caps_cudaArrayGetSparseProperties[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 48},
 };
+static const cutap_arg_info_t args_cudaBindSurfaceToArray[] = {
+    {"surfref", "const struct surfaceReference *", CUTAP_ARG_PTR},
+    {"array", "cudaArray_const_t", CUTAP_ARG_PTR},
+    {"desc", "const struct cudaChannelFormatDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaBindSurfaceToArray[] = {8, 8, 8};
+static const struct cutap_capinfo caps_cudaBindSurfaceToArray[] = {
+    {.arg = 0, .kind = CUTAP_CAP_IN_BYTES, .size = 20},
+    {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 20},
+};
+static const cutap_arg_info_t args_cudaBindTexture[] = {
+    {"offset", "size_t *", CUTAP_ARG_PTR},
+    {"texref", "const struct textureReference *", CUTAP_ARG_PTR},
+    {"devPtr", "const void *", CUTAP_ARG_PTR},
+    {"desc", "const struct cudaChannelFormatDesc *", CUTAP_ARG_PTR},
+    {"size", "size_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaBindTexture[] = {8, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaBindTexture[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 20},
+};
+static const cutap_arg_info_t args_cudaBindTexture2D[] = {
+    {"offset", "size_t *", CUTAP_ARG_PTR},
+    {"texref", "const struct textureReference *", CUTAP_ARG_PTR},
+    {"devPtr", "const void *", CUTAP_ARG_PTR},
+    {"desc", "const struct cudaChannelFormatDesc *", CUTAP_ARG_PTR},
+    {"width", "size_t", CUTAP_ARG_UINT},
+    {"height", "size_t", CUTAP_ARG_UINT},
+    {"pitch", "size_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaBindTexture2D[] = {8, 8, 8, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaBindTexture2D[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 20},
+};
+static const cutap_arg_info_t args_cudaBindTextureToArray[] = {
+    {"texref", "const struct textureReference *", CUTAP_ARG_PTR},
+    {"array", "cudaArray_const_t", CUTAP_ARG_PTR},
+    {"desc", "const struct cudaChannelFormatDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaBindTextureToArray[] = {8, 8, 8};
+static const struct cutap_capinfo caps_cudaBindTextureToArray[] = {
+    {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 20},
+};
+static const cutap_arg_info_t args_cudaBindTextureToMipmappedArray[] = {
+    {"texref", "const struct textureReference *", CUTAP_ARG_PTR},
+    {"mipmappedArray", "cudaMipmappedArray_const_t", CUTAP_ARG_PTR},
+    {"desc", "const struct cudaChannelFormatDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaBindTextureToMipmappedArray[] = {8, 8, 8};
+static const struct cutap_capinfo caps_cudaBindTextureToMipmappedArray[] = {
+    {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 20},
+};
 static const cutap_arg_info_t args_cudaChooseDevice[] = {
     {"device", "int *", CUTAP_ARG_PTR},
     {"prop", "const struct cudaDeviceProp *", CUTAP_ARG_PTR},
@@ -195,6 +249,18 @@ static const cutap_arg_info_t args_cudaCreateTextureObject[] = {
 static const uint16_t sizes_cudaCreateTextureObject[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cudaCreateTextureObject[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cudaCreateTextureObject_v2[] = {
+    {"pTexObject", "cudaTextureObject_t *", CUTAP_ARG_PTR},
+    {"pResDesc", "const struct cudaResourceDesc *", CUTAP_ARG_PTR},
+    {"pTexDesc", "const struct cudaTextureDesc_v2 *", CUTAP_ARG_PTR},
+    {"pResViewDesc", "const struct cudaResourceViewDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaCreateTextureObject_v2[] = {8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaCreateTextureObject_v2[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
+    {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 48},
 };
 static const cutap_arg_info_t args_cudaDestroyExternalMemory[] = {
     {"extMem", "cudaExternalMemory_t", CUTAP_ARG_PTR},
@@ -734,6 +800,11 @@ static const cutap_arg_info_t args_cudaGetDeviceProperties[] = {
     {"device", "int", CUTAP_ARG_INT},
 };
 static const uint16_t sizes_cudaGetDeviceProperties[] = {8, 4};
+static const cutap_arg_info_t args_cudaGetDeviceProperties_v2[] = {
+    {"prop", "struct cudaDeviceProp *", CUTAP_ARG_PTR},
+    {"device", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cudaGetDeviceProperties_v2[] = {8, 4};
 static const cutap_arg_info_t args_cudaGetDriverEntryPoint[] = {
     {"symbol", "const char *", CUTAP_ARG_PTR},
     {"funcPtr", "void **", CUTAP_ARG_PTR},
@@ -831,6 +902,14 @@ static const cutap_arg_info_t args_cudaGetSurfaceObjectResourceDesc[] = {
     {"surfObject", "cudaSurfaceObject_t", CUTAP_ARG_UINT},
 };
 static const uint16_t sizes_cudaGetSurfaceObjectResourceDesc[] = {8, 8};
+static const cutap_arg_info_t args_cudaGetSurfaceReference[] = {
+    {"surfref", "const struct surfaceReference **", CUTAP_ARG_PTR},
+    {"symbol", "const void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaGetSurfaceReference[] = {8, 8};
+static const struct cutap_capinfo caps_cudaGetSurfaceReference[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
 static const cutap_arg_info_t args_cudaGetSymbolAddress[] = {
     {"devPtr", "void **", CUTAP_ARG_PTR},
     {"symbol", "const void *", CUTAP_ARG_PTR},
@@ -845,6 +924,14 @@ static const cutap_arg_info_t args_cudaGetSymbolSize[] = {
 };
 static const uint16_t sizes_cudaGetSymbolSize[] = {8, 8};
 static const struct cutap_capinfo caps_cudaGetSymbolSize[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cudaGetTextureAlignmentOffset[] = {
+    {"offset", "size_t *", CUTAP_ARG_PTR},
+    {"texref", "const struct textureReference *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaGetTextureAlignmentOffset[] = {8, 8};
+static const struct cutap_capinfo caps_cudaGetTextureAlignmentOffset[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cudaGetTextureObjectResourceDesc[] = {
@@ -862,6 +949,19 @@ static const cutap_arg_info_t args_cudaGetTextureObjectTextureDesc[] = {
     {"texObject", "cudaTextureObject_t", CUTAP_ARG_UINT},
 };
 static const uint16_t sizes_cudaGetTextureObjectTextureDesc[] = {8, 8};
+static const cutap_arg_info_t args_cudaGetTextureObjectTextureDesc_v2[] = {
+    {"pTexDesc", "struct cudaTextureDesc_v2 *", CUTAP_ARG_PTR},
+    {"texObject", "cudaTextureObject_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaGetTextureObjectTextureDesc_v2[] = {8, 8};
+static const cutap_arg_info_t args_cudaGetTextureReference[] = {
+    {"texref", "const struct textureReference **", CUTAP_ARG_PTR},
+    {"symbol", "const void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaGetTextureReference[] = {8, 8};
+static const struct cutap_capinfo caps_cudaGetTextureReference[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
 static const cutap_arg_info_t args_cudaGraphAddChildGraphNode[] = {
     {"pGraphNode", "cudaGraphNode_t *", CUTAP_ARG_PTR},
     {"graph", "cudaGraph_t", CUTAP_ARG_PTR},
@@ -882,6 +982,17 @@ static const cutap_arg_info_t args_cudaGraphAddDependencies[] = {
 };
 static const uint16_t sizes_cudaGraphAddDependencies[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cudaGraphAddDependencies[] = {
+    {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cudaGraphAddDependencies_v2[] = {
+    {"graph", "cudaGraph_t", CUTAP_ARG_PTR},
+    {"from", "const cudaGraphNode_t *", CUTAP_ARG_PTR},
+    {"to", "const cudaGraphNode_t *", CUTAP_ARG_PTR},
+    {"edgeData", "const cudaGraphEdgeData *", CUTAP_ARG_PTR},
+    {"numDependencies", "size_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaGraphAddDependencies_v2[] = {8, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaGraphAddDependencies_v2[] = {
     {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cudaGraphAddEmptyNode[] = {
@@ -1063,6 +1174,19 @@ static const cutap_arg_info_t args_cudaGraphAddNode[] = {
 };
 static const uint16_t sizes_cudaGraphAddNode[] = {8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cudaGraphAddNode[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cudaGraphAddNode_v2[] = {
+    {"pGraphNode", "cudaGraphNode_t *", CUTAP_ARG_PTR},
+    {"graph", "cudaGraph_t", CUTAP_ARG_PTR},
+    {"pDependencies", "const cudaGraphNode_t *", CUTAP_ARG_PTR},
+    {"dependencyData", "const cudaGraphEdgeData *", CUTAP_ARG_PTR},
+    {"numDependencies", "size_t", CUTAP_ARG_UINT},
+    {"nodeParams", "struct cudaGraphNodeParams *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaGraphAddNode_v2[] = {8, 8, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaGraphAddNode_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
 };
@@ -1314,6 +1438,20 @@ static const struct cutap_capinfo caps_cudaGraphGetEdges[] = {
     {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
+static const cutap_arg_info_t args_cudaGraphGetEdges_v2[] = {
+    {"graph", "cudaGraph_t", CUTAP_ARG_PTR},
+    {"from", "cudaGraphNode_t *", CUTAP_ARG_PTR},
+    {"to", "cudaGraphNode_t *", CUTAP_ARG_PTR},
+    {"edgeData", "cudaGraphEdgeData *", CUTAP_ARG_PTR},
+    {"numEdges", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaGraphGetEdges_v2[] = {8, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaGraphGetEdges_v2[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
 static const cutap_arg_info_t args_cudaGraphGetNodes[] = {
     {"graph", "cudaGraph_t", CUTAP_ARG_PTR},
     {"nodes", "cudaGraphNode_t *", CUTAP_ARG_PTR},
@@ -1520,6 +1658,18 @@ static const struct cutap_capinfo caps_cudaGraphNodeGetDependencies[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
+static const cutap_arg_info_t args_cudaGraphNodeGetDependencies_v2[] = {
+    {"node", "cudaGraphNode_t", CUTAP_ARG_PTR},
+    {"pDependencies", "cudaGraphNode_t *", CUTAP_ARG_PTR},
+    {"edgeData", "cudaGraphEdgeData *", CUTAP_ARG_PTR},
+    {"pNumDependencies", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaGraphNodeGetDependencies_v2[] = {8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaGraphNodeGetDependencies_v2[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
 static const cutap_arg_info_t args_cudaGraphNodeGetDependentNodes[] = {
     {"node", "cudaGraphNode_t", CUTAP_ARG_PTR},
     {"pDependentNodes", "cudaGraphNode_t *", CUTAP_ARG_PTR},
@@ -1528,6 +1678,18 @@ static const cutap_arg_info_t args_cudaGraphNodeGetDependentNodes[] = {
 };
 static const uint16_t sizes_cudaGraphNodeGetDependentNodes[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cudaGraphNodeGetDependentNodes[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cudaGraphNodeGetDependentNodes_v2[] = {
+    {"node", "cudaGraphNode_t", CUTAP_ARG_PTR},
+    {"pDependentNodes", "cudaGraphNode_t *", CUTAP_ARG_PTR},
+    {"edgeData", "cudaGraphEdgeData *", CUTAP_ARG_PTR},
+    {"pNumDependentNodes", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaGraphNodeGetDependentNodes_v2[] = {8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaGraphNodeGetDependentNodes_v2[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -1575,6 +1737,17 @@ static const cutap_arg_info_t args_cudaGraphRemoveDependencies[] = {
 };
 static const uint16_t sizes_cudaGraphRemoveDependencies[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cudaGraphRemoveDependencies[] = {
+    {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cudaGraphRemoveDependencies_v2[] = {
+    {"graph", "cudaGraph_t", CUTAP_ARG_PTR},
+    {"from", "const cudaGraphNode_t *", CUTAP_ARG_PTR},
+    {"to", "const cudaGraphNode_t *", CUTAP_ARG_PTR},
+    {"edgeData", "const cudaGraphEdgeData *", CUTAP_ARG_PTR},
+    {"numDependencies", "size_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaGraphRemoveDependencies_v2[] = {8, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaGraphRemoveDependencies_v2[] = {
     {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cudaGraphRetainUserObject[] = {
@@ -1807,6 +1980,15 @@ static const cutap_arg_info_t args_cudaLaunchCooperativeKernel[] = {
     {"stream", "cudaStream_t", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cudaLaunchCooperativeKernel[] = {8, 12, 12, 8, 8, 8};
+static const cutap_arg_info_t args_cudaLaunchCooperativeKernelMultiDevice[] = {
+    {"launchParamsList", "struct cudaLaunchParams *", CUTAP_ARG_PTR},
+    {"numDevices", "unsigned int", CUTAP_ARG_UINT},
+    {"flags", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaLaunchCooperativeKernelMultiDevice[] = {8, 4, 4};
+static const struct cutap_capinfo caps_cudaLaunchCooperativeKernelMultiDevice[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 56},
+};
 static const cutap_arg_info_t args_cudaLaunchCooperativeKernel_ptsz[] = {
     {"func", "const void *", CUTAP_ARG_PTR},
     {"gridDim", "dim3", CUTAP_ARG_STRUCT},
@@ -2125,6 +2307,13 @@ static const cutap_arg_info_t args_cudaMemAdvise[] = {
     {"location", "struct cudaMemLocation", CUTAP_ARG_STRUCT},
 };
 static const uint16_t sizes_cudaMemAdvise[] = {8, 8, 4, 8};
+static const cutap_arg_info_t args_cudaMemAdvise_v2[] = {
+    {"devPtr", "const void *", CUTAP_ARG_PTR},
+    {"count", "size_t", CUTAP_ARG_UINT},
+    {"advice", "enum cudaMemoryAdvise", CUTAP_ARG_ENUM},
+    {"location", "struct cudaMemLocation", CUTAP_ARG_STRUCT},
+};
+static const uint16_t sizes_cudaMemAdvise_v2[] = {8, 8, 4, 8};
 static const cutap_arg_info_t args_cudaMemDiscardAndPrefetchBatchAsync[] = {
     {"dptrs", "void **", CUTAP_ARG_PTR},
     {"sizes", "size_t *", CUTAP_ARG_PTR},
@@ -2307,6 +2496,22 @@ static const cutap_arg_info_t args_cudaMemPrefetchAsync_ptsz[] = {
     {"stream", "cudaStream_t", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cudaMemPrefetchAsync_ptsz[] = {8, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cudaMemPrefetchAsync_v2[] = {
+    {"devPtr", "const void *", CUTAP_ARG_PTR},
+    {"count", "size_t", CUTAP_ARG_UINT},
+    {"location", "struct cudaMemLocation", CUTAP_ARG_STRUCT},
+    {"flags", "unsigned int", CUTAP_ARG_UINT},
+    {"stream", "cudaStream_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaMemPrefetchAsync_v2[] = {8, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cudaMemPrefetchAsync_v2_ptsz[] = {
+    {"devPtr", "const void *", CUTAP_ARG_PTR},
+    {"count", "size_t", CUTAP_ARG_UINT},
+    {"location", "struct cudaMemLocation", CUTAP_ARG_STRUCT},
+    {"flags", "unsigned int", CUTAP_ARG_UINT},
+    {"stream", "cudaStream_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaMemPrefetchAsync_v2_ptsz[] = {8, 8, 8, 4, 8};
 static const cutap_arg_info_t args_cudaMemPrefetchBatchAsync[] = {
     {"dptrs", "void **", CUTAP_ARG_PTR},
     {"sizes", "size_t *", CUTAP_ARG_PTR},
@@ -2977,6 +3182,16 @@ static const cutap_arg_info_t args_cudaPointerGetAttributes[] = {
     {"ptr", "const void *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cudaPointerGetAttributes[] = {8, 8};
+static const cutap_arg_info_t args_cudaProfilerInitialize[] = {
+    {"configFile", "const char *", CUTAP_ARG_PTR},
+    {"outputFile", "const char *", CUTAP_ARG_PTR},
+    {"outputMode", "cudaOutputMode_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cudaProfilerInitialize[] = {8, 8, 4};
+static const struct cutap_capinfo caps_cudaProfilerInitialize[] = {
+    {.arg = 0, .kind = CUTAP_CAP_IN_STR, .size = 0},
+    {.arg = 1, .kind = CUTAP_CAP_IN_STR, .size = 0},
+};
 static const cutap_arg_info_t args_cudaRuntimeGetVersion[] = {
     {"runtimeVersion", "int *", CUTAP_ARG_PTR},
 };
@@ -2992,6 +3207,20 @@ static const cutap_arg_info_t args_cudaSetDeviceFlags[] = {
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
 static const uint16_t sizes_cudaSetDeviceFlags[] = {4};
+static const cutap_arg_info_t args_cudaSetDoubleForDevice[] = {
+    {"d", "double *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaSetDoubleForDevice[] = {8};
+static const struct cutap_capinfo caps_cudaSetDoubleForDevice[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cudaSetDoubleForHost[] = {
+    {"d", "double *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaSetDoubleForHost[] = {8};
+static const struct cutap_capinfo caps_cudaSetDoubleForHost[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
 static const cutap_arg_info_t args_cudaSetValidDevices[] = {
     {"device_arr", "int *", CUTAP_ARG_PTR},
     {"len", "int", CUTAP_ARG_INT},
@@ -3014,6 +3243,20 @@ static const cutap_arg_info_t args_cudaSignalExternalSemaphoresAsync_ptsz[] = {
     {"stream", "cudaStream_t", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cudaSignalExternalSemaphoresAsync_ptsz[] = {8, 8, 4, 8};
+static const cutap_arg_info_t args_cudaSignalExternalSemaphoresAsync_v2[] = {
+    {"extSemArray", "const cudaExternalSemaphore_t *", CUTAP_ARG_PTR},
+    {"paramsArray", "const struct cudaExternalSemaphoreSignalParams *", CUTAP_ARG_PTR},
+    {"numExtSems", "unsigned int", CUTAP_ARG_UINT},
+    {"stream", "cudaStream_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaSignalExternalSemaphoresAsync_v2[] = {8, 8, 4, 8};
+static const cutap_arg_info_t args_cudaSignalExternalSemaphoresAsync_v2_ptsz[] = {
+    {"extSemArray", "const cudaExternalSemaphore_t *", CUTAP_ARG_PTR},
+    {"paramsArray", "const struct cudaExternalSemaphoreSignalParams *", CUTAP_ARG_PTR},
+    {"numExtSems", "unsigned int", CUTAP_ARG_UINT},
+    {"stream", "cudaStream_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaSignalExternalSemaphoresAsync_v2_ptsz[] = {8, 8, 4, 8};
 static const cutap_arg_info_t args_cudaStreamAddCallback[] = {
     {"stream", "cudaStream_t", CUTAP_ARG_PTR},
     {"callback", "cudaStreamCallback_t", CUTAP_ARG_PTR},
@@ -3184,6 +3427,74 @@ static const struct cutap_capinfo caps_cudaStreamGetCaptureInfo_ptsz[] = {
     {.arg = 5, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 6, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
+static const cutap_arg_info_t args_cudaStreamGetCaptureInfo_v2[] = {
+    {"stream", "cudaStream_t", CUTAP_ARG_PTR},
+    {"captureStatus_out", "enum cudaStreamCaptureStatus *", CUTAP_ARG_PTR},
+    {"id_out", "unsigned long long *", CUTAP_ARG_PTR},
+    {"graph_out", "cudaGraph_t *", CUTAP_ARG_PTR},
+    {"dependencies_out", "const cudaGraphNode_t **", CUTAP_ARG_PTR},
+    {"numDependencies_out", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaStreamGetCaptureInfo_v2[] = {8, 8, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaStreamGetCaptureInfo_v2[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 5, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cudaStreamGetCaptureInfo_v2_ptsz[] = {
+    {"stream", "cudaStream_t", CUTAP_ARG_PTR},
+    {"captureStatus_out", "enum cudaStreamCaptureStatus *", CUTAP_ARG_PTR},
+    {"id_out", "unsigned long long *", CUTAP_ARG_PTR},
+    {"graph_out", "cudaGraph_t *", CUTAP_ARG_PTR},
+    {"dependencies_out", "const cudaGraphNode_t **", CUTAP_ARG_PTR},
+    {"numDependencies_out", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaStreamGetCaptureInfo_v2_ptsz[] = {8, 8, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaStreamGetCaptureInfo_v2_ptsz[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 5, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cudaStreamGetCaptureInfo_v3[] = {
+    {"stream", "cudaStream_t", CUTAP_ARG_PTR},
+    {"captureStatus_out", "enum cudaStreamCaptureStatus *", CUTAP_ARG_PTR},
+    {"id_out", "unsigned long long *", CUTAP_ARG_PTR},
+    {"graph_out", "cudaGraph_t *", CUTAP_ARG_PTR},
+    {"dependencies_out", "const cudaGraphNode_t **", CUTAP_ARG_PTR},
+    {"edgeData_out", "const cudaGraphEdgeData **", CUTAP_ARG_PTR},
+    {"numDependencies_out", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaStreamGetCaptureInfo_v3[] = {8, 8, 8, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaStreamGetCaptureInfo_v3[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 5, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 6, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cudaStreamGetCaptureInfo_v3_ptsz[] = {
+    {"stream", "cudaStream_t", CUTAP_ARG_PTR},
+    {"captureStatus_out", "enum cudaStreamCaptureStatus *", CUTAP_ARG_PTR},
+    {"id_out", "unsigned long long *", CUTAP_ARG_PTR},
+    {"graph_out", "cudaGraph_t *", CUTAP_ARG_PTR},
+    {"dependencies_out", "const cudaGraphNode_t **", CUTAP_ARG_PTR},
+    {"edgeData_out", "const cudaGraphEdgeData **", CUTAP_ARG_PTR},
+    {"numDependencies_out", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaStreamGetCaptureInfo_v3_ptsz[] = {8, 8, 8, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaStreamGetCaptureInfo_v3_ptsz[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 5, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 6, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
 static const cutap_arg_info_t args_cudaStreamGetDevice[] = {
     {"hStream", "cudaStream_t", CUTAP_ARG_PTR},
     {"device", "int *", CUTAP_ARG_PTR},
@@ -3320,6 +3631,30 @@ static const uint16_t sizes_cudaStreamUpdateCaptureDependencies_ptsz[] = {8, 8, 
 static const struct cutap_capinfo caps_cudaStreamUpdateCaptureDependencies_ptsz[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
 };
+static const cutap_arg_info_t args_cudaStreamUpdateCaptureDependencies_v2[] = {
+    {"stream", "cudaStream_t", CUTAP_ARG_PTR},
+    {"dependencies", "cudaGraphNode_t *", CUTAP_ARG_PTR},
+    {"dependencyData", "const cudaGraphEdgeData *", CUTAP_ARG_PTR},
+    {"numDependencies", "size_t", CUTAP_ARG_UINT},
+    {"flags", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaStreamUpdateCaptureDependencies_v2[] = {8, 8, 8, 8, 4};
+static const struct cutap_capinfo caps_cudaStreamUpdateCaptureDependencies_v2[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cudaStreamUpdateCaptureDependencies_v2_ptsz[] = {
+    {"stream", "cudaStream_t", CUTAP_ARG_PTR},
+    {"dependencies", "cudaGraphNode_t *", CUTAP_ARG_PTR},
+    {"dependencyData", "const cudaGraphEdgeData *", CUTAP_ARG_PTR},
+    {"numDependencies", "size_t", CUTAP_ARG_UINT},
+    {"flags", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaStreamUpdateCaptureDependencies_v2_ptsz[] = {8, 8, 8, 8, 4};
+static const struct cutap_capinfo caps_cudaStreamUpdateCaptureDependencies_v2_ptsz[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
+};
 static const cutap_arg_info_t args_cudaStreamWaitEvent[] = {
     {"stream", "cudaStream_t", CUTAP_ARG_PTR},
     {"event", "cudaEvent_t", CUTAP_ARG_PTR},
@@ -3339,6 +3674,34 @@ static const uint16_t sizes_cudaThreadExchangeStreamCaptureMode[] = {8};
 static const struct cutap_capinfo caps_cudaThreadExchangeStreamCaptureMode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
+static const cutap_arg_info_t args_cudaThreadGetCacheConfig[] = {
+    {"pCacheConfig", "enum cudaFuncCache *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaThreadGetCacheConfig[] = {8};
+static const struct cutap_capinfo caps_cudaThreadGetCacheConfig[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_cudaThreadGetLimit[] = {
+    {"pValue", "size_t *", CUTAP_ARG_PTR},
+    {"limit", "enum cudaLimit", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cudaThreadGetLimit[] = {8, 4};
+static const struct cutap_capinfo caps_cudaThreadGetLimit[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cudaThreadSetCacheConfig[] = {
+    {"cacheConfig", "enum cudaFuncCache", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cudaThreadSetCacheConfig[] = {4};
+static const cutap_arg_info_t args_cudaThreadSetLimit[] = {
+    {"limit", "enum cudaLimit", CUTAP_ARG_ENUM},
+    {"value", "size_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaThreadSetLimit[] = {4, 8};
+static const cutap_arg_info_t args_cudaUnbindTexture[] = {
+    {"texref", "const struct textureReference *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaUnbindTexture[] = {8};
 static const cutap_arg_info_t args_cudaUserObjectCreate[] = {
     {"object_out", "cudaUserObject_t *", CUTAP_ARG_PTR},
     {"ptr", "void *", CUTAP_ARG_PTR},
@@ -3389,6 +3752,20 @@ static const cutap_arg_info_t args_cudaWaitExternalSemaphoresAsync_ptsz[] = {
     {"stream", "cudaStream_t", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cudaWaitExternalSemaphoresAsync_ptsz[] = {8, 8, 4, 8};
+static const cutap_arg_info_t args_cudaWaitExternalSemaphoresAsync_v2[] = {
+    {"extSemArray", "const cudaExternalSemaphore_t *", CUTAP_ARG_PTR},
+    {"paramsArray", "const struct cudaExternalSemaphoreWaitParams *", CUTAP_ARG_PTR},
+    {"numExtSems", "unsigned int", CUTAP_ARG_UINT},
+    {"stream", "cudaStream_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaWaitExternalSemaphoresAsync_v2[] = {8, 8, 4, 8};
+static const cutap_arg_info_t args_cudaWaitExternalSemaphoresAsync_v2_ptsz[] = {
+    {"extSemArray", "const cudaExternalSemaphore_t *", CUTAP_ARG_PTR},
+    {"paramsArray", "const struct cudaExternalSemaphoreWaitParams *", CUTAP_ARG_PTR},
+    {"numExtSems", "unsigned int", CUTAP_ARG_UINT},
+    {"stream", "cudaStream_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaWaitExternalSemaphoresAsync_v2_ptsz[] = {8, 8, 4, 8};
 static const cutap_arg_info_t args_cublasAlloc[] = {
     {"n", "int", CUTAP_ARG_INT},
     {"elemSize", "int", CUTAP_ARG_INT},
@@ -15327,6 +15704,12 @@ static const cutap_arg_info_t args_cufftXtSetCallbackSharedSize[] = {
     {"sharedSize", "size_t", CUTAP_ARG_UINT},
 };
 static const uint16_t sizes_cufftXtSetCallbackSharedSize[] = {4, 4, 8};
+static const cutap_arg_info_t args_cufftXtSetDistribution[] = {
+    {"plan", "cufftHandle", CUTAP_ARG_INT},
+    {"box_in", "const cufftBox3d *", CUTAP_ARG_PTR},
+    {"box_out", "const cufftBox3d *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cufftXtSetDistribution[] = {4, 8, 8};
 static const cutap_arg_info_t args_cufftXtSetGPUs[] = {
     {"handle", "cufftHandle", CUTAP_ARG_INT},
     {"nGPUs", "int", CUTAP_ARG_INT},
@@ -15558,6 +15941,16 @@ static const cutap_arg_info_t args_cusparseBsrSetStridedBatch[] = {
     {"ValuesBatchStride", "int64_t", CUTAP_ARG_INT},
 };
 static const uint16_t sizes_cusparseBsrSetStridedBatch[] = {8, 4, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseCaxpyi[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuComplex *", CUTAP_ARG_PTR},
+    {"xVal", "const cuComplex *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"y", "cuComplex *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseCaxpyi[] = {8, 4, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseCbsr2csr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -15839,6 +16232,18 @@ static const cutap_arg_info_t args_cusparseCbsrxmv[] = {
     {"y", "cuComplex *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseCbsrxmv[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseCcsc2dense[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"cscSortedValA", "const cuComplex *", CUTAP_ARG_PTR},
+    {"cscSortedRowIndA", "const int *", CUTAP_ARG_PTR},
+    {"cscSortedColPtrA", "const int *", CUTAP_ARG_PTR},
+    {"A", "cuComplex *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cusparseCcsc2dense[] = {8, 4, 4, 8, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseCcsr2bsr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -15884,6 +16289,18 @@ static const cutap_arg_info_t args_cusparseCcsr2csru[] = {
     {"pBuffer", "void *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseCcsr2csru[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseCcsr2dense[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const cuComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"A", "cuComplex *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cusparseCcsr2dense[] = {8, 4, 4, 8, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseCcsr2gebsr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -15977,6 +16394,59 @@ static const cutap_arg_info_t args_cusparseCcsrgeam2_bufferSizeExt[] = {
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseCcsrgeam2_bufferSizeExt[] = {8, 4, 4, 8, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseCcsrgemm2[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"k", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuComplex *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzA", "int", CUTAP_ARG_INT},
+    {"csrSortedValA", "const cuComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"descrB", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzB", "int", CUTAP_ARG_INT},
+    {"csrSortedValB", "const cuComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrB", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndB", "const int *", CUTAP_ARG_PTR},
+    {"beta", "const cuComplex *", CUTAP_ARG_PTR},
+    {"descrD", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzD", "int", CUTAP_ARG_INT},
+    {"csrSortedValD", "const cuComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrD", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndD", "const int *", CUTAP_ARG_PTR},
+    {"descrC", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValC", "cuComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrC", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndC", "int *", CUTAP_ARG_PTR},
+    {"info", "const csrgemm2Info_t", CUTAP_ARG_PTR},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCcsrgemm2[] = {8, 4, 4, 4, 8, 8, 4, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseCcsrgemm2_bufferSizeExt[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"k", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuComplex *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzA", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"descrB", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzB", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrB", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndB", "const int *", CUTAP_ARG_PTR},
+    {"beta", "const cuComplex *", CUTAP_ARG_PTR},
+    {"descrD", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzD", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrD", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndD", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrgemm2Info_t", CUTAP_ARG_PTR},
+    {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCcsrgemm2_bufferSizeExt[] = {8, 4, 4, 4, 8, 8, 4, 8, 8, 8, 4, 8, 8, 8, 8, 4, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cusparseCcsric02[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -16061,6 +16531,110 @@ static const cutap_arg_info_t args_cusparseCcsrilu02_numericBoost[] = {
     {"boost_val", "cuComplex *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseCcsrilu02_numericBoost[] = {8, 8, 4, 8, 8};
+static const cutap_arg_info_t args_cusparseCcsrsm2_analysis[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"algo", "int", CUTAP_ARG_INT},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"transB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nrhs", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuComplex *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const cuComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"B", "const cuComplex *", CUTAP_ARG_PTR},
+    {"ldb", "int", CUTAP_ARG_INT},
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCcsrsm2_analysis[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseCcsrsm2_bufferSizeExt[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"algo", "int", CUTAP_ARG_INT},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"transB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nrhs", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuComplex *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const cuComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"B", "const cuComplex *", CUTAP_ARG_PTR},
+    {"ldb", "int", CUTAP_ARG_INT},
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBufferSize", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCcsrsm2_bufferSizeExt[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseCcsrsm2_solve[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"algo", "int", CUTAP_ARG_INT},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"transB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nrhs", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuComplex *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const cuComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"B", "cuComplex *", CUTAP_ARG_PTR},
+    {"ldb", "int", CUTAP_ARG_INT},
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCcsrsm2_solve[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseCcsrsv2_analysis[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const cuComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCcsrsv2_analysis[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseCcsrsv2_bufferSize[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "cuComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+    {"pBufferSizeInBytes", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCcsrsv2_bufferSize[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseCcsrsv2_solve[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuComplex *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const cuComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+    {"f", "const cuComplex *", CUTAP_ARG_PTR},
+    {"x", "cuComplex *", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCcsrsv2_solve[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 8, 8, 8, 4, 8};
 static const cutap_arg_info_t args_cusparseCcsru2csr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -16086,6 +16660,32 @@ static const cutap_arg_info_t args_cusparseCcsru2csr_bufferSizeExt[] = {
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseCcsru2csr_bufferSizeExt[] = {8, 4, 4, 4, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseCdense2csc[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"A", "const cuComplex *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+    {"nnzPerCol", "const int *", CUTAP_ARG_PTR},
+    {"cscSortedValA", "cuComplex *", CUTAP_ARG_PTR},
+    {"cscSortedRowIndA", "int *", CUTAP_ARG_PTR},
+    {"cscSortedColPtrA", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCdense2csc[] = {8, 4, 4, 8, 8, 4, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseCdense2csr[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"A", "const cuComplex *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+    {"nnzPerRow", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedValA", "cuComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCdense2csr[] = {8, 4, 4, 8, 8, 4, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cusparseCgebsr2csr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -16172,6 +16772,23 @@ static const cutap_arg_info_t args_cusparseCgebsr2gebsr_bufferSize[] = {
     {"pBufferSizeInBytes", "int *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseCgebsr2gebsr_bufferSize[] = {8, 4, 4, 4, 4, 8, 8, 8, 8, 4, 4, 4, 4, 8};
+static const cutap_arg_info_t args_cusparseCgemmi[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"k", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuComplex *", CUTAP_ARG_PTR},
+    {"A", "const cuComplex *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+    {"cscValB", "const cuComplex *", CUTAP_ARG_PTR},
+    {"cscColPtrB", "const int *", CUTAP_ARG_PTR},
+    {"cscRowIndB", "const int *", CUTAP_ARG_PTR},
+    {"beta", "const cuComplex *", CUTAP_ARG_PTR},
+    {"C", "cuComplex *", CUTAP_ARG_PTR},
+    {"ldc", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cusparseCgemmi[] = {8, 4, 4, 4, 4, 8, 8, 4, 8, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseCgemvi[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
@@ -16226,6 +16843,24 @@ static const cutap_arg_info_t args_cusparseCgpsvInterleavedBatch_bufferSizeExt[]
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseCgpsvInterleavedBatch_bufferSizeExt[] = {8, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseCgthr[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"y", "const cuComplex *", CUTAP_ARG_PTR},
+    {"xVal", "cuComplex *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseCgthr[] = {8, 4, 8, 8, 8, 4};
+static const cutap_arg_info_t args_cusparseCgthrz[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"y", "cuComplex *", CUTAP_ARG_PTR},
+    {"xVal", "cuComplex *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseCgthrz[] = {8, 4, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseCgtsv2[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -16487,6 +17122,48 @@ static const cutap_arg_info_t args_cusparseConstSpVecGetValues[] = {
 static const uint16_t sizes_cusparseConstSpVecGetValues[] = {8, 8};
 static const struct cutap_capinfo caps_cusparseConstSpVecGetValues[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cusparseConstrainedGeMM[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"opA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"opB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"alpha", "const void *", CUTAP_ARG_PTR},
+    {"matA", "cusparseDnMatDescr_t", CUTAP_ARG_PTR},
+    {"matB", "cusparseDnMatDescr_t", CUTAP_ARG_PTR},
+    {"beta", "const void *", CUTAP_ARG_PTR},
+    {"matC", "cusparseSpMatDescr_t", CUTAP_ARG_PTR},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"externalBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseConstrainedGeMM[] = {8, 4, 4, 8, 8, 8, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseConstrainedGeMM_bufferSize[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"opA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"opB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"alpha", "const void *", CUTAP_ARG_PTR},
+    {"matA", "cusparseDnMatDescr_t", CUTAP_ARG_PTR},
+    {"matB", "cusparseDnMatDescr_t", CUTAP_ARG_PTR},
+    {"beta", "const void *", CUTAP_ARG_PTR},
+    {"matC", "cusparseSpMatDescr_t", CUTAP_ARG_PTR},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"bufferSize", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseConstrainedGeMM_bufferSize[] = {8, 4, 4, 8, 8, 8, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseCooAoSGet[] = {
+    {"spMatDescr", "cusparseSpMatDescr_t", CUTAP_ARG_PTR},
+    {"rows", "int64_t *", CUTAP_ARG_PTR},
+    {"cols", "int64_t *", CUTAP_ARG_PTR},
+    {"nnz", "int64_t *", CUTAP_ARG_PTR},
+    {"cooInd", "void **", CUTAP_ARG_PTR},
+    {"cooValues", "void **", CUTAP_ARG_PTR},
+    {"idxType", "cusparseIndexType_t *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t *", CUTAP_ARG_PTR},
+    {"valueType", "cudaDataType *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCooAoSGet[] = {8, 8, 8, 8, 8, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_cusparseCooAoSGet[] = {
+    {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 5, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cusparseCooGet[] = {
     {"spMatDescr", "cusparseSpMatDescr_t", CUTAP_ARG_PTR},
@@ -16755,6 +17432,21 @@ static const uint16_t sizes_cusparseCreateCoo[] = {8, 8, 8, 8, 8, 8, 8, 4, 4, 4}
 static const struct cutap_capinfo caps_cusparseCreateCoo[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
+static const cutap_arg_info_t args_cusparseCreateCooAoS[] = {
+    {"spMatDescr", "cusparseSpMatDescr_t *", CUTAP_ARG_PTR},
+    {"rows", "int64_t", CUTAP_ARG_INT},
+    {"cols", "int64_t", CUTAP_ARG_INT},
+    {"nnz", "int64_t", CUTAP_ARG_INT},
+    {"cooInd", "void *", CUTAP_ARG_PTR},
+    {"cooValues", "void *", CUTAP_ARG_PTR},
+    {"cooIdxType", "cusparseIndexType_t", CUTAP_ARG_ENUM},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+    {"valueType", "cudaDataType", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseCreateCooAoS[] = {8, 8, 8, 8, 8, 8, 4, 4, 4};
+static const struct cutap_capinfo caps_cusparseCreateCooAoS[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
 static const cutap_arg_info_t args_cusparseCreateCsc[] = {
     {"spMatDescr", "cusparseSpMatDescr_t *", CUTAP_ARG_PTR},
     {"rows", "int64_t", CUTAP_ARG_INT},
@@ -16789,6 +17481,13 @@ static const uint16_t sizes_cusparseCreateCsr[] = {8, 8, 8, 8, 8, 8, 8, 4, 4, 4,
 static const struct cutap_capinfo caps_cusparseCreateCsr[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
+static const cutap_arg_info_t args_cusparseCreateCsrgemm2Info[] = {
+    {"info", "csrgemm2Info_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCreateCsrgemm2Info[] = {8};
+static const struct cutap_capinfo caps_cusparseCreateCsrgemm2Info[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
 static const cutap_arg_info_t args_cusparseCreateCsric02Info[] = {
     {"info", "csric02Info_t *", CUTAP_ARG_PTR},
 };
@@ -16801,6 +17500,20 @@ static const cutap_arg_info_t args_cusparseCreateCsrilu02Info[] = {
 };
 static const uint16_t sizes_cusparseCreateCsrilu02Info[] = {8};
 static const struct cutap_capinfo caps_cusparseCreateCsrilu02Info[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cusparseCreateCsrsm2Info[] = {
+    {"info", "csrsm2Info_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCreateCsrsm2Info[] = {8};
+static const struct cutap_capinfo caps_cusparseCreateCsrsm2Info[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cusparseCreateCsrsv2Info[] = {
+    {"info", "csrsv2Info_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCreateCsrsv2Info[] = {8};
+static const struct cutap_capinfo caps_cusparseCreateCsrsv2Info[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cusparseCreateCsru2csrInfo[] = {
@@ -16912,6 +17625,15 @@ static const cutap_arg_info_t args_cusparseCscSetPointers[] = {
     {"cscValues", "void *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseCscSetPointers[] = {8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseCsctr[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"xVal", "const cuComplex *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"y", "cuComplex *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseCsctr[] = {8, 4, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseCsr2cscEx2[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -16981,6 +17703,64 @@ static const cutap_arg_info_t args_cusparseCsrSetStridedBatch[] = {
     {"columnsValuesBatchStride", "int64_t", CUTAP_ARG_INT},
 };
 static const uint16_t sizes_cusparseCsrSetStridedBatch[] = {8, 4, 8, 8};
+static const cutap_arg_info_t args_cusparseCsrmvEx[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"alg", "cusparseAlgMode_t", CUTAP_ARG_ENUM},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const void *", CUTAP_ARG_PTR},
+    {"alphatype", "cudaDataType", CUTAP_ARG_ENUM},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrValA", "const void *", CUTAP_ARG_PTR},
+    {"csrValAtype", "cudaDataType", CUTAP_ARG_ENUM},
+    {"csrRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrColIndA", "const int *", CUTAP_ARG_PTR},
+    {"x", "const void *", CUTAP_ARG_PTR},
+    {"xtype", "cudaDataType", CUTAP_ARG_ENUM},
+    {"beta", "const void *", CUTAP_ARG_PTR},
+    {"betatype", "cudaDataType", CUTAP_ARG_ENUM},
+    {"y", "void *", CUTAP_ARG_PTR},
+    {"ytype", "cudaDataType", CUTAP_ARG_ENUM},
+    {"executiontype", "cudaDataType", CUTAP_ARG_ENUM},
+    {"buffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCsrmvEx[] = {8, 4, 4, 4, 4, 4, 8, 4, 8, 8, 4, 8, 8, 8, 4, 8, 4, 8, 4, 4, 8};
+static const cutap_arg_info_t args_cusparseCsrmvEx_bufferSize[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"alg", "cusparseAlgMode_t", CUTAP_ARG_ENUM},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const void *", CUTAP_ARG_PTR},
+    {"alphatype", "cudaDataType", CUTAP_ARG_ENUM},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrValA", "const void *", CUTAP_ARG_PTR},
+    {"csrValAtype", "cudaDataType", CUTAP_ARG_ENUM},
+    {"csrRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrColIndA", "const int *", CUTAP_ARG_PTR},
+    {"x", "const void *", CUTAP_ARG_PTR},
+    {"xtype", "cudaDataType", CUTAP_ARG_ENUM},
+    {"beta", "const void *", CUTAP_ARG_PTR},
+    {"betatype", "cudaDataType", CUTAP_ARG_ENUM},
+    {"y", "void *", CUTAP_ARG_PTR},
+    {"ytype", "cudaDataType", CUTAP_ARG_ENUM},
+    {"executiontype", "cudaDataType", CUTAP_ARG_ENUM},
+    {"bufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseCsrmvEx_bufferSize[] = {8, 4, 4, 4, 4, 4, 8, 4, 8, 8, 4, 8, 8, 8, 4, 8, 4, 8, 4, 4, 8};
+static const cutap_arg_info_t args_cusparseDaxpyi[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const double *", CUTAP_ARG_PTR},
+    {"xVal", "const double *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"y", "double *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseDaxpyi[] = {8, 4, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseDbsr2csr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -17262,6 +18042,18 @@ static const cutap_arg_info_t args_cusparseDbsrxmv[] = {
     {"y", "double *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseDbsrxmv[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseDcsc2dense[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"cscSortedValA", "const double *", CUTAP_ARG_PTR},
+    {"cscSortedRowIndA", "const int *", CUTAP_ARG_PTR},
+    {"cscSortedColPtrA", "const int *", CUTAP_ARG_PTR},
+    {"A", "double *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cusparseDcsc2dense[] = {8, 4, 4, 8, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseDcsr2bsr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -17307,6 +18099,18 @@ static const cutap_arg_info_t args_cusparseDcsr2csru[] = {
     {"pBuffer", "void *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseDcsr2csru[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseDcsr2dense[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const double *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"A", "double *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cusparseDcsr2dense[] = {8, 4, 4, 8, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseDcsr2gebsr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -17400,6 +18204,59 @@ static const cutap_arg_info_t args_cusparseDcsrgeam2_bufferSizeExt[] = {
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseDcsrgeam2_bufferSizeExt[] = {8, 4, 4, 8, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseDcsrgemm2[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"k", "int", CUTAP_ARG_INT},
+    {"alpha", "const double *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzA", "int", CUTAP_ARG_INT},
+    {"csrSortedValA", "const double *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"descrB", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzB", "int", CUTAP_ARG_INT},
+    {"csrSortedValB", "const double *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrB", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndB", "const int *", CUTAP_ARG_PTR},
+    {"beta", "const double *", CUTAP_ARG_PTR},
+    {"descrD", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzD", "int", CUTAP_ARG_INT},
+    {"csrSortedValD", "const double *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrD", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndD", "const int *", CUTAP_ARG_PTR},
+    {"descrC", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValC", "double *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrC", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndC", "int *", CUTAP_ARG_PTR},
+    {"info", "const csrgemm2Info_t", CUTAP_ARG_PTR},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseDcsrgemm2[] = {8, 4, 4, 4, 8, 8, 4, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseDcsrgemm2_bufferSizeExt[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"k", "int", CUTAP_ARG_INT},
+    {"alpha", "const double *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzA", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"descrB", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzB", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrB", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndB", "const int *", CUTAP_ARG_PTR},
+    {"beta", "const double *", CUTAP_ARG_PTR},
+    {"descrD", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzD", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrD", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndD", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrgemm2Info_t", CUTAP_ARG_PTR},
+    {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseDcsrgemm2_bufferSizeExt[] = {8, 4, 4, 4, 8, 8, 4, 8, 8, 8, 4, 8, 8, 8, 8, 4, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cusparseDcsric02[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -17484,6 +18341,110 @@ static const cutap_arg_info_t args_cusparseDcsrilu02_numericBoost[] = {
     {"boost_val", "double *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseDcsrilu02_numericBoost[] = {8, 8, 4, 8, 8};
+static const cutap_arg_info_t args_cusparseDcsrsm2_analysis[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"algo", "int", CUTAP_ARG_INT},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"transB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nrhs", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const double *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const double *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"B", "const double *", CUTAP_ARG_PTR},
+    {"ldb", "int", CUTAP_ARG_INT},
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseDcsrsm2_analysis[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseDcsrsm2_bufferSizeExt[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"algo", "int", CUTAP_ARG_INT},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"transB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nrhs", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const double *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const double *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"B", "const double *", CUTAP_ARG_PTR},
+    {"ldb", "int", CUTAP_ARG_INT},
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBufferSize", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseDcsrsm2_bufferSizeExt[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseDcsrsm2_solve[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"algo", "int", CUTAP_ARG_INT},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"transB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nrhs", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const double *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const double *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"B", "double *", CUTAP_ARG_PTR},
+    {"ldb", "int", CUTAP_ARG_INT},
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseDcsrsm2_solve[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseDcsrsv2_analysis[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const double *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseDcsrsv2_analysis[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseDcsrsv2_bufferSize[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "double *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+    {"pBufferSizeInBytes", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseDcsrsv2_bufferSize[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseDcsrsv2_solve[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const double *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const double *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+    {"f", "const double *", CUTAP_ARG_PTR},
+    {"x", "double *", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseDcsrsv2_solve[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 8, 8, 8, 4, 8};
 static const cutap_arg_info_t args_cusparseDcsru2csr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -17509,6 +18470,32 @@ static const cutap_arg_info_t args_cusparseDcsru2csr_bufferSizeExt[] = {
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseDcsru2csr_bufferSizeExt[] = {8, 4, 4, 4, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseDdense2csc[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"A", "const double *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+    {"nnzPerCol", "const int *", CUTAP_ARG_PTR},
+    {"cscSortedValA", "double *", CUTAP_ARG_PTR},
+    {"cscSortedRowIndA", "int *", CUTAP_ARG_PTR},
+    {"cscSortedColPtrA", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseDdense2csc[] = {8, 4, 4, 8, 8, 4, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseDdense2csr[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"A", "const double *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+    {"nnzPerRow", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedValA", "double *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseDdense2csr[] = {8, 4, 4, 8, 8, 4, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cusparseDenseToSparse_analysis[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"matA", "cusparseConstDnMatDescr_t", CUTAP_ARG_PTR},
@@ -17557,6 +18544,10 @@ static const cutap_arg_info_t args_cusparseDestroyColorInfo[] = {
     {"info", "cusparseColorInfo_t", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseDestroyColorInfo[] = {8};
+static const cutap_arg_info_t args_cusparseDestroyCsrgemm2Info[] = {
+    {"info", "csrgemm2Info_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseDestroyCsrgemm2Info[] = {8};
 static const cutap_arg_info_t args_cusparseDestroyCsric02Info[] = {
     {"info", "csric02Info_t", CUTAP_ARG_PTR},
 };
@@ -17565,6 +18556,14 @@ static const cutap_arg_info_t args_cusparseDestroyCsrilu02Info[] = {
     {"info", "csrilu02Info_t", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseDestroyCsrilu02Info[] = {8};
+static const cutap_arg_info_t args_cusparseDestroyCsrsm2Info[] = {
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseDestroyCsrsm2Info[] = {8};
+static const cutap_arg_info_t args_cusparseDestroyCsrsv2Info[] = {
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseDestroyCsrsv2Info[] = {8};
 static const cutap_arg_info_t args_cusparseDestroyCsru2csrInfo[] = {
     {"info", "csru2csrInfo_t", CUTAP_ARG_PTR},
 };
@@ -17679,6 +18678,23 @@ static const cutap_arg_info_t args_cusparseDgebsr2gebsr_bufferSize[] = {
     {"pBufferSizeInBytes", "int *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseDgebsr2gebsr_bufferSize[] = {8, 4, 4, 4, 4, 8, 8, 8, 8, 4, 4, 4, 4, 8};
+static const cutap_arg_info_t args_cusparseDgemmi[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"k", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const double *", CUTAP_ARG_PTR},
+    {"A", "const double *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+    {"cscValB", "const double *", CUTAP_ARG_PTR},
+    {"cscColPtrB", "const int *", CUTAP_ARG_PTR},
+    {"cscRowIndB", "const int *", CUTAP_ARG_PTR},
+    {"beta", "const double *", CUTAP_ARG_PTR},
+    {"C", "double *", CUTAP_ARG_PTR},
+    {"ldc", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cusparseDgemmi[] = {8, 4, 4, 4, 4, 8, 8, 4, 8, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseDgemvi[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
@@ -17733,6 +18749,24 @@ static const cutap_arg_info_t args_cusparseDgpsvInterleavedBatch_bufferSizeExt[]
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseDgpsvInterleavedBatch_bufferSizeExt[] = {8, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseDgthr[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"y", "const double *", CUTAP_ARG_PTR},
+    {"xVal", "double *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseDgthr[] = {8, 4, 8, 8, 8, 4};
+static const cutap_arg_info_t args_cusparseDgthrz[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"y", "double *", CUTAP_ARG_PTR},
+    {"xVal", "double *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseDgthrz[] = {8, 4, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseDgtsv2[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -18101,6 +19135,26 @@ static const cutap_arg_info_t args_cusparseDpruneDense2csr_bufferSizeExt[] = {
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseDpruneDense2csr_bufferSizeExt[] = {8, 4, 4, 8, 4, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseDroti[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"xVal", "double *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"y", "double *", CUTAP_ARG_PTR},
+    {"c", "const double *", CUTAP_ARG_PTR},
+    {"s", "const double *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseDroti[] = {8, 4, 8, 8, 8, 8, 8, 4};
+static const cutap_arg_info_t args_cusparseDsctr[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"xVal", "const double *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"y", "double *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseDsctr[] = {8, 4, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseGather[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"vecY", "cusparseConstDnVecDescr_t", CUTAP_ARG_PTR},
@@ -18227,6 +19281,16 @@ static const cutap_arg_info_t args_cusparseSDDMM_preprocess[] = {
     {"externalBuffer", "void *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseSDDMM_preprocess[] = {8, 4, 4, 8, 8, 8, 8, 8, 4, 4, 8};
+static const cutap_arg_info_t args_cusparseSaxpyi[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const float *", CUTAP_ARG_PTR},
+    {"xVal", "const float *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"y", "float *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseSaxpyi[] = {8, 4, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseSbsr2csr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -18514,6 +19578,18 @@ static const cutap_arg_info_t args_cusparseScatter[] = {
     {"vecY", "cusparseDnVecDescr_t", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseScatter[] = {8, 8, 8};
+static const cutap_arg_info_t args_cusparseScsc2dense[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"cscSortedValA", "const float *", CUTAP_ARG_PTR},
+    {"cscSortedRowIndA", "const int *", CUTAP_ARG_PTR},
+    {"cscSortedColPtrA", "const int *", CUTAP_ARG_PTR},
+    {"A", "float *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cusparseScsc2dense[] = {8, 4, 4, 8, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseScsr2bsr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -18559,6 +19635,18 @@ static const cutap_arg_info_t args_cusparseScsr2csru[] = {
     {"pBuffer", "void *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseScsr2csru[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseScsr2dense[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const float *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"A", "float *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cusparseScsr2dense[] = {8, 4, 4, 8, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseScsr2gebsr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -18652,6 +19740,59 @@ static const cutap_arg_info_t args_cusparseScsrgeam2_bufferSizeExt[] = {
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseScsrgeam2_bufferSizeExt[] = {8, 4, 4, 8, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseScsrgemm2[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"k", "int", CUTAP_ARG_INT},
+    {"alpha", "const float *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzA", "int", CUTAP_ARG_INT},
+    {"csrSortedValA", "const float *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"descrB", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzB", "int", CUTAP_ARG_INT},
+    {"csrSortedValB", "const float *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrB", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndB", "const int *", CUTAP_ARG_PTR},
+    {"beta", "const float *", CUTAP_ARG_PTR},
+    {"descrD", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzD", "int", CUTAP_ARG_INT},
+    {"csrSortedValD", "const float *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrD", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndD", "const int *", CUTAP_ARG_PTR},
+    {"descrC", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValC", "float *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrC", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndC", "int *", CUTAP_ARG_PTR},
+    {"info", "const csrgemm2Info_t", CUTAP_ARG_PTR},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseScsrgemm2[] = {8, 4, 4, 4, 8, 8, 4, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseScsrgemm2_bufferSizeExt[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"k", "int", CUTAP_ARG_INT},
+    {"alpha", "const float *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzA", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"descrB", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzB", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrB", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndB", "const int *", CUTAP_ARG_PTR},
+    {"beta", "const float *", CUTAP_ARG_PTR},
+    {"descrD", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzD", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrD", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndD", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrgemm2Info_t", CUTAP_ARG_PTR},
+    {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseScsrgemm2_bufferSizeExt[] = {8, 4, 4, 4, 8, 8, 4, 8, 8, 8, 4, 8, 8, 8, 8, 4, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cusparseScsric02[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -18736,6 +19877,110 @@ static const cutap_arg_info_t args_cusparseScsrilu02_numericBoost[] = {
     {"boost_val", "float *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseScsrilu02_numericBoost[] = {8, 8, 4, 8, 8};
+static const cutap_arg_info_t args_cusparseScsrsm2_analysis[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"algo", "int", CUTAP_ARG_INT},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"transB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nrhs", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const float *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const float *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"B", "const float *", CUTAP_ARG_PTR},
+    {"ldb", "int", CUTAP_ARG_INT},
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseScsrsm2_analysis[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseScsrsm2_bufferSizeExt[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"algo", "int", CUTAP_ARG_INT},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"transB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nrhs", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const float *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const float *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"B", "const float *", CUTAP_ARG_PTR},
+    {"ldb", "int", CUTAP_ARG_INT},
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBufferSize", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseScsrsm2_bufferSizeExt[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseScsrsm2_solve[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"algo", "int", CUTAP_ARG_INT},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"transB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nrhs", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const float *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const float *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"B", "float *", CUTAP_ARG_PTR},
+    {"ldb", "int", CUTAP_ARG_INT},
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseScsrsm2_solve[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseScsrsv2_analysis[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const float *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseScsrsv2_analysis[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseScsrsv2_bufferSize[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "float *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+    {"pBufferSizeInBytes", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseScsrsv2_bufferSize[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseScsrsv2_solve[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const float *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const float *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+    {"f", "const float *", CUTAP_ARG_PTR},
+    {"x", "float *", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseScsrsv2_solve[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 8, 8, 8, 4, 8};
 static const cutap_arg_info_t args_cusparseScsru2csr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -18761,6 +20006,32 @@ static const cutap_arg_info_t args_cusparseScsru2csr_bufferSizeExt[] = {
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseScsru2csr_bufferSizeExt[] = {8, 4, 4, 4, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseSdense2csc[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"A", "const float *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+    {"nnzPerCol", "const int *", CUTAP_ARG_PTR},
+    {"cscSortedValA", "float *", CUTAP_ARG_PTR},
+    {"cscSortedRowIndA", "int *", CUTAP_ARG_PTR},
+    {"cscSortedColPtrA", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseSdense2csc[] = {8, 4, 4, 8, 8, 4, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseSdense2csr[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"A", "const float *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+    {"nnzPerRow", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedValA", "float *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseSdense2csr[] = {8, 4, 4, 8, 8, 4, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cusparseSetMatDiagType[] = {
     {"descrA", "cusparseMatDescr_t", CUTAP_ARG_PTR},
     {"diagType", "cusparseDiagType_t", CUTAP_ARG_ENUM},
@@ -18877,6 +20148,23 @@ static const cutap_arg_info_t args_cusparseSgebsr2gebsr_bufferSize[] = {
     {"pBufferSizeInBytes", "int *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseSgebsr2gebsr_bufferSize[] = {8, 4, 4, 4, 4, 8, 8, 8, 8, 4, 4, 4, 4, 8};
+static const cutap_arg_info_t args_cusparseSgemmi[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"k", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const float *", CUTAP_ARG_PTR},
+    {"A", "const float *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+    {"cscValB", "const float *", CUTAP_ARG_PTR},
+    {"cscColPtrB", "const int *", CUTAP_ARG_PTR},
+    {"cscRowIndB", "const int *", CUTAP_ARG_PTR},
+    {"beta", "const float *", CUTAP_ARG_PTR},
+    {"C", "float *", CUTAP_ARG_PTR},
+    {"ldc", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cusparseSgemmi[] = {8, 4, 4, 4, 4, 8, 8, 4, 8, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseSgemvi[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
@@ -18931,6 +20219,24 @@ static const cutap_arg_info_t args_cusparseSgpsvInterleavedBatch_bufferSizeExt[]
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseSgpsvInterleavedBatch_bufferSizeExt[] = {8, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseSgthr[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"y", "const float *", CUTAP_ARG_PTR},
+    {"xVal", "float *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseSgthr[] = {8, 4, 8, 8, 8, 4};
+static const cutap_arg_info_t args_cusparseSgthrz[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"y", "float *", CUTAP_ARG_PTR},
+    {"xVal", "float *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseSgthrz[] = {8, 4, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseSgtsv2[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -19343,6 +20649,11 @@ static const cutap_arg_info_t args_cusparseSpMatSetAttribute[] = {
     {"dataSize", "size_t", CUTAP_ARG_UINT},
 };
 static const uint16_t sizes_cusparseSpMatSetAttribute[] = {8, 4, 8, 8};
+static const cutap_arg_info_t args_cusparseSpMatSetStridedBatch[] = {
+    {"spMatDescr", "cusparseSpMatDescr_t", CUTAP_ARG_PTR},
+    {"batchCount", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cusparseSpMatSetStridedBatch[] = {8, 4};
 static const cutap_arg_info_t args_cusparseSpMatSetValues[] = {
     {"spMatDescr", "cusparseSpMatDescr_t", CUTAP_ARG_PTR},
     {"values", "void *", CUTAP_ARG_PTR},
@@ -19720,6 +21031,26 @@ static const cutap_arg_info_t args_cusparseSpruneDense2csr_bufferSizeExt[] = {
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseSpruneDense2csr_bufferSizeExt[] = {8, 4, 4, 8, 4, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseSroti[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"xVal", "float *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"y", "float *", CUTAP_ARG_PTR},
+    {"c", "const float *", CUTAP_ARG_PTR},
+    {"s", "const float *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseSroti[] = {8, 4, 8, 8, 8, 8, 8, 4};
+static const cutap_arg_info_t args_cusparseSsctr[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"xVal", "const float *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"y", "float *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseSsctr[] = {8, 4, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseXbsric02_zeroPivot[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"info", "bsric02Info_t", CUTAP_ARG_PTR},
@@ -19864,6 +21195,30 @@ static const cutap_arg_info_t args_cusparseXcsrgeam2Nnz[] = {
     {"workspace", "void *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseXcsrgeam2Nnz[] = {8, 4, 4, 8, 4, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseXcsrgemm2Nnz[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"k", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzA", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"descrB", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzB", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrB", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndB", "const int *", CUTAP_ARG_PTR},
+    {"descrD", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzD", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrD", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndD", "const int *", CUTAP_ARG_PTR},
+    {"descrC", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrC", "int *", CUTAP_ARG_PTR},
+    {"nnzTotalDevHostPtr", "int *", CUTAP_ARG_PTR},
+    {"info", "const csrgemm2Info_t", CUTAP_ARG_PTR},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseXcsrgemm2Nnz[] = {8, 4, 4, 4, 8, 4, 8, 8, 8, 4, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cusparseXcsric02_zeroPivot[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"info", "csric02Info_t", CUTAP_ARG_PTR},
@@ -19876,6 +21231,12 @@ static const cutap_arg_info_t args_cusparseXcsrilu02_zeroPivot[] = {
     {"position", "int *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseXcsrilu02_zeroPivot[] = {8, 8, 8};
+static const cutap_arg_info_t args_cusparseXcsrsm2_zeroPivot[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+    {"position", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseXcsrsm2_zeroPivot[] = {8, 8, 8};
 static const cutap_arg_info_t args_cusparseXcsrsort[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -19898,6 +21259,12 @@ static const cutap_arg_info_t args_cusparseXcsrsort_bufferSizeExt[] = {
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseXcsrsort_bufferSizeExt[] = {8, 4, 4, 4, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseXcsrsv2_zeroPivot[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+    {"position", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseXcsrsv2_zeroPivot[] = {8, 8, 8};
 static const cutap_arg_info_t args_cusparseXgebsr2gebsrNnz[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -19917,6 +21284,16 @@ static const cutap_arg_info_t args_cusparseXgebsr2gebsrNnz[] = {
     {"pBuffer", "void *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseXgebsr2gebsrNnz[] = {8, 4, 4, 4, 4, 8, 8, 8, 4, 4, 8, 8, 4, 4, 8, 8};
+static const cutap_arg_info_t args_cusparseZaxpyi[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"xVal", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"y", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseZaxpyi[] = {8, 4, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseZbsr2csr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -20198,6 +21575,18 @@ static const cutap_arg_info_t args_cusparseZbsrxmv[] = {
     {"y", "cuDoubleComplex *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseZbsrxmv[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseZcsc2dense[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"cscSortedValA", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"cscSortedRowIndA", "const int *", CUTAP_ARG_PTR},
+    {"cscSortedColPtrA", "const int *", CUTAP_ARG_PTR},
+    {"A", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cusparseZcsc2dense[] = {8, 4, 4, 8, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseZcsr2bsr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -20243,6 +21632,18 @@ static const cutap_arg_info_t args_cusparseZcsr2csru[] = {
     {"pBuffer", "void *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseZcsr2csru[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseZcsr2dense[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"A", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cusparseZcsr2dense[] = {8, 4, 4, 8, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseZcsr2gebsr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -20336,6 +21737,59 @@ static const cutap_arg_info_t args_cusparseZcsrgeam2_bufferSizeExt[] = {
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseZcsrgeam2_bufferSizeExt[] = {8, 4, 4, 8, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseZcsrgemm2[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"k", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzA", "int", CUTAP_ARG_INT},
+    {"csrSortedValA", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"descrB", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzB", "int", CUTAP_ARG_INT},
+    {"csrSortedValB", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrB", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndB", "const int *", CUTAP_ARG_PTR},
+    {"beta", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"descrD", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzD", "int", CUTAP_ARG_INT},
+    {"csrSortedValD", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrD", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndD", "const int *", CUTAP_ARG_PTR},
+    {"descrC", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValC", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrC", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndC", "int *", CUTAP_ARG_PTR},
+    {"info", "const csrgemm2Info_t", CUTAP_ARG_PTR},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseZcsrgemm2[] = {8, 4, 4, 4, 8, 8, 4, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseZcsrgemm2_bufferSizeExt[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"k", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzA", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"descrB", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzB", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrB", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndB", "const int *", CUTAP_ARG_PTR},
+    {"beta", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"descrD", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"nnzD", "int", CUTAP_ARG_INT},
+    {"csrSortedRowPtrD", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndD", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrgemm2Info_t", CUTAP_ARG_PTR},
+    {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseZcsrgemm2_bufferSizeExt[] = {8, 4, 4, 4, 8, 8, 4, 8, 8, 8, 4, 8, 8, 8, 8, 4, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cusparseZcsric02[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -20420,6 +21874,110 @@ static const cutap_arg_info_t args_cusparseZcsrilu02_numericBoost[] = {
     {"boost_val", "cuDoubleComplex *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseZcsrilu02_numericBoost[] = {8, 8, 4, 8, 8};
+static const cutap_arg_info_t args_cusparseZcsrsm2_analysis[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"algo", "int", CUTAP_ARG_INT},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"transB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nrhs", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"B", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"ldb", "int", CUTAP_ARG_INT},
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseZcsrsm2_analysis[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseZcsrsm2_bufferSizeExt[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"algo", "int", CUTAP_ARG_INT},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"transB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nrhs", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"B", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"ldb", "int", CUTAP_ARG_INT},
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBufferSize", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseZcsrsm2_bufferSizeExt[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseZcsrsm2_solve[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"algo", "int", CUTAP_ARG_INT},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"transB", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nrhs", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"B", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"ldb", "int", CUTAP_ARG_INT},
+    {"info", "csrsm2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseZcsrsm2_solve[] = {8, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseZcsrsv2_analysis[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseZcsrsv2_analysis[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseZcsrsv2_bufferSize[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+    {"pBufferSizeInBytes", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseZcsrsv2_bufferSize[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseZcsrsv2_solve[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
+    {"m", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"csrSortedValA", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "const int *", CUTAP_ARG_PTR},
+    {"info", "csrsv2Info_t", CUTAP_ARG_PTR},
+    {"f", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"x", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"policy", "cusparseSolvePolicy_t", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseZcsrsv2_solve[] = {8, 4, 4, 4, 8, 8, 8, 8, 8, 8, 8, 8, 4, 8};
 static const cutap_arg_info_t args_cusparseZcsru2csr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -20445,6 +22003,32 @@ static const cutap_arg_info_t args_cusparseZcsru2csr_bufferSizeExt[] = {
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseZcsru2csr_bufferSizeExt[] = {8, 4, 4, 4, 8, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseZdense2csc[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"A", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+    {"nnzPerCol", "const int *", CUTAP_ARG_PTR},
+    {"cscSortedValA", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"cscSortedRowIndA", "int *", CUTAP_ARG_PTR},
+    {"cscSortedColPtrA", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseZdense2csc[] = {8, 4, 4, 8, 8, 4, 8, 8, 8, 8};
+static const cutap_arg_info_t args_cusparseZdense2csr[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"descrA", "const cusparseMatDescr_t", CUTAP_ARG_PTR},
+    {"A", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+    {"nnzPerRow", "const int *", CUTAP_ARG_PTR},
+    {"csrSortedValA", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"csrSortedRowPtrA", "int *", CUTAP_ARG_PTR},
+    {"csrSortedColIndA", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusparseZdense2csr[] = {8, 4, 4, 8, 8, 4, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cusparseZgebsr2csr[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"dirA", "cusparseDirection_t", CUTAP_ARG_ENUM},
@@ -20531,6 +22115,23 @@ static const cutap_arg_info_t args_cusparseZgebsr2gebsr_bufferSize[] = {
     {"pBufferSizeInBytes", "int *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseZgebsr2gebsr_bufferSize[] = {8, 4, 4, 4, 4, 8, 8, 8, 8, 4, 4, 4, 4, 8};
+static const cutap_arg_info_t args_cusparseZgemmi[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"m", "int", CUTAP_ARG_INT},
+    {"n", "int", CUTAP_ARG_INT},
+    {"k", "int", CUTAP_ARG_INT},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"alpha", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"A", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"lda", "int", CUTAP_ARG_INT},
+    {"cscValB", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"cscColPtrB", "const int *", CUTAP_ARG_PTR},
+    {"cscRowIndB", "const int *", CUTAP_ARG_PTR},
+    {"beta", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"C", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"ldc", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_cusparseZgemmi[] = {8, 4, 4, 4, 4, 8, 8, 4, 8, 8, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseZgemvi[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"transA", "cusparseOperation_t", CUTAP_ARG_ENUM},
@@ -20585,6 +22186,24 @@ static const cutap_arg_info_t args_cusparseZgpsvInterleavedBatch_bufferSizeExt[]
     {"pBufferSizeInBytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseZgpsvInterleavedBatch_bufferSizeExt[] = {8, 4, 4, 8, 8, 8, 8, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cusparseZgthr[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"y", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"xVal", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseZgthr[] = {8, 4, 8, 8, 8, 4};
+static const cutap_arg_info_t args_cusparseZgthrz[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"y", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"xVal", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseZgthrz[] = {8, 4, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusparseZgtsv2[] = {
     {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
     {"m", "int", CUTAP_ARG_INT},
@@ -20704,6 +22323,15 @@ static const cutap_arg_info_t args_cusparseZnnz_compress[] = {
     {"tol", "cuDoubleComplex", CUTAP_ARG_STRUCT},
 };
 static const uint16_t sizes_cusparseZnnz_compress[] = {8, 4, 8, 8, 8, 8, 8, 16};
+static const cutap_arg_info_t args_cusparseZsctr[] = {
+    {"handle", "cusparseHandle_t", CUTAP_ARG_PTR},
+    {"nnz", "int", CUTAP_ARG_INT},
+    {"xVal", "const cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"xInd", "const int *", CUTAP_ARG_PTR},
+    {"y", "cuDoubleComplex *", CUTAP_ARG_PTR},
+    {"idxBase", "cusparseIndexBase_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_cusparseZsctr[] = {8, 4, 8, 8, 8, 4};
 static const cutap_arg_info_t args_cusolverDnCCgels[] = {
     {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
     {"m", "cusolver_int_t", CUTAP_ARG_INT},
@@ -22818,6 +24446,82 @@ static const cutap_arg_info_t args_cusolverDnDsytri_bufferSize[] = {
     {"lwork", "int *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusolverDnDsytri_bufferSize[] = {8, 4, 4, 8, 4, 8, 8};
+static const cutap_arg_info_t args_cusolverDnGeqrf[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"m", "int64_t", CUTAP_ARG_INT},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeTau", "cudaDataType", CUTAP_ARG_ENUM},
+    {"tau", "void *", CUTAP_ARG_PTR},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+    {"workspaceInBytes", "size_t", CUTAP_ARG_UINT},
+    {"info", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnGeqrf[] = {8, 8, 8, 8, 4, 8, 8, 4, 8, 4, 8, 8, 8};
+static const cutap_arg_info_t args_cusolverDnGeqrf_bufferSize[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"m", "int64_t", CUTAP_ARG_INT},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "const void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeTau", "cudaDataType", CUTAP_ARG_ENUM},
+    {"tau", "const void *", CUTAP_ARG_PTR},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"workspaceInBytes", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnGeqrf_bufferSize[] = {8, 8, 8, 8, 4, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusolverDnGesvd[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"jobu", "signed char", CUTAP_ARG_INT},
+    {"jobvt", "signed char", CUTAP_ARG_INT},
+    {"m", "int64_t", CUTAP_ARG_INT},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeS", "cudaDataType", CUTAP_ARG_ENUM},
+    {"S", "void *", CUTAP_ARG_PTR},
+    {"dataTypeU", "cudaDataType", CUTAP_ARG_ENUM},
+    {"U", "void *", CUTAP_ARG_PTR},
+    {"ldu", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeVT", "cudaDataType", CUTAP_ARG_ENUM},
+    {"VT", "void *", CUTAP_ARG_PTR},
+    {"ldvt", "int64_t", CUTAP_ARG_INT},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+    {"workspaceInBytes", "size_t", CUTAP_ARG_UINT},
+    {"info", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnGesvd[] = {8, 8, 1, 1, 8, 8, 4, 8, 8, 4, 8, 4, 8, 8, 4, 8, 8, 4, 8, 8, 8};
+static const cutap_arg_info_t args_cusolverDnGesvd_bufferSize[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"jobu", "signed char", CUTAP_ARG_INT},
+    {"jobvt", "signed char", CUTAP_ARG_INT},
+    {"m", "int64_t", CUTAP_ARG_INT},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "const void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeS", "cudaDataType", CUTAP_ARG_ENUM},
+    {"S", "const void *", CUTAP_ARG_PTR},
+    {"dataTypeU", "cudaDataType", CUTAP_ARG_ENUM},
+    {"U", "const void *", CUTAP_ARG_PTR},
+    {"ldu", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeVT", "cudaDataType", CUTAP_ARG_ENUM},
+    {"VT", "const void *", CUTAP_ARG_PTR},
+    {"ldvt", "int64_t", CUTAP_ARG_INT},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"workspaceInBytes", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnGesvd_bufferSize[] = {8, 8, 1, 1, 8, 8, 4, 8, 8, 4, 8, 4, 8, 8, 4, 8, 8, 4, 8};
 static const cutap_arg_info_t args_cusolverDnGetDeterministicMode[] = {
     {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
     {"mode", "cusolverDeterministicMode_t *", CUTAP_ARG_PTR},
@@ -22841,6 +24545,49 @@ static const uint16_t sizes_cusolverDnGetStream[] = {8, 8};
 static const struct cutap_capinfo caps_cusolverDnGetStream[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
+static const cutap_arg_info_t args_cusolverDnGetrf[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"m", "int64_t", CUTAP_ARG_INT},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"ipiv", "int64_t *", CUTAP_ARG_PTR},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+    {"workspaceInBytes", "size_t", CUTAP_ARG_UINT},
+    {"info", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnGetrf[] = {8, 8, 8, 8, 4, 8, 8, 8, 4, 8, 8, 8};
+static const cutap_arg_info_t args_cusolverDnGetrf_bufferSize[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"m", "int64_t", CUTAP_ARG_INT},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "const void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"workspaceInBytes", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnGetrf_bufferSize[] = {8, 8, 8, 8, 4, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cusolverDnGetrs[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"trans", "cublasOperation_t", CUTAP_ARG_ENUM},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"nrhs", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "const void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"ipiv", "const int64_t *", CUTAP_ARG_PTR},
+    {"dataTypeB", "cudaDataType", CUTAP_ARG_ENUM},
+    {"B", "void *", CUTAP_ARG_PTR},
+    {"ldb", "int64_t", CUTAP_ARG_INT},
+    {"info", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnGetrs[] = {8, 8, 4, 8, 8, 4, 8, 8, 8, 4, 8, 8, 8};
 static const cutap_arg_info_t args_cusolverDnIRSInfosCreate[] = {
     {"infos_ptr", "cusolverDnIRSInfos_t *", CUTAP_ARG_PTR},
 };
@@ -22998,6 +24745,47 @@ static const cutap_arg_info_t args_cusolverDnIRSXgesv_bufferSize[] = {
     {"lwork_bytes", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusolverDnIRSXgesv_bufferSize[] = {8, 8, 4, 4, 8};
+static const cutap_arg_info_t args_cusolverDnPotrf[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"uplo", "cublasFillMode_t", CUTAP_ARG_ENUM},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+    {"workspaceInBytes", "size_t", CUTAP_ARG_UINT},
+    {"info", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnPotrf[] = {8, 8, 4, 8, 4, 8, 8, 4, 8, 8, 8};
+static const cutap_arg_info_t args_cusolverDnPotrf_bufferSize[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"uplo", "cublasFillMode_t", CUTAP_ARG_ENUM},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "const void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"workspaceInBytes", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnPotrf_bufferSize[] = {8, 8, 4, 8, 4, 8, 8, 4, 8};
+static const cutap_arg_info_t args_cusolverDnPotrs[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"uplo", "cublasFillMode_t", CUTAP_ARG_ENUM},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"nrhs", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "const void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeB", "cudaDataType", CUTAP_ARG_ENUM},
+    {"B", "void *", CUTAP_ARG_PTR},
+    {"ldb", "int64_t", CUTAP_ARG_INT},
+    {"info", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnPotrs[] = {8, 8, 4, 8, 8, 4, 8, 8, 4, 8, 8, 8};
 static const cutap_arg_info_t args_cusolverDnSBgels[] = {
     {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
     {"m", "cusolver_int_t", CUTAP_ARG_INT},
@@ -24027,6 +25815,82 @@ static const cutap_arg_info_t args_cusolverDnSsytri_bufferSize[] = {
     {"lwork", "int *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusolverDnSsytri_bufferSize[] = {8, 4, 4, 8, 4, 8, 8};
+static const cutap_arg_info_t args_cusolverDnSyevd[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"jobz", "cusolverEigMode_t", CUTAP_ARG_ENUM},
+    {"uplo", "cublasFillMode_t", CUTAP_ARG_ENUM},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeW", "cudaDataType", CUTAP_ARG_ENUM},
+    {"W", "void *", CUTAP_ARG_PTR},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+    {"workspaceInBytes", "size_t", CUTAP_ARG_UINT},
+    {"info", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnSyevd[] = {8, 8, 4, 4, 8, 4, 8, 8, 4, 8, 4, 8, 8, 8};
+static const cutap_arg_info_t args_cusolverDnSyevd_bufferSize[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"jobz", "cusolverEigMode_t", CUTAP_ARG_ENUM},
+    {"uplo", "cublasFillMode_t", CUTAP_ARG_ENUM},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "const void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeW", "cudaDataType", CUTAP_ARG_ENUM},
+    {"W", "const void *", CUTAP_ARG_PTR},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"workspaceInBytes", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnSyevd_bufferSize[] = {8, 8, 4, 4, 8, 4, 8, 8, 4, 8, 4, 8};
+static const cutap_arg_info_t args_cusolverDnSyevdx[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"jobz", "cusolverEigMode_t", CUTAP_ARG_ENUM},
+    {"range", "cusolverEigRange_t", CUTAP_ARG_ENUM},
+    {"uplo", "cublasFillMode_t", CUTAP_ARG_ENUM},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"vl", "void *", CUTAP_ARG_PTR},
+    {"vu", "void *", CUTAP_ARG_PTR},
+    {"il", "int64_t", CUTAP_ARG_INT},
+    {"iu", "int64_t", CUTAP_ARG_INT},
+    {"meig64", "int64_t *", CUTAP_ARG_PTR},
+    {"dataTypeW", "cudaDataType", CUTAP_ARG_ENUM},
+    {"W", "void *", CUTAP_ARG_PTR},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"pBuffer", "void *", CUTAP_ARG_PTR},
+    {"workspaceInBytes", "size_t", CUTAP_ARG_UINT},
+    {"info", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnSyevdx[] = {8, 8, 4, 4, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8, 8, 8};
+static const cutap_arg_info_t args_cusolverDnSyevdx_bufferSize[] = {
+    {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
+    {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
+    {"jobz", "cusolverEigMode_t", CUTAP_ARG_ENUM},
+    {"range", "cusolverEigRange_t", CUTAP_ARG_ENUM},
+    {"uplo", "cublasFillMode_t", CUTAP_ARG_ENUM},
+    {"n", "int64_t", CUTAP_ARG_INT},
+    {"dataTypeA", "cudaDataType", CUTAP_ARG_ENUM},
+    {"A", "const void *", CUTAP_ARG_PTR},
+    {"lda", "int64_t", CUTAP_ARG_INT},
+    {"vl", "void *", CUTAP_ARG_PTR},
+    {"vu", "void *", CUTAP_ARG_PTR},
+    {"il", "int64_t", CUTAP_ARG_INT},
+    {"iu", "int64_t", CUTAP_ARG_INT},
+    {"h_meig", "int64_t *", CUTAP_ARG_PTR},
+    {"dataTypeW", "cudaDataType", CUTAP_ARG_ENUM},
+    {"W", "const void *", CUTAP_ARG_PTR},
+    {"computeType", "cudaDataType", CUTAP_ARG_ENUM},
+    {"workspaceInBytes", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cusolverDnSyevdx_bufferSize[] = {8, 8, 4, 4, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8};
 static const cutap_arg_info_t args_cusolverDnXgeev[] = {
     {"handle", "cusolverDnHandle_t", CUTAP_ARG_PTR},
     {"params", "cusolverDnParams_t", CUTAP_ARG_PTR},
@@ -27983,6 +29847,19 @@ static const struct cutap_capinfo caps_nvrtcGetLoweredName[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_STR, .size = 0},
     {.arg = 2, .kind = CUTAP_CAP_OUT_STRPTR, .size = 0},
 };
+static const cutap_arg_info_t args_nvrtcGetNVVM[] = {
+    {"prog", "nvrtcProgram", CUTAP_ARG_PTR},
+    {"nvvm", "char *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvrtcGetNVVM[] = {8, 8};
+static const struct cutap_capinfo caps_nvrtcGetNVVM[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvrtcGetNVVMSize[] = {
+    {"prog", "nvrtcProgram", CUTAP_ARG_PTR},
+    {"nvvmSizeRet", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvrtcGetNVVMSize[] = {8, 8};
 static const cutap_arg_info_t args_nvrtcGetNumSupportedArchs[] = {
     {"numArchs", "int *", CUTAP_ARG_PTR},
 };
@@ -28058,6 +29935,17 @@ static const cutap_arg_info_t args_nvrtcVersion[] = {
     {"minor", "int *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_nvrtcVersion[] = {8, 8};
+static const cutap_arg_info_t args___nvJitLinkAddData_12_4[] = {
+    {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
+    {"inputType", "nvJitLinkInputType", CUTAP_ARG_ENUM},
+    {"data", "const void *", CUTAP_ARG_PTR},
+    {"size", "size_t", CUTAP_ARG_UINT},
+    {"name", "const char *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes___nvJitLinkAddData_12_4[] = {8, 4, 8, 8, 8};
+static const struct cutap_capinfo caps___nvJitLinkAddData_12_4[] = {
+    {.arg = 4, .kind = CUTAP_CAP_IN_STR, .size = 0},
+};
 static const cutap_arg_info_t args___nvJitLinkAddData_13_0[] = {
     {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
     {"inputType", "nvJitLinkInputType", CUTAP_ARG_ENUM},
@@ -28069,6 +29957,15 @@ static const uint16_t sizes___nvJitLinkAddData_13_0[] = {8, 4, 8, 8, 8};
 static const struct cutap_capinfo caps___nvJitLinkAddData_13_0[] = {
     {.arg = 4, .kind = CUTAP_CAP_IN_STR, .size = 0},
 };
+static const cutap_arg_info_t args___nvJitLinkAddFile_12_4[] = {
+    {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
+    {"inputType", "nvJitLinkInputType", CUTAP_ARG_ENUM},
+    {"fileName", "const char *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes___nvJitLinkAddFile_12_4[] = {8, 4, 8};
+static const struct cutap_capinfo caps___nvJitLinkAddFile_12_4[] = {
+    {.arg = 2, .kind = CUTAP_CAP_IN_STR, .size = 0},
+};
 static const cutap_arg_info_t args___nvJitLinkAddFile_13_0[] = {
     {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
     {"inputType", "nvJitLinkInputType", CUTAP_ARG_ENUM},
@@ -28078,10 +29975,24 @@ static const uint16_t sizes___nvJitLinkAddFile_13_0[] = {8, 4, 8};
 static const struct cutap_capinfo caps___nvJitLinkAddFile_13_0[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_STR, .size = 0},
 };
+static const cutap_arg_info_t args___nvJitLinkComplete_12_4[] = {
+    {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes___nvJitLinkComplete_12_4[] = {8};
 static const cutap_arg_info_t args___nvJitLinkComplete_13_0[] = {
     {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes___nvJitLinkComplete_13_0[] = {8};
+static const cutap_arg_info_t args___nvJitLinkCreate_12_4[] = {
+    {"handle", "nvJitLinkHandle *", CUTAP_ARG_PTR},
+    {"numOptions", "uint32_t", CUTAP_ARG_UINT},
+    {"options", "const char **", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes___nvJitLinkCreate_12_4[] = {8, 4, 8};
+static const struct cutap_capinfo caps___nvJitLinkCreate_12_4[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_STRPTR, .size = 0},
+};
 static const cutap_arg_info_t args___nvJitLinkCreate_13_0[] = {
     {"handle", "nvJitLinkHandle *", CUTAP_ARG_PTR},
     {"numOptions", "uint32_t", CUTAP_ARG_UINT},
@@ -28091,6 +30002,13 @@ static const uint16_t sizes___nvJitLinkCreate_13_0[] = {8, 4, 8};
 static const struct cutap_capinfo caps___nvJitLinkCreate_13_0[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
+static const cutap_arg_info_t args___nvJitLinkDestroy_12_4[] = {
+    {"handle", "nvJitLinkHandle *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes___nvJitLinkDestroy_12_4[] = {8};
+static const struct cutap_capinfo caps___nvJitLinkDestroy_12_4[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
 static const cutap_arg_info_t args___nvJitLinkDestroy_13_0[] = {
     {"handle", "nvJitLinkHandle *", CUTAP_ARG_PTR},
 };
@@ -28098,11 +30016,24 @@ static const uint16_t sizes___nvJitLinkDestroy_13_0[] = {8};
 static const struct cutap_capinfo caps___nvJitLinkDestroy_13_0[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
+static const cutap_arg_info_t args___nvJitLinkGetErrorLogSize_12_4[] = {
+    {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
+    {"size", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes___nvJitLinkGetErrorLogSize_12_4[] = {8, 8};
 static const cutap_arg_info_t args___nvJitLinkGetErrorLogSize_13_0[] = {
     {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
     {"size", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes___nvJitLinkGetErrorLogSize_13_0[] = {8, 8};
+static const cutap_arg_info_t args___nvJitLinkGetErrorLog_12_4[] = {
+    {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
+    {"log", "char *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes___nvJitLinkGetErrorLog_12_4[] = {8, 8};
+static const struct cutap_capinfo caps___nvJitLinkGetErrorLog_12_4[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
 static const cutap_arg_info_t args___nvJitLinkGetErrorLog_13_0[] = {
     {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
     {"log", "char *", CUTAP_ARG_PTR},
@@ -28111,11 +30042,24 @@ static const uint16_t sizes___nvJitLinkGetErrorLog_13_0[] = {8, 8};
 static const struct cutap_capinfo caps___nvJitLinkGetErrorLog_13_0[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
 };
+static const cutap_arg_info_t args___nvJitLinkGetInfoLogSize_12_4[] = {
+    {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
+    {"size", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes___nvJitLinkGetInfoLogSize_12_4[] = {8, 8};
 static const cutap_arg_info_t args___nvJitLinkGetInfoLogSize_13_0[] = {
     {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
     {"size", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes___nvJitLinkGetInfoLogSize_13_0[] = {8, 8};
+static const cutap_arg_info_t args___nvJitLinkGetInfoLog_12_4[] = {
+    {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
+    {"log", "char *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes___nvJitLinkGetInfoLog_12_4[] = {8, 8};
+static const struct cutap_capinfo caps___nvJitLinkGetInfoLog_12_4[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
 static const cutap_arg_info_t args___nvJitLinkGetInfoLog_13_0[] = {
     {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
     {"log", "char *", CUTAP_ARG_PTR},
@@ -28124,21 +30068,44 @@ static const uint16_t sizes___nvJitLinkGetInfoLog_13_0[] = {8, 8};
 static const struct cutap_capinfo caps___nvJitLinkGetInfoLog_13_0[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
 };
+static const cutap_arg_info_t args___nvJitLinkGetLinkedCubinSize_12_4[] = {
+    {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
+    {"size", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes___nvJitLinkGetLinkedCubinSize_12_4[] = {8, 8};
 static const cutap_arg_info_t args___nvJitLinkGetLinkedCubinSize_13_0[] = {
     {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
     {"size", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes___nvJitLinkGetLinkedCubinSize_13_0[] = {8, 8};
+static const cutap_arg_info_t args___nvJitLinkGetLinkedCubin_12_4[] = {
+    {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
+    {"cubin", "void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes___nvJitLinkGetLinkedCubin_12_4[] = {8, 8};
 static const cutap_arg_info_t args___nvJitLinkGetLinkedCubin_13_0[] = {
     {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
     {"cubin", "void *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes___nvJitLinkGetLinkedCubin_13_0[] = {8, 8};
+static const cutap_arg_info_t args___nvJitLinkGetLinkedPtxSize_12_4[] = {
+    {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
+    {"size", "size_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes___nvJitLinkGetLinkedPtxSize_12_4[] = {8, 8};
 static const cutap_arg_info_t args___nvJitLinkGetLinkedPtxSize_13_0[] = {
     {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
     {"size", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes___nvJitLinkGetLinkedPtxSize_13_0[] = {8, 8};
+static const cutap_arg_info_t args___nvJitLinkGetLinkedPtx_12_4[] = {
+    {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
+    {"ptx", "char *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes___nvJitLinkGetLinkedPtx_12_4[] = {8, 8};
+static const struct cutap_capinfo caps___nvJitLinkGetLinkedPtx_12_4[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
 static const cutap_arg_info_t args___nvJitLinkGetLinkedPtx_13_0[] = {
     {"handle", "nvJitLinkHandle", CUTAP_ARG_PTR},
     {"ptx", "char *", CUTAP_ARG_PTR},
@@ -31838,6 +33805,16 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaArrayGetPlane, .sizes = sizes_cudaArrayGetPlane, .caps = caps_cudaArrayGetPlane},
     {.name = "cudaArrayGetSparseProperties", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaArrayGetSparseProperties, .sizes = sizes_cudaArrayGetSparseProperties, .caps = caps_cudaArrayGetSparseProperties},
+    {.name = "cudaBindSurfaceToArray", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaBindSurfaceToArray, .sizes = sizes_cudaBindSurfaceToArray, .caps = caps_cudaBindSurfaceToArray},
+    {.name = "cudaBindTexture", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaBindTexture, .sizes = sizes_cudaBindTexture, .caps = caps_cudaBindTexture},
+    {.name = "cudaBindTexture2D", .typed = 1, .nargs = 7, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaBindTexture2D, .sizes = sizes_cudaBindTexture2D, .caps = caps_cudaBindTexture2D},
+    {.name = "cudaBindTextureToArray", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaBindTextureToArray, .sizes = sizes_cudaBindTextureToArray, .caps = caps_cudaBindTextureToArray},
+    {.name = "cudaBindTextureToMipmappedArray", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaBindTextureToMipmappedArray, .sizes = sizes_cudaBindTextureToMipmappedArray, .caps = caps_cudaBindTextureToMipmappedArray},
     {.name = "cudaChooseDevice", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaChooseDevice, .sizes = sizes_cudaChooseDevice, .caps = caps_cudaChooseDevice},
     {.name = "cudaCreateChannelDesc", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 1, .rkind = CUTAP_RESULT_UNKNOWN, .tramp = 3,
@@ -31846,6 +33823,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaCreateSurfaceObject, .sizes = sizes_cudaCreateSurfaceObject, .caps = caps_cudaCreateSurfaceObject},
     {.name = "cudaCreateTextureObject", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaCreateTextureObject, .sizes = sizes_cudaCreateTextureObject, .caps = caps_cudaCreateTextureObject},
+    {.name = "cudaCreateTextureObject_v2", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaCreateTextureObject_v2, .sizes = sizes_cudaCreateTextureObject_v2, .caps = caps_cudaCreateTextureObject_v2},
     {.name = "cudaCtxResetPersistingL2Cache", .typed = 1, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = 0, .sizes = 0, .caps = 0},
     {.name = "cudaDestroyExternalMemory", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32012,6 +33991,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaGetDeviceFlags, .sizes = sizes_cudaGetDeviceFlags, .caps = caps_cudaGetDeviceFlags},
     {.name = "cudaGetDeviceProperties", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGetDeviceProperties, .sizes = sizes_cudaGetDeviceProperties, .caps = 0},
+    {.name = "cudaGetDeviceProperties_v2", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaGetDeviceProperties_v2, .sizes = sizes_cudaGetDeviceProperties_v2, .caps = 0},
     {.name = "cudaGetDriverEntryPoint", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGetDriverEntryPoint, .sizes = sizes_cudaGetDriverEntryPoint, .caps = caps_cudaGetDriverEntryPoint},
     {.name = "cudaGetDriverEntryPointByVersion", .typed = 1, .nargs = 5, .ncap = 3, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32036,20 +34017,30 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaGetMipmappedArrayLevel, .sizes = sizes_cudaGetMipmappedArrayLevel, .caps = caps_cudaGetMipmappedArrayLevel},
     {.name = "cudaGetSurfaceObjectResourceDesc", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGetSurfaceObjectResourceDesc, .sizes = sizes_cudaGetSurfaceObjectResourceDesc, .caps = 0},
+    {.name = "cudaGetSurfaceReference", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaGetSurfaceReference, .sizes = sizes_cudaGetSurfaceReference, .caps = caps_cudaGetSurfaceReference},
     {.name = "cudaGetSymbolAddress", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGetSymbolAddress, .sizes = sizes_cudaGetSymbolAddress, .caps = caps_cudaGetSymbolAddress},
     {.name = "cudaGetSymbolSize", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGetSymbolSize, .sizes = sizes_cudaGetSymbolSize, .caps = caps_cudaGetSymbolSize},
+    {.name = "cudaGetTextureAlignmentOffset", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaGetTextureAlignmentOffset, .sizes = sizes_cudaGetTextureAlignmentOffset, .caps = caps_cudaGetTextureAlignmentOffset},
     {.name = "cudaGetTextureObjectResourceDesc", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGetTextureObjectResourceDesc, .sizes = sizes_cudaGetTextureObjectResourceDesc, .caps = 0},
     {.name = "cudaGetTextureObjectResourceViewDesc", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGetTextureObjectResourceViewDesc, .sizes = sizes_cudaGetTextureObjectResourceViewDesc, .caps = 0},
     {.name = "cudaGetTextureObjectTextureDesc", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGetTextureObjectTextureDesc, .sizes = sizes_cudaGetTextureObjectTextureDesc, .caps = 0},
+    {.name = "cudaGetTextureObjectTextureDesc_v2", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaGetTextureObjectTextureDesc_v2, .sizes = sizes_cudaGetTextureObjectTextureDesc_v2, .caps = 0},
+    {.name = "cudaGetTextureReference", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaGetTextureReference, .sizes = sizes_cudaGetTextureReference, .caps = caps_cudaGetTextureReference},
     {.name = "cudaGraphAddChildGraphNode", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGraphAddChildGraphNode, .sizes = sizes_cudaGraphAddChildGraphNode, .caps = caps_cudaGraphAddChildGraphNode},
     {.name = "cudaGraphAddDependencies", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGraphAddDependencies, .sizes = sizes_cudaGraphAddDependencies, .caps = caps_cudaGraphAddDependencies},
+    {.name = "cudaGraphAddDependencies_v2", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaGraphAddDependencies_v2, .sizes = sizes_cudaGraphAddDependencies_v2, .caps = caps_cudaGraphAddDependencies_v2},
     {.name = "cudaGraphAddEmptyNode", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGraphAddEmptyNode, .sizes = sizes_cudaGraphAddEmptyNode, .caps = caps_cudaGraphAddEmptyNode},
     {.name = "cudaGraphAddEventRecordNode", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32080,6 +34071,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaGraphAddMemsetNode, .sizes = sizes_cudaGraphAddMemsetNode, .caps = caps_cudaGraphAddMemsetNode},
     {.name = "cudaGraphAddNode", .typed = 1, .nargs = 6, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGraphAddNode, .sizes = sizes_cudaGraphAddNode, .caps = caps_cudaGraphAddNode},
+    {.name = "cudaGraphAddNode_v2", .typed = 1, .nargs = 6, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaGraphAddNode_v2, .sizes = sizes_cudaGraphAddNode_v2, .caps = caps_cudaGraphAddNode_v2},
     {.name = "cudaGraphChildGraphNodeGetGraph", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGraphChildGraphNodeGetGraph, .sizes = sizes_cudaGraphChildGraphNodeGetGraph, .caps = caps_cudaGraphChildGraphNodeGetGraph},
     {.name = "cudaGraphClone", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32144,6 +34137,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaGraphExternalSemaphoresWaitNodeSetParams, .sizes = sizes_cudaGraphExternalSemaphoresWaitNodeSetParams, .caps = caps_cudaGraphExternalSemaphoresWaitNodeSetParams},
     {.name = "cudaGraphGetEdges", .typed = 1, .nargs = 5, .ncap = 4, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGraphGetEdges, .sizes = sizes_cudaGraphGetEdges, .caps = caps_cudaGraphGetEdges},
+    {.name = "cudaGraphGetEdges_v2", .typed = 1, .nargs = 5, .ncap = 4, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaGraphGetEdges_v2, .sizes = sizes_cudaGraphGetEdges_v2, .caps = caps_cudaGraphGetEdges_v2},
     {.name = "cudaGraphGetNodes", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGraphGetNodes, .sizes = sizes_cudaGraphGetNodes, .caps = caps_cudaGraphGetNodes},
     {.name = "cudaGraphGetRootNodes", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32196,8 +34191,12 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaGraphNodeFindInClone, .sizes = sizes_cudaGraphNodeFindInClone, .caps = caps_cudaGraphNodeFindInClone},
     {.name = "cudaGraphNodeGetDependencies", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGraphNodeGetDependencies, .sizes = sizes_cudaGraphNodeGetDependencies, .caps = caps_cudaGraphNodeGetDependencies},
+    {.name = "cudaGraphNodeGetDependencies_v2", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaGraphNodeGetDependencies_v2, .sizes = sizes_cudaGraphNodeGetDependencies_v2, .caps = caps_cudaGraphNodeGetDependencies_v2},
     {.name = "cudaGraphNodeGetDependentNodes", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGraphNodeGetDependentNodes, .sizes = sizes_cudaGraphNodeGetDependentNodes, .caps = caps_cudaGraphNodeGetDependentNodes},
+    {.name = "cudaGraphNodeGetDependentNodes_v2", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaGraphNodeGetDependentNodes_v2, .sizes = sizes_cudaGraphNodeGetDependentNodes_v2, .caps = caps_cudaGraphNodeGetDependentNodes_v2},
     {.name = "cudaGraphNodeGetEnabled", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGraphNodeGetEnabled, .sizes = sizes_cudaGraphNodeGetEnabled, .caps = caps_cudaGraphNodeGetEnabled},
     {.name = "cudaGraphNodeGetType", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32210,6 +34209,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaGraphReleaseUserObject, .sizes = sizes_cudaGraphReleaseUserObject, .caps = 0},
     {.name = "cudaGraphRemoveDependencies", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGraphRemoveDependencies, .sizes = sizes_cudaGraphRemoveDependencies, .caps = caps_cudaGraphRemoveDependencies},
+    {.name = "cudaGraphRemoveDependencies_v2", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaGraphRemoveDependencies_v2, .sizes = sizes_cudaGraphRemoveDependencies_v2, .caps = caps_cudaGraphRemoveDependencies_v2},
     {.name = "cudaGraphRetainUserObject", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaGraphRetainUserObject, .sizes = sizes_cudaGraphRetainUserObject, .caps = 0},
     {.name = "cudaGraphUpload", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32272,6 +34273,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaKernelSetAttributeForDevice, .sizes = sizes_cudaKernelSetAttributeForDevice, .caps = 0},
     {.name = "cudaLaunchCooperativeKernel", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaLaunchCooperativeKernel, .sizes = sizes_cudaLaunchCooperativeKernel, .caps = 0},
+    {.name = "cudaLaunchCooperativeKernelMultiDevice", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaLaunchCooperativeKernelMultiDevice, .sizes = sizes_cudaLaunchCooperativeKernelMultiDevice, .caps = caps_cudaLaunchCooperativeKernelMultiDevice},
     {.name = "cudaLaunchCooperativeKernel_ptsz", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaLaunchCooperativeKernel_ptsz, .sizes = sizes_cudaLaunchCooperativeKernel_ptsz, .caps = 0},
     {.name = "cudaLaunchHostFunc", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32340,6 +34343,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaMallocPitch, .sizes = sizes_cudaMallocPitch, .caps = caps_cudaMallocPitch},
     {.name = "cudaMemAdvise", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaMemAdvise, .sizes = sizes_cudaMemAdvise, .caps = 0},
+    {.name = "cudaMemAdvise_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaMemAdvise_v2, .sizes = sizes_cudaMemAdvise_v2, .caps = 0},
     {.name = "cudaMemDiscardAndPrefetchBatchAsync", .typed = 1, .nargs = 8, .ncap = 3, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaMemDiscardAndPrefetchBatchAsync, .sizes = sizes_cudaMemDiscardAndPrefetchBatchAsync, .caps = caps_cudaMemDiscardAndPrefetchBatchAsync},
     {.name = "cudaMemDiscardAndPrefetchBatchAsync_ptsz", .typed = 1, .nargs = 8, .ncap = 3, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32380,6 +34385,10 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaMemPrefetchAsync, .sizes = sizes_cudaMemPrefetchAsync, .caps = 0},
     {.name = "cudaMemPrefetchAsync_ptsz", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaMemPrefetchAsync_ptsz, .sizes = sizes_cudaMemPrefetchAsync_ptsz, .caps = 0},
+    {.name = "cudaMemPrefetchAsync_v2", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaMemPrefetchAsync_v2, .sizes = sizes_cudaMemPrefetchAsync_v2, .caps = 0},
+    {.name = "cudaMemPrefetchAsync_v2_ptsz", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaMemPrefetchAsync_v2_ptsz, .sizes = sizes_cudaMemPrefetchAsync_v2_ptsz, .caps = 0},
     {.name = "cudaMemPrefetchBatchAsync", .typed = 1, .nargs = 8, .ncap = 3, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaMemPrefetchBatchAsync, .sizes = sizes_cudaMemPrefetchBatchAsync, .caps = caps_cudaMemPrefetchBatchAsync},
     {.name = "cudaMemPrefetchBatchAsync_ptsz", .typed = 1, .nargs = 8, .ncap = 3, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32532,6 +34541,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = 0, .sizes = 0, .caps = 0},
     {.name = "cudaPointerGetAttributes", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaPointerGetAttributes, .sizes = sizes_cudaPointerGetAttributes, .caps = 0},
+    {.name = "cudaProfilerInitialize", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaProfilerInitialize, .sizes = sizes_cudaProfilerInitialize, .caps = caps_cudaProfilerInitialize},
     {.name = "cudaProfilerStart", .typed = 1, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = 0, .sizes = 0, .caps = 0},
     {.name = "cudaProfilerStop", .typed = 1, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32542,12 +34553,20 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaSetDevice, .sizes = sizes_cudaSetDevice, .caps = 0},
     {.name = "cudaSetDeviceFlags", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaSetDeviceFlags, .sizes = sizes_cudaSetDeviceFlags, .caps = 0},
+    {.name = "cudaSetDoubleForDevice", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaSetDoubleForDevice, .sizes = sizes_cudaSetDoubleForDevice, .caps = caps_cudaSetDoubleForDevice},
+    {.name = "cudaSetDoubleForHost", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaSetDoubleForHost, .sizes = sizes_cudaSetDoubleForHost, .caps = caps_cudaSetDoubleForHost},
     {.name = "cudaSetValidDevices", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaSetValidDevices, .sizes = sizes_cudaSetValidDevices, .caps = caps_cudaSetValidDevices},
     {.name = "cudaSignalExternalSemaphoresAsync", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaSignalExternalSemaphoresAsync, .sizes = sizes_cudaSignalExternalSemaphoresAsync, .caps = 0},
     {.name = "cudaSignalExternalSemaphoresAsync_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaSignalExternalSemaphoresAsync_ptsz, .sizes = sizes_cudaSignalExternalSemaphoresAsync_ptsz, .caps = 0},
+    {.name = "cudaSignalExternalSemaphoresAsync_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaSignalExternalSemaphoresAsync_v2, .sizes = sizes_cudaSignalExternalSemaphoresAsync_v2, .caps = 0},
+    {.name = "cudaSignalExternalSemaphoresAsync_v2_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaSignalExternalSemaphoresAsync_v2_ptsz, .sizes = sizes_cudaSignalExternalSemaphoresAsync_v2_ptsz, .caps = 0},
     {.name = "cudaStreamAddCallback", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaStreamAddCallback, .sizes = sizes_cudaStreamAddCallback, .caps = 0},
     {.name = "cudaStreamAddCallback_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32588,6 +34607,14 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaStreamGetCaptureInfo, .sizes = sizes_cudaStreamGetCaptureInfo, .caps = caps_cudaStreamGetCaptureInfo},
     {.name = "cudaStreamGetCaptureInfo_ptsz", .typed = 1, .nargs = 7, .ncap = 6, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaStreamGetCaptureInfo_ptsz, .sizes = sizes_cudaStreamGetCaptureInfo_ptsz, .caps = caps_cudaStreamGetCaptureInfo_ptsz},
+    {.name = "cudaStreamGetCaptureInfo_v2", .typed = 1, .nargs = 6, .ncap = 5, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaStreamGetCaptureInfo_v2, .sizes = sizes_cudaStreamGetCaptureInfo_v2, .caps = caps_cudaStreamGetCaptureInfo_v2},
+    {.name = "cudaStreamGetCaptureInfo_v2_ptsz", .typed = 1, .nargs = 6, .ncap = 5, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaStreamGetCaptureInfo_v2_ptsz, .sizes = sizes_cudaStreamGetCaptureInfo_v2_ptsz, .caps = caps_cudaStreamGetCaptureInfo_v2_ptsz},
+    {.name = "cudaStreamGetCaptureInfo_v3", .typed = 1, .nargs = 7, .ncap = 6, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaStreamGetCaptureInfo_v3, .sizes = sizes_cudaStreamGetCaptureInfo_v3, .caps = caps_cudaStreamGetCaptureInfo_v3},
+    {.name = "cudaStreamGetCaptureInfo_v3_ptsz", .typed = 1, .nargs = 7, .ncap = 6, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaStreamGetCaptureInfo_v3_ptsz, .sizes = sizes_cudaStreamGetCaptureInfo_v3_ptsz, .caps = caps_cudaStreamGetCaptureInfo_v3_ptsz},
     {.name = "cudaStreamGetDevice", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaStreamGetDevice, .sizes = sizes_cudaStreamGetDevice, .caps = caps_cudaStreamGetDevice},
     {.name = "cudaStreamGetDevice_ptsz", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32624,12 +34651,30 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaStreamUpdateCaptureDependencies, .sizes = sizes_cudaStreamUpdateCaptureDependencies, .caps = caps_cudaStreamUpdateCaptureDependencies},
     {.name = "cudaStreamUpdateCaptureDependencies_ptsz", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaStreamUpdateCaptureDependencies_ptsz, .sizes = sizes_cudaStreamUpdateCaptureDependencies_ptsz, .caps = caps_cudaStreamUpdateCaptureDependencies_ptsz},
+    {.name = "cudaStreamUpdateCaptureDependencies_v2", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaStreamUpdateCaptureDependencies_v2, .sizes = sizes_cudaStreamUpdateCaptureDependencies_v2, .caps = caps_cudaStreamUpdateCaptureDependencies_v2},
+    {.name = "cudaStreamUpdateCaptureDependencies_v2_ptsz", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaStreamUpdateCaptureDependencies_v2_ptsz, .sizes = sizes_cudaStreamUpdateCaptureDependencies_v2_ptsz, .caps = caps_cudaStreamUpdateCaptureDependencies_v2_ptsz},
     {.name = "cudaStreamWaitEvent", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaStreamWaitEvent, .sizes = sizes_cudaStreamWaitEvent, .caps = 0},
     {.name = "cudaStreamWaitEvent_ptsz", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaStreamWaitEvent_ptsz, .sizes = sizes_cudaStreamWaitEvent_ptsz, .caps = 0},
     {.name = "cudaThreadExchangeStreamCaptureMode", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaThreadExchangeStreamCaptureMode, .sizes = sizes_cudaThreadExchangeStreamCaptureMode, .caps = caps_cudaThreadExchangeStreamCaptureMode},
+    {.name = "cudaThreadExit", .typed = 1, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "cudaThreadGetCacheConfig", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaThreadGetCacheConfig, .sizes = sizes_cudaThreadGetCacheConfig, .caps = caps_cudaThreadGetCacheConfig},
+    {.name = "cudaThreadGetLimit", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaThreadGetLimit, .sizes = sizes_cudaThreadGetLimit, .caps = caps_cudaThreadGetLimit},
+    {.name = "cudaThreadSetCacheConfig", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaThreadSetCacheConfig, .sizes = sizes_cudaThreadSetCacheConfig, .caps = 0},
+    {.name = "cudaThreadSetLimit", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaThreadSetLimit, .sizes = sizes_cudaThreadSetLimit, .caps = 0},
+    {.name = "cudaThreadSynchronize", .typed = 1, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "cudaUnbindTexture", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaUnbindTexture, .sizes = sizes_cudaUnbindTexture, .caps = 0},
     {.name = "cudaUserObjectCreate", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaUserObjectCreate, .sizes = sizes_cudaUserObjectCreate, .caps = caps_cudaUserObjectCreate},
     {.name = "cudaUserObjectRelease", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -32644,6 +34689,10 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cudaWaitExternalSemaphoresAsync, .sizes = sizes_cudaWaitExternalSemaphoresAsync, .caps = 0},
     {.name = "cudaWaitExternalSemaphoresAsync_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cudaWaitExternalSemaphoresAsync_ptsz, .sizes = sizes_cudaWaitExternalSemaphoresAsync_ptsz, .caps = 0},
+    {.name = "cudaWaitExternalSemaphoresAsync_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaWaitExternalSemaphoresAsync_v2, .sizes = sizes_cudaWaitExternalSemaphoresAsync_v2, .caps = 0},
+    {.name = "cudaWaitExternalSemaphoresAsync_v2_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cudaWaitExternalSemaphoresAsync_v2_ptsz, .sizes = sizes_cudaWaitExternalSemaphoresAsync_v2_ptsz, .caps = 0},
     {.name = "cublasAlloc", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 3, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cublasAlloc, .sizes = sizes_cublasAlloc, .caps = caps_cublasAlloc},
     {.name = "cublasAsumEx", .typed = 1, .nargs = 8, .ncap = 0, .func_arg = -1, .layer = 3, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35186,6 +37235,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cufftXtSetCallback, .sizes = sizes_cufftXtSetCallback, .caps = caps_cufftXtSetCallback},
     {.name = "cufftXtSetCallbackSharedSize", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 7, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cufftXtSetCallbackSharedSize, .sizes = sizes_cufftXtSetCallbackSharedSize, .caps = 0},
+    {.name = "cufftXtSetDistribution", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 7, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cufftXtSetDistribution, .sizes = sizes_cufftXtSetDistribution, .caps = 0},
     {.name = "cufftXtSetGPUs", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 7, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cufftXtSetGPUs, .sizes = sizes_cufftXtSetGPUs, .caps = 0},
     {.name = "cufftXtSetJITCallback", .typed = 1, .nargs = 6, .ncap = 2, .func_arg = -1, .layer = 7, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35254,6 +37305,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseBlockedEllGet, .sizes = sizes_cusparseBlockedEllGet, .caps = caps_cusparseBlockedEllGet},
     {.name = "cusparseBsrSetStridedBatch", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseBsrSetStridedBatch, .sizes = sizes_cusparseBsrSetStridedBatch, .caps = 0},
+    {.name = "cusparseCaxpyi", .typed = 1, .nargs = 7, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCaxpyi, .sizes = sizes_cusparseCaxpyi, .caps = 0},
     {.name = "cusparseCbsr2csr", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCbsr2csr, .sizes = sizes_cusparseCbsr2csr, .caps = 0},
     {.name = "cusparseCbsric02", .typed = 1, .nargs = 12, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35288,12 +37341,16 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseCbsrsv2_solve, .sizes = sizes_cusparseCbsrsv2_solve, .caps = 0},
     {.name = "cusparseCbsrxmv", .typed = 1, .nargs = 18, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCbsrxmv, .sizes = sizes_cusparseCbsrxmv, .caps = 0},
+    {.name = "cusparseCcsc2dense", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCcsc2dense, .sizes = sizes_cusparseCcsc2dense, .caps = 0},
     {.name = "cusparseCcsr2bsr", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCcsr2bsr, .sizes = sizes_cusparseCcsr2bsr, .caps = 0},
     {.name = "cusparseCcsr2csr_compress", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCcsr2csr_compress, .sizes = sizes_cusparseCcsr2csr_compress, .caps = 0},
     {.name = "cusparseCcsr2csru", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCcsr2csru, .sizes = sizes_cusparseCcsr2csru, .caps = 0},
+    {.name = "cusparseCcsr2dense", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCcsr2dense, .sizes = sizes_cusparseCcsr2dense, .caps = 0},
     {.name = "cusparseCcsr2gebsr", .typed = 1, .nargs = 15, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCcsr2gebsr, .sizes = sizes_cusparseCcsr2gebsr, .caps = 0},
     {.name = "cusparseCcsr2gebsr_bufferSize", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35304,6 +37361,10 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseCcsrgeam2, .sizes = sizes_cusparseCcsrgeam2, .caps = 0},
     {.name = "cusparseCcsrgeam2_bufferSizeExt", .typed = 1, .nargs = 20, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCcsrgeam2_bufferSizeExt, .sizes = sizes_cusparseCcsrgeam2_bufferSizeExt, .caps = 0},
+    {.name = "cusparseCcsrgemm2", .typed = 1, .nargs = 27, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCcsrgemm2, .sizes = sizes_cusparseCcsrgemm2, .caps = 0},
+    {.name = "cusparseCcsrgemm2_bufferSizeExt", .typed = 1, .nargs = 20, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCcsrgemm2_bufferSizeExt, .sizes = sizes_cusparseCcsrgemm2_bufferSizeExt, .caps = 0},
     {.name = "cusparseCcsric02", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCcsric02, .sizes = sizes_cusparseCcsric02, .caps = 0},
     {.name = "cusparseCcsric02_analysis", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35318,10 +37379,26 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseCcsrilu02_bufferSize, .sizes = sizes_cusparseCcsrilu02_bufferSize, .caps = 0},
     {.name = "cusparseCcsrilu02_numericBoost", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCcsrilu02_numericBoost, .sizes = sizes_cusparseCcsrilu02_numericBoost, .caps = 0},
+    {.name = "cusparseCcsrsm2_analysis", .typed = 1, .nargs = 17, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCcsrsm2_analysis, .sizes = sizes_cusparseCcsrsm2_analysis, .caps = 0},
+    {.name = "cusparseCcsrsm2_bufferSizeExt", .typed = 1, .nargs = 17, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCcsrsm2_bufferSizeExt, .sizes = sizes_cusparseCcsrsm2_bufferSizeExt, .caps = 0},
+    {.name = "cusparseCcsrsm2_solve", .typed = 1, .nargs = 17, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCcsrsm2_solve, .sizes = sizes_cusparseCcsrsm2_solve, .caps = 0},
+    {.name = "cusparseCcsrsv2_analysis", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCcsrsv2_analysis, .sizes = sizes_cusparseCcsrsv2_analysis, .caps = 0},
+    {.name = "cusparseCcsrsv2_bufferSize", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCcsrsv2_bufferSize, .sizes = sizes_cusparseCcsrsv2_bufferSize, .caps = 0},
+    {.name = "cusparseCcsrsv2_solve", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCcsrsv2_solve, .sizes = sizes_cusparseCcsrsv2_solve, .caps = 0},
     {.name = "cusparseCcsru2csr", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCcsru2csr, .sizes = sizes_cusparseCcsru2csr, .caps = 0},
     {.name = "cusparseCcsru2csr_bufferSizeExt", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCcsru2csr_bufferSizeExt, .sizes = sizes_cusparseCcsru2csr_bufferSizeExt, .caps = 0},
+    {.name = "cusparseCdense2csc", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCdense2csc, .sizes = sizes_cusparseCdense2csc, .caps = 0},
+    {.name = "cusparseCdense2csr", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCdense2csr, .sizes = sizes_cusparseCdense2csr, .caps = 0},
     {.name = "cusparseCgebsr2csr", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCgebsr2csr, .sizes = sizes_cusparseCgebsr2csr, .caps = 0},
     {.name = "cusparseCgebsr2gebsc", .typed = 1, .nargs = 15, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35332,6 +37409,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseCgebsr2gebsr, .sizes = sizes_cusparseCgebsr2gebsr, .caps = 0},
     {.name = "cusparseCgebsr2gebsr_bufferSize", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCgebsr2gebsr_bufferSize, .sizes = sizes_cusparseCgebsr2gebsr_bufferSize, .caps = 0},
+    {.name = "cusparseCgemmi", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCgemmi, .sizes = sizes_cusparseCgemmi, .caps = 0},
     {.name = "cusparseCgemvi", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCgemvi, .sizes = sizes_cusparseCgemvi, .caps = 0},
     {.name = "cusparseCgemvi_bufferSize", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35340,6 +37419,10 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseCgpsvInterleavedBatch, .sizes = sizes_cusparseCgpsvInterleavedBatch, .caps = 0},
     {.name = "cusparseCgpsvInterleavedBatch_bufferSizeExt", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCgpsvInterleavedBatch_bufferSizeExt, .sizes = sizes_cusparseCgpsvInterleavedBatch_bufferSizeExt, .caps = 0},
+    {.name = "cusparseCgthr", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCgthr, .sizes = sizes_cusparseCgthr, .caps = 0},
+    {.name = "cusparseCgthrz", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCgthrz, .sizes = sizes_cusparseCgthrz, .caps = 0},
     {.name = "cusparseCgtsv2", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCgtsv2, .sizes = sizes_cusparseCgtsv2, .caps = 0},
     {.name = "cusparseCgtsv2StridedBatch", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35382,6 +37465,12 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseConstSpVecGet, .sizes = sizes_cusparseConstSpVecGet, .caps = caps_cusparseConstSpVecGet},
     {.name = "cusparseConstSpVecGetValues", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseConstSpVecGetValues, .sizes = sizes_cusparseConstSpVecGetValues, .caps = caps_cusparseConstSpVecGetValues},
+    {.name = "cusparseConstrainedGeMM", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseConstrainedGeMM, .sizes = sizes_cusparseConstrainedGeMM, .caps = 0},
+    {.name = "cusparseConstrainedGeMM_bufferSize", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseConstrainedGeMM_bufferSize, .sizes = sizes_cusparseConstrainedGeMM_bufferSize, .caps = 0},
+    {.name = "cusparseCooAoSGet", .typed = 1, .nargs = 9, .ncap = 2, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCooAoSGet, .sizes = sizes_cusparseCooAoSGet, .caps = caps_cusparseCooAoSGet},
     {.name = "cusparseCooGet", .typed = 1, .nargs = 10, .ncap = 3, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCooGet, .sizes = sizes_cusparseCooGet, .caps = caps_cusparseCooGet},
     {.name = "cusparseCooSetPointers", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35424,14 +37513,22 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseCreateConstSpVec, .sizes = sizes_cusparseCreateConstSpVec, .caps = caps_cusparseCreateConstSpVec},
     {.name = "cusparseCreateCoo", .typed = 1, .nargs = 10, .ncap = 1, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCreateCoo, .sizes = sizes_cusparseCreateCoo, .caps = caps_cusparseCreateCoo},
+    {.name = "cusparseCreateCooAoS", .typed = 1, .nargs = 9, .ncap = 1, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCreateCooAoS, .sizes = sizes_cusparseCreateCooAoS, .caps = caps_cusparseCreateCooAoS},
     {.name = "cusparseCreateCsc", .typed = 1, .nargs = 11, .ncap = 1, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCreateCsc, .sizes = sizes_cusparseCreateCsc, .caps = caps_cusparseCreateCsc},
     {.name = "cusparseCreateCsr", .typed = 1, .nargs = 11, .ncap = 1, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCreateCsr, .sizes = sizes_cusparseCreateCsr, .caps = caps_cusparseCreateCsr},
+    {.name = "cusparseCreateCsrgemm2Info", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCreateCsrgemm2Info, .sizes = sizes_cusparseCreateCsrgemm2Info, .caps = caps_cusparseCreateCsrgemm2Info},
     {.name = "cusparseCreateCsric02Info", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCreateCsric02Info, .sizes = sizes_cusparseCreateCsric02Info, .caps = caps_cusparseCreateCsric02Info},
     {.name = "cusparseCreateCsrilu02Info", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCreateCsrilu02Info, .sizes = sizes_cusparseCreateCsrilu02Info, .caps = caps_cusparseCreateCsrilu02Info},
+    {.name = "cusparseCreateCsrsm2Info", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCreateCsrsm2Info, .sizes = sizes_cusparseCreateCsrsm2Info, .caps = caps_cusparseCreateCsrsm2Info},
+    {.name = "cusparseCreateCsrsv2Info", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCreateCsrsv2Info, .sizes = sizes_cusparseCreateCsrsv2Info, .caps = caps_cusparseCreateCsrsv2Info},
     {.name = "cusparseCreateCsru2csrInfo", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCreateCsru2csrInfo, .sizes = sizes_cusparseCreateCsru2csrInfo, .caps = caps_cusparseCreateCsru2csrInfo},
     {.name = "cusparseCreateDnMat", .typed = 1, .nargs = 7, .ncap = 1, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35452,6 +37549,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseCscGet, .sizes = sizes_cusparseCscGet, .caps = caps_cusparseCscGet},
     {.name = "cusparseCscSetPointers", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCscSetPointers, .sizes = sizes_cusparseCscSetPointers, .caps = 0},
+    {.name = "cusparseCsctr", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCsctr, .sizes = sizes_cusparseCsctr, .caps = 0},
     {.name = "cusparseCsr2cscEx2", .typed = 1, .nargs = 15, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCsr2cscEx2, .sizes = sizes_cusparseCsr2cscEx2, .caps = 0},
     {.name = "cusparseCsr2cscEx2_bufferSize", .typed = 1, .nargs = 15, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35462,6 +37561,12 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseCsrSetPointers, .sizes = sizes_cusparseCsrSetPointers, .caps = 0},
     {.name = "cusparseCsrSetStridedBatch", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseCsrSetStridedBatch, .sizes = sizes_cusparseCsrSetStridedBatch, .caps = 0},
+    {.name = "cusparseCsrmvEx", .typed = 1, .nargs = 21, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCsrmvEx, .sizes = sizes_cusparseCsrmvEx, .caps = 0},
+    {.name = "cusparseCsrmvEx_bufferSize", .typed = 1, .nargs = 21, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseCsrmvEx_bufferSize, .sizes = sizes_cusparseCsrmvEx_bufferSize, .caps = 0},
+    {.name = "cusparseDaxpyi", .typed = 1, .nargs = 7, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDaxpyi, .sizes = sizes_cusparseDaxpyi, .caps = 0},
     {.name = "cusparseDbsr2csr", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDbsr2csr, .sizes = sizes_cusparseDbsr2csr, .caps = 0},
     {.name = "cusparseDbsric02", .typed = 1, .nargs = 12, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35496,12 +37601,16 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseDbsrsv2_solve, .sizes = sizes_cusparseDbsrsv2_solve, .caps = 0},
     {.name = "cusparseDbsrxmv", .typed = 1, .nargs = 18, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDbsrxmv, .sizes = sizes_cusparseDbsrxmv, .caps = 0},
+    {.name = "cusparseDcsc2dense", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDcsc2dense, .sizes = sizes_cusparseDcsc2dense, .caps = 0},
     {.name = "cusparseDcsr2bsr", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDcsr2bsr, .sizes = sizes_cusparseDcsr2bsr, .caps = 0},
     {.name = "cusparseDcsr2csr_compress", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDcsr2csr_compress, .sizes = sizes_cusparseDcsr2csr_compress, .caps = 0},
     {.name = "cusparseDcsr2csru", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDcsr2csru, .sizes = sizes_cusparseDcsr2csru, .caps = 0},
+    {.name = "cusparseDcsr2dense", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDcsr2dense, .sizes = sizes_cusparseDcsr2dense, .caps = 0},
     {.name = "cusparseDcsr2gebsr", .typed = 1, .nargs = 15, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDcsr2gebsr, .sizes = sizes_cusparseDcsr2gebsr, .caps = 0},
     {.name = "cusparseDcsr2gebsr_bufferSize", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35512,6 +37621,10 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseDcsrgeam2, .sizes = sizes_cusparseDcsrgeam2, .caps = 0},
     {.name = "cusparseDcsrgeam2_bufferSizeExt", .typed = 1, .nargs = 20, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDcsrgeam2_bufferSizeExt, .sizes = sizes_cusparseDcsrgeam2_bufferSizeExt, .caps = 0},
+    {.name = "cusparseDcsrgemm2", .typed = 1, .nargs = 27, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDcsrgemm2, .sizes = sizes_cusparseDcsrgemm2, .caps = 0},
+    {.name = "cusparseDcsrgemm2_bufferSizeExt", .typed = 1, .nargs = 20, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDcsrgemm2_bufferSizeExt, .sizes = sizes_cusparseDcsrgemm2_bufferSizeExt, .caps = 0},
     {.name = "cusparseDcsric02", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDcsric02, .sizes = sizes_cusparseDcsric02, .caps = 0},
     {.name = "cusparseDcsric02_analysis", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35526,10 +37639,26 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseDcsrilu02_bufferSize, .sizes = sizes_cusparseDcsrilu02_bufferSize, .caps = 0},
     {.name = "cusparseDcsrilu02_numericBoost", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDcsrilu02_numericBoost, .sizes = sizes_cusparseDcsrilu02_numericBoost, .caps = 0},
+    {.name = "cusparseDcsrsm2_analysis", .typed = 1, .nargs = 17, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDcsrsm2_analysis, .sizes = sizes_cusparseDcsrsm2_analysis, .caps = 0},
+    {.name = "cusparseDcsrsm2_bufferSizeExt", .typed = 1, .nargs = 17, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDcsrsm2_bufferSizeExt, .sizes = sizes_cusparseDcsrsm2_bufferSizeExt, .caps = 0},
+    {.name = "cusparseDcsrsm2_solve", .typed = 1, .nargs = 17, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDcsrsm2_solve, .sizes = sizes_cusparseDcsrsm2_solve, .caps = 0},
+    {.name = "cusparseDcsrsv2_analysis", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDcsrsv2_analysis, .sizes = sizes_cusparseDcsrsv2_analysis, .caps = 0},
+    {.name = "cusparseDcsrsv2_bufferSize", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDcsrsv2_bufferSize, .sizes = sizes_cusparseDcsrsv2_bufferSize, .caps = 0},
+    {.name = "cusparseDcsrsv2_solve", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDcsrsv2_solve, .sizes = sizes_cusparseDcsrsv2_solve, .caps = 0},
     {.name = "cusparseDcsru2csr", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDcsru2csr, .sizes = sizes_cusparseDcsru2csr, .caps = 0},
     {.name = "cusparseDcsru2csr_bufferSizeExt", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDcsru2csr_bufferSizeExt, .sizes = sizes_cusparseDcsru2csr_bufferSizeExt, .caps = 0},
+    {.name = "cusparseDdense2csc", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDdense2csc, .sizes = sizes_cusparseDdense2csc, .caps = 0},
+    {.name = "cusparseDdense2csr", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDdense2csr, .sizes = sizes_cusparseDdense2csr, .caps = 0},
     {.name = "cusparseDenseToSparse_analysis", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDenseToSparse_analysis, .sizes = sizes_cusparseDenseToSparse_analysis, .caps = 0},
     {.name = "cusparseDenseToSparse_bufferSize", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35548,10 +37677,16 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseDestroyBsrsv2Info, .sizes = sizes_cusparseDestroyBsrsv2Info, .caps = 0},
     {.name = "cusparseDestroyColorInfo", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDestroyColorInfo, .sizes = sizes_cusparseDestroyColorInfo, .caps = 0},
+    {.name = "cusparseDestroyCsrgemm2Info", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDestroyCsrgemm2Info, .sizes = sizes_cusparseDestroyCsrgemm2Info, .caps = 0},
     {.name = "cusparseDestroyCsric02Info", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDestroyCsric02Info, .sizes = sizes_cusparseDestroyCsric02Info, .caps = 0},
     {.name = "cusparseDestroyCsrilu02Info", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDestroyCsrilu02Info, .sizes = sizes_cusparseDestroyCsrilu02Info, .caps = 0},
+    {.name = "cusparseDestroyCsrsm2Info", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDestroyCsrsm2Info, .sizes = sizes_cusparseDestroyCsrsm2Info, .caps = 0},
+    {.name = "cusparseDestroyCsrsv2Info", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDestroyCsrsv2Info, .sizes = sizes_cusparseDestroyCsrsv2Info, .caps = 0},
     {.name = "cusparseDestroyCsru2csrInfo", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDestroyCsru2csrInfo, .sizes = sizes_cusparseDestroyCsru2csrInfo, .caps = 0},
     {.name = "cusparseDestroyDnMat", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35576,6 +37711,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseDgebsr2gebsr, .sizes = sizes_cusparseDgebsr2gebsr, .caps = 0},
     {.name = "cusparseDgebsr2gebsr_bufferSize", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDgebsr2gebsr_bufferSize, .sizes = sizes_cusparseDgebsr2gebsr_bufferSize, .caps = 0},
+    {.name = "cusparseDgemmi", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDgemmi, .sizes = sizes_cusparseDgemmi, .caps = 0},
     {.name = "cusparseDgemvi", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDgemvi, .sizes = sizes_cusparseDgemvi, .caps = 0},
     {.name = "cusparseDgemvi_bufferSize", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35584,6 +37721,10 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseDgpsvInterleavedBatch, .sizes = sizes_cusparseDgpsvInterleavedBatch, .caps = 0},
     {.name = "cusparseDgpsvInterleavedBatch_bufferSizeExt", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDgpsvInterleavedBatch_bufferSizeExt, .sizes = sizes_cusparseDgpsvInterleavedBatch_bufferSizeExt, .caps = 0},
+    {.name = "cusparseDgthr", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDgthr, .sizes = sizes_cusparseDgthr, .caps = 0},
+    {.name = "cusparseDgthrz", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDgthrz, .sizes = sizes_cusparseDgthrz, .caps = 0},
     {.name = "cusparseDgtsv2", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDgtsv2, .sizes = sizes_cusparseDgtsv2, .caps = 0},
     {.name = "cusparseDgtsv2StridedBatch", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35644,6 +37785,10 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseDpruneDense2csrNnzByPercentage, .sizes = sizes_cusparseDpruneDense2csrNnzByPercentage, .caps = 0},
     {.name = "cusparseDpruneDense2csr_bufferSizeExt", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseDpruneDense2csr_bufferSizeExt, .sizes = sizes_cusparseDpruneDense2csr_bufferSizeExt, .caps = 0},
+    {.name = "cusparseDroti", .typed = 1, .nargs = 8, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDroti, .sizes = sizes_cusparseDroti, .caps = 0},
+    {.name = "cusparseDsctr", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseDsctr, .sizes = sizes_cusparseDsctr, .caps = 0},
     {.name = "cusparseGather", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseGather, .sizes = sizes_cusparseGather, .caps = 0},
     {.name = "cusparseGetErrorName", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 1, .rkind = CUTAP_RESULT_POINTER, .tramp = -1,
@@ -35710,6 +37855,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseSDDMM_bufferSize, .sizes = sizes_cusparseSDDMM_bufferSize, .caps = 0},
     {.name = "cusparseSDDMM_preprocess", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseSDDMM_preprocess, .sizes = sizes_cusparseSDDMM_preprocess, .caps = 0},
+    {.name = "cusparseSaxpyi", .typed = 1, .nargs = 7, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseSaxpyi, .sizes = sizes_cusparseSaxpyi, .caps = 0},
     {.name = "cusparseSbsr2csr", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseSbsr2csr, .sizes = sizes_cusparseSbsr2csr, .caps = 0},
     {.name = "cusparseSbsric02", .typed = 1, .nargs = 12, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35746,12 +37893,16 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseSbsrxmv, .sizes = sizes_cusparseSbsrxmv, .caps = 0},
     {.name = "cusparseScatter", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseScatter, .sizes = sizes_cusparseScatter, .caps = 0},
+    {.name = "cusparseScsc2dense", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseScsc2dense, .sizes = sizes_cusparseScsc2dense, .caps = 0},
     {.name = "cusparseScsr2bsr", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseScsr2bsr, .sizes = sizes_cusparseScsr2bsr, .caps = 0},
     {.name = "cusparseScsr2csr_compress", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseScsr2csr_compress, .sizes = sizes_cusparseScsr2csr_compress, .caps = 0},
     {.name = "cusparseScsr2csru", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseScsr2csru, .sizes = sizes_cusparseScsr2csru, .caps = 0},
+    {.name = "cusparseScsr2dense", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseScsr2dense, .sizes = sizes_cusparseScsr2dense, .caps = 0},
     {.name = "cusparseScsr2gebsr", .typed = 1, .nargs = 15, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseScsr2gebsr, .sizes = sizes_cusparseScsr2gebsr, .caps = 0},
     {.name = "cusparseScsr2gebsr_bufferSize", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35762,6 +37913,10 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseScsrgeam2, .sizes = sizes_cusparseScsrgeam2, .caps = 0},
     {.name = "cusparseScsrgeam2_bufferSizeExt", .typed = 1, .nargs = 20, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseScsrgeam2_bufferSizeExt, .sizes = sizes_cusparseScsrgeam2_bufferSizeExt, .caps = 0},
+    {.name = "cusparseScsrgemm2", .typed = 1, .nargs = 27, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseScsrgemm2, .sizes = sizes_cusparseScsrgemm2, .caps = 0},
+    {.name = "cusparseScsrgemm2_bufferSizeExt", .typed = 1, .nargs = 20, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseScsrgemm2_bufferSizeExt, .sizes = sizes_cusparseScsrgemm2_bufferSizeExt, .caps = 0},
     {.name = "cusparseScsric02", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseScsric02, .sizes = sizes_cusparseScsric02, .caps = 0},
     {.name = "cusparseScsric02_analysis", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35776,10 +37931,26 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseScsrilu02_bufferSize, .sizes = sizes_cusparseScsrilu02_bufferSize, .caps = 0},
     {.name = "cusparseScsrilu02_numericBoost", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseScsrilu02_numericBoost, .sizes = sizes_cusparseScsrilu02_numericBoost, .caps = 0},
+    {.name = "cusparseScsrsm2_analysis", .typed = 1, .nargs = 17, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseScsrsm2_analysis, .sizes = sizes_cusparseScsrsm2_analysis, .caps = 0},
+    {.name = "cusparseScsrsm2_bufferSizeExt", .typed = 1, .nargs = 17, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseScsrsm2_bufferSizeExt, .sizes = sizes_cusparseScsrsm2_bufferSizeExt, .caps = 0},
+    {.name = "cusparseScsrsm2_solve", .typed = 1, .nargs = 17, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseScsrsm2_solve, .sizes = sizes_cusparseScsrsm2_solve, .caps = 0},
+    {.name = "cusparseScsrsv2_analysis", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseScsrsv2_analysis, .sizes = sizes_cusparseScsrsv2_analysis, .caps = 0},
+    {.name = "cusparseScsrsv2_bufferSize", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseScsrsv2_bufferSize, .sizes = sizes_cusparseScsrsv2_bufferSize, .caps = 0},
+    {.name = "cusparseScsrsv2_solve", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseScsrsv2_solve, .sizes = sizes_cusparseScsrsv2_solve, .caps = 0},
     {.name = "cusparseScsru2csr", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseScsru2csr, .sizes = sizes_cusparseScsru2csr, .caps = 0},
     {.name = "cusparseScsru2csr_bufferSizeExt", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseScsru2csr_bufferSizeExt, .sizes = sizes_cusparseScsru2csr_bufferSizeExt, .caps = 0},
+    {.name = "cusparseSdense2csc", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseSdense2csc, .sizes = sizes_cusparseSdense2csc, .caps = 0},
+    {.name = "cusparseSdense2csr", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseSdense2csr, .sizes = sizes_cusparseSdense2csr, .caps = 0},
     {.name = "cusparseSetMatDiagType", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseSetMatDiagType, .sizes = sizes_cusparseSetMatDiagType, .caps = 0},
     {.name = "cusparseSetMatFillMode", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35802,6 +37973,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseSgebsr2gebsr, .sizes = sizes_cusparseSgebsr2gebsr, .caps = 0},
     {.name = "cusparseSgebsr2gebsr_bufferSize", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseSgebsr2gebsr_bufferSize, .sizes = sizes_cusparseSgebsr2gebsr_bufferSize, .caps = 0},
+    {.name = "cusparseSgemmi", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseSgemmi, .sizes = sizes_cusparseSgemmi, .caps = 0},
     {.name = "cusparseSgemvi", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseSgemvi, .sizes = sizes_cusparseSgemvi, .caps = 0},
     {.name = "cusparseSgemvi_bufferSize", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35810,6 +37983,10 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseSgpsvInterleavedBatch, .sizes = sizes_cusparseSgpsvInterleavedBatch, .caps = 0},
     {.name = "cusparseSgpsvInterleavedBatch_bufferSizeExt", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseSgpsvInterleavedBatch_bufferSizeExt, .sizes = sizes_cusparseSgpsvInterleavedBatch_bufferSizeExt, .caps = 0},
+    {.name = "cusparseSgthr", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseSgthr, .sizes = sizes_cusparseSgthr, .caps = 0},
+    {.name = "cusparseSgthrz", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseSgthrz, .sizes = sizes_cusparseSgthrz, .caps = 0},
     {.name = "cusparseSgtsv2", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseSgtsv2, .sizes = sizes_cusparseSgtsv2, .caps = 0},
     {.name = "cusparseSgtsv2StridedBatch", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35884,6 +38061,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseSpMatGetValues, .sizes = sizes_cusparseSpMatGetValues, .caps = caps_cusparseSpMatGetValues},
     {.name = "cusparseSpMatSetAttribute", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseSpMatSetAttribute, .sizes = sizes_cusparseSpMatSetAttribute, .caps = 0},
+    {.name = "cusparseSpMatSetStridedBatch", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseSpMatSetStridedBatch, .sizes = sizes_cusparseSpMatSetStridedBatch, .caps = 0},
     {.name = "cusparseSpMatSetValues", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseSpMatSetValues, .sizes = sizes_cusparseSpMatSetValues, .caps = 0},
     {.name = "cusparseSpSM_analysis", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35950,6 +38129,10 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseSpruneDense2csrNnzByPercentage, .sizes = sizes_cusparseSpruneDense2csrNnzByPercentage, .caps = 0},
     {.name = "cusparseSpruneDense2csr_bufferSizeExt", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseSpruneDense2csr_bufferSizeExt, .sizes = sizes_cusparseSpruneDense2csr_bufferSizeExt, .caps = 0},
+    {.name = "cusparseSroti", .typed = 1, .nargs = 8, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseSroti, .sizes = sizes_cusparseSroti, .caps = 0},
+    {.name = "cusparseSsctr", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseSsctr, .sizes = sizes_cusparseSsctr, .caps = 0},
     {.name = "cusparseXbsric02_zeroPivot", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseXbsric02_zeroPivot, .sizes = sizes_cusparseXbsric02_zeroPivot, .caps = 0},
     {.name = "cusparseXbsrilu02_zeroPivot", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -35978,16 +38161,24 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseXcsr2gebsrNnz, .sizes = sizes_cusparseXcsr2gebsrNnz, .caps = 0},
     {.name = "cusparseXcsrgeam2Nnz", .typed = 1, .nargs = 15, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseXcsrgeam2Nnz, .sizes = sizes_cusparseXcsrgeam2Nnz, .caps = 0},
+    {.name = "cusparseXcsrgemm2Nnz", .typed = 1, .nargs = 21, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseXcsrgemm2Nnz, .sizes = sizes_cusparseXcsrgemm2Nnz, .caps = 0},
     {.name = "cusparseXcsric02_zeroPivot", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseXcsric02_zeroPivot, .sizes = sizes_cusparseXcsric02_zeroPivot, .caps = 0},
     {.name = "cusparseXcsrilu02_zeroPivot", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseXcsrilu02_zeroPivot, .sizes = sizes_cusparseXcsrilu02_zeroPivot, .caps = 0},
+    {.name = "cusparseXcsrsm2_zeroPivot", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseXcsrsm2_zeroPivot, .sizes = sizes_cusparseXcsrsm2_zeroPivot, .caps = 0},
     {.name = "cusparseXcsrsort", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseXcsrsort, .sizes = sizes_cusparseXcsrsort, .caps = 0},
     {.name = "cusparseXcsrsort_bufferSizeExt", .typed = 1, .nargs = 7, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseXcsrsort_bufferSizeExt, .sizes = sizes_cusparseXcsrsort_bufferSizeExt, .caps = 0},
+    {.name = "cusparseXcsrsv2_zeroPivot", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseXcsrsv2_zeroPivot, .sizes = sizes_cusparseXcsrsv2_zeroPivot, .caps = 0},
     {.name = "cusparseXgebsr2gebsrNnz", .typed = 1, .nargs = 16, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseXgebsr2gebsrNnz, .sizes = sizes_cusparseXgebsr2gebsrNnz, .caps = 0},
+    {.name = "cusparseZaxpyi", .typed = 1, .nargs = 7, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZaxpyi, .sizes = sizes_cusparseZaxpyi, .caps = 0},
     {.name = "cusparseZbsr2csr", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZbsr2csr, .sizes = sizes_cusparseZbsr2csr, .caps = 0},
     {.name = "cusparseZbsric02", .typed = 1, .nargs = 12, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -36022,12 +38213,16 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseZbsrsv2_solve, .sizes = sizes_cusparseZbsrsv2_solve, .caps = 0},
     {.name = "cusparseZbsrxmv", .typed = 1, .nargs = 18, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZbsrxmv, .sizes = sizes_cusparseZbsrxmv, .caps = 0},
+    {.name = "cusparseZcsc2dense", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZcsc2dense, .sizes = sizes_cusparseZcsc2dense, .caps = 0},
     {.name = "cusparseZcsr2bsr", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZcsr2bsr, .sizes = sizes_cusparseZcsr2bsr, .caps = 0},
     {.name = "cusparseZcsr2csr_compress", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZcsr2csr_compress, .sizes = sizes_cusparseZcsr2csr_compress, .caps = 0},
     {.name = "cusparseZcsr2csru", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZcsr2csru, .sizes = sizes_cusparseZcsr2csru, .caps = 0},
+    {.name = "cusparseZcsr2dense", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZcsr2dense, .sizes = sizes_cusparseZcsr2dense, .caps = 0},
     {.name = "cusparseZcsr2gebsr", .typed = 1, .nargs = 15, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZcsr2gebsr, .sizes = sizes_cusparseZcsr2gebsr, .caps = 0},
     {.name = "cusparseZcsr2gebsr_bufferSize", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -36038,6 +38233,10 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseZcsrgeam2, .sizes = sizes_cusparseZcsrgeam2, .caps = 0},
     {.name = "cusparseZcsrgeam2_bufferSizeExt", .typed = 1, .nargs = 20, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZcsrgeam2_bufferSizeExt, .sizes = sizes_cusparseZcsrgeam2_bufferSizeExt, .caps = 0},
+    {.name = "cusparseZcsrgemm2", .typed = 1, .nargs = 27, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZcsrgemm2, .sizes = sizes_cusparseZcsrgemm2, .caps = 0},
+    {.name = "cusparseZcsrgemm2_bufferSizeExt", .typed = 1, .nargs = 20, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZcsrgemm2_bufferSizeExt, .sizes = sizes_cusparseZcsrgemm2_bufferSizeExt, .caps = 0},
     {.name = "cusparseZcsric02", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZcsric02, .sizes = sizes_cusparseZcsric02, .caps = 0},
     {.name = "cusparseZcsric02_analysis", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -36052,10 +38251,26 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseZcsrilu02_bufferSize, .sizes = sizes_cusparseZcsrilu02_bufferSize, .caps = 0},
     {.name = "cusparseZcsrilu02_numericBoost", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZcsrilu02_numericBoost, .sizes = sizes_cusparseZcsrilu02_numericBoost, .caps = 0},
+    {.name = "cusparseZcsrsm2_analysis", .typed = 1, .nargs = 17, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZcsrsm2_analysis, .sizes = sizes_cusparseZcsrsm2_analysis, .caps = 0},
+    {.name = "cusparseZcsrsm2_bufferSizeExt", .typed = 1, .nargs = 17, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZcsrsm2_bufferSizeExt, .sizes = sizes_cusparseZcsrsm2_bufferSizeExt, .caps = 0},
+    {.name = "cusparseZcsrsm2_solve", .typed = 1, .nargs = 17, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZcsrsm2_solve, .sizes = sizes_cusparseZcsrsm2_solve, .caps = 0},
+    {.name = "cusparseZcsrsv2_analysis", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZcsrsv2_analysis, .sizes = sizes_cusparseZcsrsv2_analysis, .caps = 0},
+    {.name = "cusparseZcsrsv2_bufferSize", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZcsrsv2_bufferSize, .sizes = sizes_cusparseZcsrsv2_bufferSize, .caps = 0},
+    {.name = "cusparseZcsrsv2_solve", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZcsrsv2_solve, .sizes = sizes_cusparseZcsrsv2_solve, .caps = 0},
     {.name = "cusparseZcsru2csr", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZcsru2csr, .sizes = sizes_cusparseZcsru2csr, .caps = 0},
     {.name = "cusparseZcsru2csr_bufferSizeExt", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZcsru2csr_bufferSizeExt, .sizes = sizes_cusparseZcsru2csr_bufferSizeExt, .caps = 0},
+    {.name = "cusparseZdense2csc", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZdense2csc, .sizes = sizes_cusparseZdense2csc, .caps = 0},
+    {.name = "cusparseZdense2csr", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZdense2csr, .sizes = sizes_cusparseZdense2csr, .caps = 0},
     {.name = "cusparseZgebsr2csr", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZgebsr2csr, .sizes = sizes_cusparseZgebsr2csr, .caps = 0},
     {.name = "cusparseZgebsr2gebsc", .typed = 1, .nargs = 15, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -36066,6 +38281,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseZgebsr2gebsr, .sizes = sizes_cusparseZgebsr2gebsr, .caps = 0},
     {.name = "cusparseZgebsr2gebsr_bufferSize", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZgebsr2gebsr_bufferSize, .sizes = sizes_cusparseZgebsr2gebsr_bufferSize, .caps = 0},
+    {.name = "cusparseZgemmi", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZgemmi, .sizes = sizes_cusparseZgemmi, .caps = 0},
     {.name = "cusparseZgemvi", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZgemvi, .sizes = sizes_cusparseZgemvi, .caps = 0},
     {.name = "cusparseZgemvi_bufferSize", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -36074,6 +38291,10 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseZgpsvInterleavedBatch, .sizes = sizes_cusparseZgpsvInterleavedBatch, .caps = 0},
     {.name = "cusparseZgpsvInterleavedBatch_bufferSizeExt", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZgpsvInterleavedBatch_bufferSizeExt, .sizes = sizes_cusparseZgpsvInterleavedBatch_bufferSizeExt, .caps = 0},
+    {.name = "cusparseZgthr", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZgthr, .sizes = sizes_cusparseZgthr, .caps = 0},
+    {.name = "cusparseZgthrz", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZgthrz, .sizes = sizes_cusparseZgthrz, .caps = 0},
     {.name = "cusparseZgtsv2", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZgtsv2, .sizes = sizes_cusparseZgtsv2, .caps = 0},
     {.name = "cusparseZgtsv2StridedBatch", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -36094,6 +38315,8 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusparseZnnz, .sizes = sizes_cusparseZnnz, .caps = 0},
     {.name = "cusparseZnnz_compress", .typed = 1, .nargs = 8, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusparseZnnz_compress, .sizes = sizes_cusparseZnnz_compress, .caps = 0},
+    {.name = "cusparseZsctr", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusparseZsctr, .sizes = sizes_cusparseZsctr, .caps = 0},
     {.name = "cusolverDnCCgels", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusolverDnCCgels, .sizes = sizes_cusolverDnCCgels, .caps = 0},
     {.name = "cusolverDnCCgels_bufferSize", .typed = 1, .nargs = 12, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -36536,6 +38759,14 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = 0, .sizes = 0, .caps = 0},
     {.name = "cusolverDnDtrtriHost", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 1, .rkind = CUTAP_RESULT_UNKNOWN, .tramp = 280,
      .args = 0, .sizes = 0, .caps = 0},
+    {.name = "cusolverDnGeqrf", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnGeqrf, .sizes = sizes_cusolverDnGeqrf, .caps = 0},
+    {.name = "cusolverDnGeqrf_bufferSize", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnGeqrf_bufferSize, .sizes = sizes_cusolverDnGeqrf_bufferSize, .caps = 0},
+    {.name = "cusolverDnGesvd", .typed = 1, .nargs = 21, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnGesvd, .sizes = sizes_cusolverDnGesvd, .caps = 0},
+    {.name = "cusolverDnGesvd_bufferSize", .typed = 1, .nargs = 19, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnGesvd_bufferSize, .sizes = sizes_cusolverDnGesvd_bufferSize, .caps = 0},
     {.name = "cusolverDnGetDeterministicMode", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusolverDnGetDeterministicMode, .sizes = sizes_cusolverDnGetDeterministicMode, .caps = 0},
     {.name = "cusolverDnGetEmulationStrategy", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -36544,6 +38775,12 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusolverDnGetMathMode, .sizes = sizes_cusolverDnGetMathMode, .caps = 0},
     {.name = "cusolverDnGetStream", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusolverDnGetStream, .sizes = sizes_cusolverDnGetStream, .caps = caps_cusolverDnGetStream},
+    {.name = "cusolverDnGetrf", .typed = 1, .nargs = 12, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnGetrf, .sizes = sizes_cusolverDnGetrf, .caps = 0},
+    {.name = "cusolverDnGetrf_bufferSize", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnGetrf_bufferSize, .sizes = sizes_cusolverDnGetrf_bufferSize, .caps = 0},
+    {.name = "cusolverDnGetrs", .typed = 1, .nargs = 13, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnGetrs, .sizes = sizes_cusolverDnGetrs, .caps = 0},
     {.name = "cusolverDnIRSInfosCreate", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusolverDnIRSInfosCreate, .sizes = sizes_cusolverDnIRSInfosCreate, .caps = caps_cusolverDnIRSInfosCreate},
     {.name = "cusolverDnIRSInfosDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -36592,6 +38829,12 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_cusolverDnIRSXgesv, .sizes = sizes_cusolverDnIRSXgesv, .caps = 0},
     {.name = "cusolverDnIRSXgesv_bufferSize", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusolverDnIRSXgesv_bufferSize, .sizes = sizes_cusolverDnIRSXgesv_bufferSize, .caps = 0},
+    {.name = "cusolverDnPotrf", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnPotrf, .sizes = sizes_cusolverDnPotrf, .caps = 0},
+    {.name = "cusolverDnPotrf_bufferSize", .typed = 1, .nargs = 9, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnPotrf_bufferSize, .sizes = sizes_cusolverDnPotrf_bufferSize, .caps = 0},
+    {.name = "cusolverDnPotrs", .typed = 1, .nargs = 12, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnPotrs, .sizes = sizes_cusolverDnPotrs, .caps = 0},
     {.name = "cusolverDnSBgels", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_cusolverDnSBgels, .sizes = sizes_cusolverDnSBgels, .caps = 0},
     {.name = "cusolverDnSBgels_bufferSize", .typed = 1, .nargs = 12, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -36814,6 +39057,14 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = 0, .sizes = 0, .caps = 0},
     {.name = "cusolverDnStrtriHost", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 1, .rkind = CUTAP_RESULT_UNKNOWN, .tramp = 315,
      .args = 0, .sizes = 0, .caps = 0},
+    {.name = "cusolverDnSyevd", .typed = 1, .nargs = 14, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnSyevd, .sizes = sizes_cusolverDnSyevd, .caps = 0},
+    {.name = "cusolverDnSyevd_bufferSize", .typed = 1, .nargs = 12, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnSyevd_bufferSize, .sizes = sizes_cusolverDnSyevd_bufferSize, .caps = 0},
+    {.name = "cusolverDnSyevdx", .typed = 1, .nargs = 20, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnSyevdx, .sizes = sizes_cusolverDnSyevdx, .caps = 0},
+    {.name = "cusolverDnSyevdx_bufferSize", .typed = 1, .nargs = 18, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_cusolverDnSyevdx_bufferSize, .sizes = sizes_cusolverDnSyevdx_bufferSize, .caps = 0},
     {.name = "cusolverDnXfillRandNormalOnDevice", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 1, .rkind = CUTAP_RESULT_UNKNOWN, .tramp = 316,
      .args = 0, .sizes = 0, .caps = 0},
     {.name = "cusolverDnXfillRandNormalOnHost", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 10, .nostatus = 1, .rkind = CUTAP_RESULT_UNKNOWN, .tramp = 317,
@@ -37722,6 +39973,10 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_nvrtcGetLTOIRSize, .sizes = sizes_nvrtcGetLTOIRSize, .caps = 0},
     {.name = "nvrtcGetLoweredName", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 11, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_nvrtcGetLoweredName, .sizes = sizes_nvrtcGetLoweredName, .caps = caps_nvrtcGetLoweredName},
+    {.name = "nvrtcGetNVVM", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 11, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_nvrtcGetNVVM, .sizes = sizes_nvrtcGetNVVM, .caps = caps_nvrtcGetNVVM},
+    {.name = "nvrtcGetNVVMSize", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 11, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args_nvrtcGetNVVMSize, .sizes = sizes_nvrtcGetNVVMSize, .caps = 0},
     {.name = "nvrtcGetNumSupportedArchs", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 11, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args_nvrtcGetNumSupportedArchs, .sizes = sizes_nvrtcGetNumSupportedArchs, .caps = 0},
     {.name = "nvrtcGetOptiXIR", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 11, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -37752,30 +40007,56 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_nvrtcVersion, .sizes = sizes_nvrtcVersion, .caps = 0},
     {.name = "__nvJitLinkAPI", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 12, .nostatus = 1, .rkind = CUTAP_RESULT_UNKNOWN, .tramp = 447,
      .args = 0, .sizes = 0, .caps = 0},
+    {.name = "__nvJitLinkAddData_12_4", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args___nvJitLinkAddData_12_4, .sizes = sizes___nvJitLinkAddData_12_4, .caps = caps___nvJitLinkAddData_12_4},
     {.name = "__nvJitLinkAddData_13_0", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args___nvJitLinkAddData_13_0, .sizes = sizes___nvJitLinkAddData_13_0, .caps = caps___nvJitLinkAddData_13_0},
+    {.name = "__nvJitLinkAddFile_12_4", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args___nvJitLinkAddFile_12_4, .sizes = sizes___nvJitLinkAddFile_12_4, .caps = caps___nvJitLinkAddFile_12_4},
     {.name = "__nvJitLinkAddFile_13_0", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args___nvJitLinkAddFile_13_0, .sizes = sizes___nvJitLinkAddFile_13_0, .caps = caps___nvJitLinkAddFile_13_0},
+    {.name = "__nvJitLinkComplete_12_4", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args___nvJitLinkComplete_12_4, .sizes = sizes___nvJitLinkComplete_12_4, .caps = 0},
     {.name = "__nvJitLinkComplete_13_0", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args___nvJitLinkComplete_13_0, .sizes = sizes___nvJitLinkComplete_13_0, .caps = 0},
+    {.name = "__nvJitLinkCreate_12_4", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args___nvJitLinkCreate_12_4, .sizes = sizes___nvJitLinkCreate_12_4, .caps = caps___nvJitLinkCreate_12_4},
     {.name = "__nvJitLinkCreate_13_0", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args___nvJitLinkCreate_13_0, .sizes = sizes___nvJitLinkCreate_13_0, .caps = caps___nvJitLinkCreate_13_0},
+    {.name = "__nvJitLinkDestroy_12_4", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args___nvJitLinkDestroy_12_4, .sizes = sizes___nvJitLinkDestroy_12_4, .caps = caps___nvJitLinkDestroy_12_4},
     {.name = "__nvJitLinkDestroy_13_0", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args___nvJitLinkDestroy_13_0, .sizes = sizes___nvJitLinkDestroy_13_0, .caps = caps___nvJitLinkDestroy_13_0},
+    {.name = "__nvJitLinkGetErrorLogSize_12_4", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args___nvJitLinkGetErrorLogSize_12_4, .sizes = sizes___nvJitLinkGetErrorLogSize_12_4, .caps = 0},
     {.name = "__nvJitLinkGetErrorLogSize_13_0", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args___nvJitLinkGetErrorLogSize_13_0, .sizes = sizes___nvJitLinkGetErrorLogSize_13_0, .caps = 0},
+    {.name = "__nvJitLinkGetErrorLog_12_4", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args___nvJitLinkGetErrorLog_12_4, .sizes = sizes___nvJitLinkGetErrorLog_12_4, .caps = caps___nvJitLinkGetErrorLog_12_4},
     {.name = "__nvJitLinkGetErrorLog_13_0", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args___nvJitLinkGetErrorLog_13_0, .sizes = sizes___nvJitLinkGetErrorLog_13_0, .caps = caps___nvJitLinkGetErrorLog_13_0},
+    {.name = "__nvJitLinkGetInfoLogSize_12_4", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args___nvJitLinkGetInfoLogSize_12_4, .sizes = sizes___nvJitLinkGetInfoLogSize_12_4, .caps = 0},
     {.name = "__nvJitLinkGetInfoLogSize_13_0", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args___nvJitLinkGetInfoLogSize_13_0, .sizes = sizes___nvJitLinkGetInfoLogSize_13_0, .caps = 0},
+    {.name = "__nvJitLinkGetInfoLog_12_4", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args___nvJitLinkGetInfoLog_12_4, .sizes = sizes___nvJitLinkGetInfoLog_12_4, .caps = caps___nvJitLinkGetInfoLog_12_4},
     {.name = "__nvJitLinkGetInfoLog_13_0", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args___nvJitLinkGetInfoLog_13_0, .sizes = sizes___nvJitLinkGetInfoLog_13_0, .caps = caps___nvJitLinkGetInfoLog_13_0},
+    {.name = "__nvJitLinkGetLinkedCubinSize_12_4", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args___nvJitLinkGetLinkedCubinSize_12_4, .sizes = sizes___nvJitLinkGetLinkedCubinSize_12_4, .caps = 0},
     {.name = "__nvJitLinkGetLinkedCubinSize_13_0", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args___nvJitLinkGetLinkedCubinSize_13_0, .sizes = sizes___nvJitLinkGetLinkedCubinSize_13_0, .caps = 0},
+    {.name = "__nvJitLinkGetLinkedCubin_12_4", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args___nvJitLinkGetLinkedCubin_12_4, .sizes = sizes___nvJitLinkGetLinkedCubin_12_4, .caps = 0},
     {.name = "__nvJitLinkGetLinkedCubin_13_0", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args___nvJitLinkGetLinkedCubin_13_0, .sizes = sizes___nvJitLinkGetLinkedCubin_13_0, .caps = 0},
+    {.name = "__nvJitLinkGetLinkedPtxSize_12_4", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args___nvJitLinkGetLinkedPtxSize_12_4, .sizes = sizes___nvJitLinkGetLinkedPtxSize_12_4, .caps = 0},
     {.name = "__nvJitLinkGetLinkedPtxSize_13_0", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args___nvJitLinkGetLinkedPtxSize_13_0, .sizes = sizes___nvJitLinkGetLinkedPtxSize_13_0, .caps = 0},
+    {.name = "__nvJitLinkGetLinkedPtx_12_4", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+     .args = args___nvJitLinkGetLinkedPtx_12_4, .sizes = sizes___nvJitLinkGetLinkedPtx_12_4, .caps = caps___nvJitLinkGetLinkedPtx_12_4},
     {.name = "__nvJitLinkGetLinkedPtx_13_0", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
      .args = args___nvJitLinkGetLinkedPtx_13_0, .sizes = sizes___nvJitLinkGetLinkedPtx_13_0, .caps = caps___nvJitLinkGetLinkedPtx_13_0},
     {.name = "nvJitLinkAddData", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1, .layer = 12, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
@@ -38835,10 +41116,16 @@ extern void cudaArrayGetInfo(void);
 extern void cudaArrayGetMemoryRequirements(void);
 extern void cudaArrayGetPlane(void);
 extern void cudaArrayGetSparseProperties(void);
+extern void cudaBindSurfaceToArray(void);
+extern void cudaBindTexture(void);
+extern void cudaBindTexture2D(void);
+extern void cudaBindTextureToArray(void);
+extern void cudaBindTextureToMipmappedArray(void);
 extern void cudaChooseDevice(void);
 extern void cudaCreateChannelDesc(void);
 extern void cudaCreateSurfaceObject(void);
 extern void cudaCreateTextureObject(void);
+extern void cudaCreateTextureObject_v2(void);
 extern void cudaCtxResetPersistingL2Cache(void);
 extern void cudaDestroyExternalMemory(void);
 extern void cudaDestroyExternalSemaphore(void);
@@ -38922,6 +41209,7 @@ extern void cudaGetDevice(void);
 extern void cudaGetDeviceCount(void);
 extern void cudaGetDeviceFlags(void);
 extern void cudaGetDeviceProperties(void);
+extern void cudaGetDeviceProperties_v2(void);
 extern void cudaGetDriverEntryPoint(void);
 extern void cudaGetDriverEntryPointByVersion(void);
 extern void cudaGetDriverEntryPointByVersion_ptsz(void);
@@ -38934,13 +41222,18 @@ extern void cudaGetKernel(void);
 extern void cudaGetLastError(void);
 extern void cudaGetMipmappedArrayLevel(void);
 extern void cudaGetSurfaceObjectResourceDesc(void);
+extern void cudaGetSurfaceReference(void);
 extern void cudaGetSymbolAddress(void);
 extern void cudaGetSymbolSize(void);
+extern void cudaGetTextureAlignmentOffset(void);
 extern void cudaGetTextureObjectResourceDesc(void);
 extern void cudaGetTextureObjectResourceViewDesc(void);
 extern void cudaGetTextureObjectTextureDesc(void);
+extern void cudaGetTextureObjectTextureDesc_v2(void);
+extern void cudaGetTextureReference(void);
 extern void cudaGraphAddChildGraphNode(void);
 extern void cudaGraphAddDependencies(void);
+extern void cudaGraphAddDependencies_v2(void);
 extern void cudaGraphAddEmptyNode(void);
 extern void cudaGraphAddEventRecordNode(void);
 extern void cudaGraphAddEventWaitNode(void);
@@ -38956,6 +41249,7 @@ extern void cudaGraphAddMemcpyNodeFromSymbol(void);
 extern void cudaGraphAddMemcpyNodeToSymbol(void);
 extern void cudaGraphAddMemsetNode(void);
 extern void cudaGraphAddNode(void);
+extern void cudaGraphAddNode_v2(void);
 extern void cudaGraphChildGraphNodeGetGraph(void);
 extern void cudaGraphClone(void);
 extern void cudaGraphConditionalHandleCreate(void);
@@ -38988,6 +41282,7 @@ extern void cudaGraphExternalSemaphoresSignalNodeSetParams(void);
 extern void cudaGraphExternalSemaphoresWaitNodeGetParams(void);
 extern void cudaGraphExternalSemaphoresWaitNodeSetParams(void);
 extern void cudaGraphGetEdges(void);
+extern void cudaGraphGetEdges_v2(void);
 extern void cudaGraphGetNodes(void);
 extern void cudaGraphGetRootNodes(void);
 extern void cudaGraphHostNodeGetParams(void);
@@ -39014,13 +41309,16 @@ extern void cudaGraphMemsetNodeGetParams(void);
 extern void cudaGraphMemsetNodeSetParams(void);
 extern void cudaGraphNodeFindInClone(void);
 extern void cudaGraphNodeGetDependencies(void);
+extern void cudaGraphNodeGetDependencies_v2(void);
 extern void cudaGraphNodeGetDependentNodes(void);
+extern void cudaGraphNodeGetDependentNodes_v2(void);
 extern void cudaGraphNodeGetEnabled(void);
 extern void cudaGraphNodeGetType(void);
 extern void cudaGraphNodeSetEnabled(void);
 extern void cudaGraphNodeSetParams(void);
 extern void cudaGraphReleaseUserObject(void);
 extern void cudaGraphRemoveDependencies(void);
+extern void cudaGraphRemoveDependencies_v2(void);
 extern void cudaGraphRetainUserObject(void);
 extern void cudaGraphUpload(void);
 extern void cudaGraphUpload_ptsz(void);
@@ -39052,6 +41350,7 @@ extern void cudaIpcOpenEventHandle(void);
 extern void cudaIpcOpenMemHandle(void);
 extern void cudaKernelSetAttributeForDevice(void);
 extern void cudaLaunchCooperativeKernel(void);
+extern void cudaLaunchCooperativeKernelMultiDevice(void);
 extern void cudaLaunchCooperativeKernel_ptsz(void);
 extern void cudaLaunchHostFunc(void);
 extern void cudaLaunchHostFunc_ptsz(void);
@@ -39086,6 +41385,7 @@ extern void cudaMallocManaged(void);
 extern void cudaMallocMipmappedArray(void);
 extern void cudaMallocPitch(void);
 extern void cudaMemAdvise(void);
+extern void cudaMemAdvise_v2(void);
 extern void cudaMemDiscardAndPrefetchBatchAsync(void);
 extern void cudaMemDiscardAndPrefetchBatchAsync_ptsz(void);
 extern void cudaMemDiscardBatchAsync(void);
@@ -39106,6 +41406,8 @@ extern void cudaMemPoolSetAttribute(void);
 extern void cudaMemPoolTrimTo(void);
 extern void cudaMemPrefetchAsync(void);
 extern void cudaMemPrefetchAsync_ptsz(void);
+extern void cudaMemPrefetchAsync_v2(void);
+extern void cudaMemPrefetchAsync_v2_ptsz(void);
 extern void cudaMemPrefetchBatchAsync(void);
 extern void cudaMemPrefetchBatchAsync_ptsz(void);
 extern void cudaMemRangeGetAttribute(void);
@@ -39182,14 +41484,19 @@ extern void cudaOccupancyMaxActiveClusters(void);
 extern void cudaOccupancyMaxPotentialClusterSize(void);
 extern void cudaPeekAtLastError(void);
 extern void cudaPointerGetAttributes(void);
+extern void cudaProfilerInitialize(void);
 extern void cudaProfilerStart(void);
 extern void cudaProfilerStop(void);
 extern void cudaRuntimeGetVersion(void);
 extern void cudaSetDevice(void);
 extern void cudaSetDeviceFlags(void);
+extern void cudaSetDoubleForDevice(void);
+extern void cudaSetDoubleForHost(void);
 extern void cudaSetValidDevices(void);
 extern void cudaSignalExternalSemaphoresAsync(void);
 extern void cudaSignalExternalSemaphoresAsync_ptsz(void);
+extern void cudaSignalExternalSemaphoresAsync_v2(void);
+extern void cudaSignalExternalSemaphoresAsync_v2_ptsz(void);
 extern void cudaStreamAddCallback(void);
 extern void cudaStreamAddCallback_ptsz(void);
 extern void cudaStreamAttachMemAsync(void);
@@ -39210,6 +41517,10 @@ extern void cudaStreamGetAttribute(void);
 extern void cudaStreamGetAttribute_ptsz(void);
 extern void cudaStreamGetCaptureInfo(void);
 extern void cudaStreamGetCaptureInfo_ptsz(void);
+extern void cudaStreamGetCaptureInfo_v2(void);
+extern void cudaStreamGetCaptureInfo_v2_ptsz(void);
+extern void cudaStreamGetCaptureInfo_v3(void);
+extern void cudaStreamGetCaptureInfo_v3_ptsz(void);
 extern void cudaStreamGetDevice(void);
 extern void cudaStreamGetDevice_ptsz(void);
 extern void cudaStreamGetFlags(void);
@@ -39228,9 +41539,18 @@ extern void cudaStreamSynchronize(void);
 extern void cudaStreamSynchronize_ptsz(void);
 extern void cudaStreamUpdateCaptureDependencies(void);
 extern void cudaStreamUpdateCaptureDependencies_ptsz(void);
+extern void cudaStreamUpdateCaptureDependencies_v2(void);
+extern void cudaStreamUpdateCaptureDependencies_v2_ptsz(void);
 extern void cudaStreamWaitEvent(void);
 extern void cudaStreamWaitEvent_ptsz(void);
 extern void cudaThreadExchangeStreamCaptureMode(void);
+extern void cudaThreadExit(void);
+extern void cudaThreadGetCacheConfig(void);
+extern void cudaThreadGetLimit(void);
+extern void cudaThreadSetCacheConfig(void);
+extern void cudaThreadSetLimit(void);
+extern void cudaThreadSynchronize(void);
+extern void cudaUnbindTexture(void);
 extern void cudaUserObjectCreate(void);
 extern void cudaUserObjectRelease(void);
 extern void cudaUserObjectRetain(void);
@@ -39238,6 +41558,8 @@ extern void cudaVDPAUGetDevice(void);
 extern void cudaVDPAUSetVDPAUDevice(void);
 extern void cudaWaitExternalSemaphoresAsync(void);
 extern void cudaWaitExternalSemaphoresAsync_ptsz(void);
+extern void cudaWaitExternalSemaphoresAsync_v2(void);
+extern void cudaWaitExternalSemaphoresAsync_v2_ptsz(void);
 extern void cublasAlloc(void);
 extern void cublasAsumEx(void);
 extern void cublasAsumEx_64(void);
@@ -40509,6 +42831,7 @@ extern void cufftXtMemcpy(void);
 extern void cufftXtQueryPlan(void);
 extern void cufftXtSetCallback(void);
 extern void cufftXtSetCallbackSharedSize(void);
+extern void cufftXtSetDistribution(void);
 extern void cufftXtSetGPUs(void);
 extern void cufftXtSetJITCallback(void);
 extern void cufftXtSetWorkArea(void);
@@ -40543,6 +42866,7 @@ extern void curandSetStream(void);
 extern void cusparseAxpby(void);
 extern void cusparseBlockedEllGet(void);
 extern void cusparseBsrSetStridedBatch(void);
+extern void cusparseCaxpyi(void);
 extern void cusparseCbsr2csr(void);
 extern void cusparseCbsric02(void);
 extern void cusparseCbsric02_analysis(void);
@@ -40560,14 +42884,18 @@ extern void cusparseCbsrsv2_analysis(void);
 extern void cusparseCbsrsv2_bufferSize(void);
 extern void cusparseCbsrsv2_solve(void);
 extern void cusparseCbsrxmv(void);
+extern void cusparseCcsc2dense(void);
 extern void cusparseCcsr2bsr(void);
 extern void cusparseCcsr2csr_compress(void);
 extern void cusparseCcsr2csru(void);
+extern void cusparseCcsr2dense(void);
 extern void cusparseCcsr2gebsr(void);
 extern void cusparseCcsr2gebsr_bufferSize(void);
 extern void cusparseCcsrcolor(void);
 extern void cusparseCcsrgeam2(void);
 extern void cusparseCcsrgeam2_bufferSizeExt(void);
+extern void cusparseCcsrgemm2(void);
+extern void cusparseCcsrgemm2_bufferSizeExt(void);
 extern void cusparseCcsric02(void);
 extern void cusparseCcsric02_analysis(void);
 extern void cusparseCcsric02_bufferSize(void);
@@ -40575,17 +42903,28 @@ extern void cusparseCcsrilu02(void);
 extern void cusparseCcsrilu02_analysis(void);
 extern void cusparseCcsrilu02_bufferSize(void);
 extern void cusparseCcsrilu02_numericBoost(void);
+extern void cusparseCcsrsm2_analysis(void);
+extern void cusparseCcsrsm2_bufferSizeExt(void);
+extern void cusparseCcsrsm2_solve(void);
+extern void cusparseCcsrsv2_analysis(void);
+extern void cusparseCcsrsv2_bufferSize(void);
+extern void cusparseCcsrsv2_solve(void);
 extern void cusparseCcsru2csr(void);
 extern void cusparseCcsru2csr_bufferSizeExt(void);
+extern void cusparseCdense2csc(void);
+extern void cusparseCdense2csr(void);
 extern void cusparseCgebsr2csr(void);
 extern void cusparseCgebsr2gebsc(void);
 extern void cusparseCgebsr2gebsc_bufferSize(void);
 extern void cusparseCgebsr2gebsr(void);
 extern void cusparseCgebsr2gebsr_bufferSize(void);
+extern void cusparseCgemmi(void);
 extern void cusparseCgemvi(void);
 extern void cusparseCgemvi_bufferSize(void);
 extern void cusparseCgpsvInterleavedBatch(void);
 extern void cusparseCgpsvInterleavedBatch_bufferSizeExt(void);
+extern void cusparseCgthr(void);
+extern void cusparseCgthrz(void);
 extern void cusparseCgtsv2(void);
 extern void cusparseCgtsv2StridedBatch(void);
 extern void cusparseCgtsv2StridedBatch_bufferSizeExt(void);
@@ -40607,6 +42946,9 @@ extern void cusparseConstDnVecGetValues(void);
 extern void cusparseConstSpMatGetValues(void);
 extern void cusparseConstSpVecGet(void);
 extern void cusparseConstSpVecGetValues(void);
+extern void cusparseConstrainedGeMM(void);
+extern void cusparseConstrainedGeMM_bufferSize(void);
+extern void cusparseCooAoSGet(void);
 extern void cusparseCooGet(void);
 extern void cusparseCooSetPointers(void);
 extern void cusparseCooSetStridedBatch(void);
@@ -40628,10 +42970,14 @@ extern void cusparseCreateConstDnVec(void);
 extern void cusparseCreateConstSlicedEll(void);
 extern void cusparseCreateConstSpVec(void);
 extern void cusparseCreateCoo(void);
+extern void cusparseCreateCooAoS(void);
 extern void cusparseCreateCsc(void);
 extern void cusparseCreateCsr(void);
+extern void cusparseCreateCsrgemm2Info(void);
 extern void cusparseCreateCsric02Info(void);
 extern void cusparseCreateCsrilu02Info(void);
+extern void cusparseCreateCsrsm2Info(void);
+extern void cusparseCreateCsrsv2Info(void);
 extern void cusparseCreateCsru2csrInfo(void);
 extern void cusparseCreateDnMat(void);
 extern void cusparseCreateDnVec(void);
@@ -40642,11 +42988,15 @@ extern void cusparseCreateSlicedEll(void);
 extern void cusparseCreateSpVec(void);
 extern void cusparseCscGet(void);
 extern void cusparseCscSetPointers(void);
+extern void cusparseCsctr(void);
 extern void cusparseCsr2cscEx2(void);
 extern void cusparseCsr2cscEx2_bufferSize(void);
 extern void cusparseCsrGet(void);
 extern void cusparseCsrSetPointers(void);
 extern void cusparseCsrSetStridedBatch(void);
+extern void cusparseCsrmvEx(void);
+extern void cusparseCsrmvEx_bufferSize(void);
+extern void cusparseDaxpyi(void);
 extern void cusparseDbsr2csr(void);
 extern void cusparseDbsric02(void);
 extern void cusparseDbsric02_analysis(void);
@@ -40664,14 +43014,18 @@ extern void cusparseDbsrsv2_analysis(void);
 extern void cusparseDbsrsv2_bufferSize(void);
 extern void cusparseDbsrsv2_solve(void);
 extern void cusparseDbsrxmv(void);
+extern void cusparseDcsc2dense(void);
 extern void cusparseDcsr2bsr(void);
 extern void cusparseDcsr2csr_compress(void);
 extern void cusparseDcsr2csru(void);
+extern void cusparseDcsr2dense(void);
 extern void cusparseDcsr2gebsr(void);
 extern void cusparseDcsr2gebsr_bufferSize(void);
 extern void cusparseDcsrcolor(void);
 extern void cusparseDcsrgeam2(void);
 extern void cusparseDcsrgeam2_bufferSizeExt(void);
+extern void cusparseDcsrgemm2(void);
+extern void cusparseDcsrgemm2_bufferSizeExt(void);
 extern void cusparseDcsric02(void);
 extern void cusparseDcsric02_analysis(void);
 extern void cusparseDcsric02_bufferSize(void);
@@ -40679,8 +43033,16 @@ extern void cusparseDcsrilu02(void);
 extern void cusparseDcsrilu02_analysis(void);
 extern void cusparseDcsrilu02_bufferSize(void);
 extern void cusparseDcsrilu02_numericBoost(void);
+extern void cusparseDcsrsm2_analysis(void);
+extern void cusparseDcsrsm2_bufferSizeExt(void);
+extern void cusparseDcsrsm2_solve(void);
+extern void cusparseDcsrsv2_analysis(void);
+extern void cusparseDcsrsv2_bufferSize(void);
+extern void cusparseDcsrsv2_solve(void);
 extern void cusparseDcsru2csr(void);
 extern void cusparseDcsru2csr_bufferSizeExt(void);
+extern void cusparseDdense2csc(void);
+extern void cusparseDdense2csr(void);
 extern void cusparseDenseToSparse_analysis(void);
 extern void cusparseDenseToSparse_bufferSize(void);
 extern void cusparseDenseToSparse_convert(void);
@@ -40690,8 +43052,11 @@ extern void cusparseDestroyBsrilu02Info(void);
 extern void cusparseDestroyBsrsm2Info(void);
 extern void cusparseDestroyBsrsv2Info(void);
 extern void cusparseDestroyColorInfo(void);
+extern void cusparseDestroyCsrgemm2Info(void);
 extern void cusparseDestroyCsric02Info(void);
 extern void cusparseDestroyCsrilu02Info(void);
+extern void cusparseDestroyCsrsm2Info(void);
+extern void cusparseDestroyCsrsv2Info(void);
 extern void cusparseDestroyCsru2csrInfo(void);
 extern void cusparseDestroyDnMat(void);
 extern void cusparseDestroyDnVec(void);
@@ -40704,10 +43069,13 @@ extern void cusparseDgebsr2gebsc(void);
 extern void cusparseDgebsr2gebsc_bufferSize(void);
 extern void cusparseDgebsr2gebsr(void);
 extern void cusparseDgebsr2gebsr_bufferSize(void);
+extern void cusparseDgemmi(void);
 extern void cusparseDgemvi(void);
 extern void cusparseDgemvi_bufferSize(void);
 extern void cusparseDgpsvInterleavedBatch(void);
 extern void cusparseDgpsvInterleavedBatch_bufferSizeExt(void);
+extern void cusparseDgthr(void);
+extern void cusparseDgthrz(void);
 extern void cusparseDgtsv2(void);
 extern void cusparseDgtsv2StridedBatch(void);
 extern void cusparseDgtsv2StridedBatch_bufferSizeExt(void);
@@ -40738,6 +43106,8 @@ extern void cusparseDpruneDense2csrByPercentage_bufferSizeExt(void);
 extern void cusparseDpruneDense2csrNnz(void);
 extern void cusparseDpruneDense2csrNnzByPercentage(void);
 extern void cusparseDpruneDense2csr_bufferSizeExt(void);
+extern void cusparseDroti(void);
+extern void cusparseDsctr(void);
 extern void cusparseGather(void);
 extern void cusparseGetErrorName(void);
 extern void cusparseGetErrorString(void);
@@ -40771,6 +43141,7 @@ extern void cusparseRot(void);
 extern void cusparseSDDMM(void);
 extern void cusparseSDDMM_bufferSize(void);
 extern void cusparseSDDMM_preprocess(void);
+extern void cusparseSaxpyi(void);
 extern void cusparseSbsr2csr(void);
 extern void cusparseSbsric02(void);
 extern void cusparseSbsric02_analysis(void);
@@ -40789,14 +43160,18 @@ extern void cusparseSbsrsv2_bufferSize(void);
 extern void cusparseSbsrsv2_solve(void);
 extern void cusparseSbsrxmv(void);
 extern void cusparseScatter(void);
+extern void cusparseScsc2dense(void);
 extern void cusparseScsr2bsr(void);
 extern void cusparseScsr2csr_compress(void);
 extern void cusparseScsr2csru(void);
+extern void cusparseScsr2dense(void);
 extern void cusparseScsr2gebsr(void);
 extern void cusparseScsr2gebsr_bufferSize(void);
 extern void cusparseScsrcolor(void);
 extern void cusparseScsrgeam2(void);
 extern void cusparseScsrgeam2_bufferSizeExt(void);
+extern void cusparseScsrgemm2(void);
+extern void cusparseScsrgemm2_bufferSizeExt(void);
 extern void cusparseScsric02(void);
 extern void cusparseScsric02_analysis(void);
 extern void cusparseScsric02_bufferSize(void);
@@ -40804,8 +43179,16 @@ extern void cusparseScsrilu02(void);
 extern void cusparseScsrilu02_analysis(void);
 extern void cusparseScsrilu02_bufferSize(void);
 extern void cusparseScsrilu02_numericBoost(void);
+extern void cusparseScsrsm2_analysis(void);
+extern void cusparseScsrsm2_bufferSizeExt(void);
+extern void cusparseScsrsm2_solve(void);
+extern void cusparseScsrsv2_analysis(void);
+extern void cusparseScsrsv2_bufferSize(void);
+extern void cusparseScsrsv2_solve(void);
 extern void cusparseScsru2csr(void);
 extern void cusparseScsru2csr_bufferSizeExt(void);
+extern void cusparseSdense2csc(void);
+extern void cusparseSdense2csr(void);
 extern void cusparseSetMatDiagType(void);
 extern void cusparseSetMatFillMode(void);
 extern void cusparseSetMatIndexBase(void);
@@ -40817,10 +43200,13 @@ extern void cusparseSgebsr2gebsc(void);
 extern void cusparseSgebsr2gebsc_bufferSize(void);
 extern void cusparseSgebsr2gebsr(void);
 extern void cusparseSgebsr2gebsr_bufferSize(void);
+extern void cusparseSgemmi(void);
 extern void cusparseSgemvi(void);
 extern void cusparseSgemvi_bufferSize(void);
 extern void cusparseSgpsvInterleavedBatch(void);
 extern void cusparseSgpsvInterleavedBatch_bufferSizeExt(void);
+extern void cusparseSgthr(void);
+extern void cusparseSgthrz(void);
 extern void cusparseSgtsv2(void);
 extern void cusparseSgtsv2StridedBatch(void);
 extern void cusparseSgtsv2StridedBatch_bufferSizeExt(void);
@@ -40858,6 +43244,7 @@ extern void cusparseSpMatGetSize(void);
 extern void cusparseSpMatGetStridedBatch(void);
 extern void cusparseSpMatGetValues(void);
 extern void cusparseSpMatSetAttribute(void);
+extern void cusparseSpMatSetStridedBatch(void);
 extern void cusparseSpMatSetValues(void);
 extern void cusparseSpSM_analysis(void);
 extern void cusparseSpSM_bufferSize(void);
@@ -40891,6 +43278,8 @@ extern void cusparseSpruneDense2csrByPercentage_bufferSizeExt(void);
 extern void cusparseSpruneDense2csrNnz(void);
 extern void cusparseSpruneDense2csrNnzByPercentage(void);
 extern void cusparseSpruneDense2csr_bufferSizeExt(void);
+extern void cusparseSroti(void);
+extern void cusparseSsctr(void);
 extern void cusparseXbsric02_zeroPivot(void);
 extern void cusparseXbsrilu02_zeroPivot(void);
 extern void cusparseXbsrsm2_zeroPivot(void);
@@ -40905,11 +43294,15 @@ extern void cusparseXcsr2bsrNnz(void);
 extern void cusparseXcsr2coo(void);
 extern void cusparseXcsr2gebsrNnz(void);
 extern void cusparseXcsrgeam2Nnz(void);
+extern void cusparseXcsrgemm2Nnz(void);
 extern void cusparseXcsric02_zeroPivot(void);
 extern void cusparseXcsrilu02_zeroPivot(void);
+extern void cusparseXcsrsm2_zeroPivot(void);
 extern void cusparseXcsrsort(void);
 extern void cusparseXcsrsort_bufferSizeExt(void);
+extern void cusparseXcsrsv2_zeroPivot(void);
 extern void cusparseXgebsr2gebsrNnz(void);
+extern void cusparseZaxpyi(void);
 extern void cusparseZbsr2csr(void);
 extern void cusparseZbsric02(void);
 extern void cusparseZbsric02_analysis(void);
@@ -40927,14 +43320,18 @@ extern void cusparseZbsrsv2_analysis(void);
 extern void cusparseZbsrsv2_bufferSize(void);
 extern void cusparseZbsrsv2_solve(void);
 extern void cusparseZbsrxmv(void);
+extern void cusparseZcsc2dense(void);
 extern void cusparseZcsr2bsr(void);
 extern void cusparseZcsr2csr_compress(void);
 extern void cusparseZcsr2csru(void);
+extern void cusparseZcsr2dense(void);
 extern void cusparseZcsr2gebsr(void);
 extern void cusparseZcsr2gebsr_bufferSize(void);
 extern void cusparseZcsrcolor(void);
 extern void cusparseZcsrgeam2(void);
 extern void cusparseZcsrgeam2_bufferSizeExt(void);
+extern void cusparseZcsrgemm2(void);
+extern void cusparseZcsrgemm2_bufferSizeExt(void);
 extern void cusparseZcsric02(void);
 extern void cusparseZcsric02_analysis(void);
 extern void cusparseZcsric02_bufferSize(void);
@@ -40942,17 +43339,28 @@ extern void cusparseZcsrilu02(void);
 extern void cusparseZcsrilu02_analysis(void);
 extern void cusparseZcsrilu02_bufferSize(void);
 extern void cusparseZcsrilu02_numericBoost(void);
+extern void cusparseZcsrsm2_analysis(void);
+extern void cusparseZcsrsm2_bufferSizeExt(void);
+extern void cusparseZcsrsm2_solve(void);
+extern void cusparseZcsrsv2_analysis(void);
+extern void cusparseZcsrsv2_bufferSize(void);
+extern void cusparseZcsrsv2_solve(void);
 extern void cusparseZcsru2csr(void);
 extern void cusparseZcsru2csr_bufferSizeExt(void);
+extern void cusparseZdense2csc(void);
+extern void cusparseZdense2csr(void);
 extern void cusparseZgebsr2csr(void);
 extern void cusparseZgebsr2gebsc(void);
 extern void cusparseZgebsr2gebsc_bufferSize(void);
 extern void cusparseZgebsr2gebsr(void);
 extern void cusparseZgebsr2gebsr_bufferSize(void);
+extern void cusparseZgemmi(void);
 extern void cusparseZgemvi(void);
 extern void cusparseZgemvi_bufferSize(void);
 extern void cusparseZgpsvInterleavedBatch(void);
 extern void cusparseZgpsvInterleavedBatch_bufferSizeExt(void);
+extern void cusparseZgthr(void);
+extern void cusparseZgthrz(void);
 extern void cusparseZgtsv2(void);
 extern void cusparseZgtsv2StridedBatch(void);
 extern void cusparseZgtsv2StridedBatch_bufferSizeExt(void);
@@ -40963,6 +43371,7 @@ extern void cusparseZgtsvInterleavedBatch(void);
 extern void cusparseZgtsvInterleavedBatch_bufferSizeExt(void);
 extern void cusparseZnnz(void);
 extern void cusparseZnnz_compress(void);
+extern void cusparseZsctr(void);
 extern void cusolverDnCCgels(void);
 extern void cusolverDnCCgels_bufferSize(void);
 extern void cusolverDnCCgesv(void);
@@ -41184,10 +43593,17 @@ extern void cusolverDnDsytriHost(void);
 extern void cusolverDnDsytri_bufferSize(void);
 extern void cusolverDnDsytrsHost(void);
 extern void cusolverDnDtrtriHost(void);
+extern void cusolverDnGeqrf(void);
+extern void cusolverDnGeqrf_bufferSize(void);
+extern void cusolverDnGesvd(void);
+extern void cusolverDnGesvd_bufferSize(void);
 extern void cusolverDnGetDeterministicMode(void);
 extern void cusolverDnGetEmulationStrategy(void);
 extern void cusolverDnGetMathMode(void);
 extern void cusolverDnGetStream(void);
+extern void cusolverDnGetrf(void);
+extern void cusolverDnGetrf_bufferSize(void);
+extern void cusolverDnGetrs(void);
 extern void cusolverDnIRSInfosCreate(void);
 extern void cusolverDnIRSInfosDestroy(void);
 extern void cusolverDnIRSInfosGetMaxIters(void);
@@ -41212,6 +43628,9 @@ extern void cusolverDnIRSXgels(void);
 extern void cusolverDnIRSXgels_bufferSize(void);
 extern void cusolverDnIRSXgesv(void);
 extern void cusolverDnIRSXgesv_bufferSize(void);
+extern void cusolverDnPotrf(void);
+extern void cusolverDnPotrf_bufferSize(void);
+extern void cusolverDnPotrs(void);
 extern void cusolverDnSBgels(void);
 extern void cusolverDnSBgels_bufferSize(void);
 extern void cusolverDnSBgesv(void);
@@ -41323,6 +43742,10 @@ extern void cusolverDnSsytriHost(void);
 extern void cusolverDnSsytri_bufferSize(void);
 extern void cusolverDnSsytrsHost(void);
 extern void cusolverDnStrtriHost(void);
+extern void cusolverDnSyevd(void);
+extern void cusolverDnSyevd_bufferSize(void);
+extern void cusolverDnSyevdx(void);
+extern void cusolverDnSyevdx_bufferSize(void);
 extern void cusolverDnXfillRandNormalOnDevice(void);
 extern void cusolverDnXfillRandNormalOnHost(void);
 extern void cusolverDnXgeev(void);
@@ -41777,6 +44200,8 @@ extern void nvrtcGetErrorString(void);
 extern void nvrtcGetLTOIR(void);
 extern void nvrtcGetLTOIRSize(void);
 extern void nvrtcGetLoweredName(void);
+extern void nvrtcGetNVVM(void);
+extern void nvrtcGetNVVMSize(void);
 extern void nvrtcGetNumSupportedArchs(void);
 extern void nvrtcGetOptiXIR(void);
 extern void nvrtcGetOptiXIRSize(void);
@@ -41792,18 +44217,31 @@ extern void nvrtcSetFlowCallback(void);
 extern void nvrtcSetPCHHeapSize(void);
 extern void nvrtcVersion(void);
 extern void __nvJitLinkAPI(void);
+extern void __nvJitLinkAddData_12_4(void);
 extern void __nvJitLinkAddData_13_0(void);
+extern void __nvJitLinkAddFile_12_4(void);
 extern void __nvJitLinkAddFile_13_0(void);
+extern void __nvJitLinkComplete_12_4(void);
 extern void __nvJitLinkComplete_13_0(void);
+extern void __nvJitLinkCreate_12_4(void);
 extern void __nvJitLinkCreate_13_0(void);
+extern void __nvJitLinkDestroy_12_4(void);
 extern void __nvJitLinkDestroy_13_0(void);
+extern void __nvJitLinkGetErrorLogSize_12_4(void);
 extern void __nvJitLinkGetErrorLogSize_13_0(void);
+extern void __nvJitLinkGetErrorLog_12_4(void);
 extern void __nvJitLinkGetErrorLog_13_0(void);
+extern void __nvJitLinkGetInfoLogSize_12_4(void);
 extern void __nvJitLinkGetInfoLogSize_13_0(void);
+extern void __nvJitLinkGetInfoLog_12_4(void);
 extern void __nvJitLinkGetInfoLog_13_0(void);
+extern void __nvJitLinkGetLinkedCubinSize_12_4(void);
 extern void __nvJitLinkGetLinkedCubinSize_13_0(void);
+extern void __nvJitLinkGetLinkedCubin_12_4(void);
 extern void __nvJitLinkGetLinkedCubin_13_0(void);
+extern void __nvJitLinkGetLinkedPtxSize_12_4(void);
 extern void __nvJitLinkGetLinkedPtxSize_13_0(void);
+extern void __nvJitLinkGetLinkedPtx_12_4(void);
 extern void __nvJitLinkGetLinkedPtx_13_0(void);
 extern void nvJitLinkAddData(void);
 extern void nvJitLinkAddFile(void);
@@ -42344,10 +44782,16 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cudaArrayGetMemoryRequirements,
     (void *)cudaArrayGetPlane,
     (void *)cudaArrayGetSparseProperties,
+    (void *)cudaBindSurfaceToArray,
+    (void *)cudaBindTexture,
+    (void *)cudaBindTexture2D,
+    (void *)cudaBindTextureToArray,
+    (void *)cudaBindTextureToMipmappedArray,
     (void *)cudaChooseDevice,
     (void *)cudaCreateChannelDesc,
     (void *)cudaCreateSurfaceObject,
     (void *)cudaCreateTextureObject,
+    (void *)cudaCreateTextureObject_v2,
     (void *)cudaCtxResetPersistingL2Cache,
     (void *)cudaDestroyExternalMemory,
     (void *)cudaDestroyExternalSemaphore,
@@ -42431,6 +44875,7 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cudaGetDeviceCount,
     (void *)cudaGetDeviceFlags,
     (void *)cudaGetDeviceProperties,
+    (void *)cudaGetDeviceProperties_v2,
     (void *)cudaGetDriverEntryPoint,
     (void *)cudaGetDriverEntryPointByVersion,
     (void *)cudaGetDriverEntryPointByVersion_ptsz,
@@ -42443,13 +44888,18 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cudaGetLastError,
     (void *)cudaGetMipmappedArrayLevel,
     (void *)cudaGetSurfaceObjectResourceDesc,
+    (void *)cudaGetSurfaceReference,
     (void *)cudaGetSymbolAddress,
     (void *)cudaGetSymbolSize,
+    (void *)cudaGetTextureAlignmentOffset,
     (void *)cudaGetTextureObjectResourceDesc,
     (void *)cudaGetTextureObjectResourceViewDesc,
     (void *)cudaGetTextureObjectTextureDesc,
+    (void *)cudaGetTextureObjectTextureDesc_v2,
+    (void *)cudaGetTextureReference,
     (void *)cudaGraphAddChildGraphNode,
     (void *)cudaGraphAddDependencies,
+    (void *)cudaGraphAddDependencies_v2,
     (void *)cudaGraphAddEmptyNode,
     (void *)cudaGraphAddEventRecordNode,
     (void *)cudaGraphAddEventWaitNode,
@@ -42465,6 +44915,7 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cudaGraphAddMemcpyNodeToSymbol,
     (void *)cudaGraphAddMemsetNode,
     (void *)cudaGraphAddNode,
+    (void *)cudaGraphAddNode_v2,
     (void *)cudaGraphChildGraphNodeGetGraph,
     (void *)cudaGraphClone,
     (void *)cudaGraphConditionalHandleCreate,
@@ -42497,6 +44948,7 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cudaGraphExternalSemaphoresWaitNodeGetParams,
     (void *)cudaGraphExternalSemaphoresWaitNodeSetParams,
     (void *)cudaGraphGetEdges,
+    (void *)cudaGraphGetEdges_v2,
     (void *)cudaGraphGetNodes,
     (void *)cudaGraphGetRootNodes,
     (void *)cudaGraphHostNodeGetParams,
@@ -42523,13 +44975,16 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cudaGraphMemsetNodeSetParams,
     (void *)cudaGraphNodeFindInClone,
     (void *)cudaGraphNodeGetDependencies,
+    (void *)cudaGraphNodeGetDependencies_v2,
     (void *)cudaGraphNodeGetDependentNodes,
+    (void *)cudaGraphNodeGetDependentNodes_v2,
     (void *)cudaGraphNodeGetEnabled,
     (void *)cudaGraphNodeGetType,
     (void *)cudaGraphNodeSetEnabled,
     (void *)cudaGraphNodeSetParams,
     (void *)cudaGraphReleaseUserObject,
     (void *)cudaGraphRemoveDependencies,
+    (void *)cudaGraphRemoveDependencies_v2,
     (void *)cudaGraphRetainUserObject,
     (void *)cudaGraphUpload,
     (void *)cudaGraphUpload_ptsz,
@@ -42561,6 +45016,7 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cudaIpcOpenMemHandle,
     (void *)cudaKernelSetAttributeForDevice,
     (void *)cudaLaunchCooperativeKernel,
+    (void *)cudaLaunchCooperativeKernelMultiDevice,
     (void *)cudaLaunchCooperativeKernel_ptsz,
     (void *)cudaLaunchHostFunc,
     (void *)cudaLaunchHostFunc_ptsz,
@@ -42595,6 +45051,7 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cudaMallocMipmappedArray,
     (void *)cudaMallocPitch,
     (void *)cudaMemAdvise,
+    (void *)cudaMemAdvise_v2,
     (void *)cudaMemDiscardAndPrefetchBatchAsync,
     (void *)cudaMemDiscardAndPrefetchBatchAsync_ptsz,
     (void *)cudaMemDiscardBatchAsync,
@@ -42615,6 +45072,8 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cudaMemPoolTrimTo,
     (void *)cudaMemPrefetchAsync,
     (void *)cudaMemPrefetchAsync_ptsz,
+    (void *)cudaMemPrefetchAsync_v2,
+    (void *)cudaMemPrefetchAsync_v2_ptsz,
     (void *)cudaMemPrefetchBatchAsync,
     (void *)cudaMemPrefetchBatchAsync_ptsz,
     (void *)cudaMemRangeGetAttribute,
@@ -42691,14 +45150,19 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cudaOccupancyMaxPotentialClusterSize,
     (void *)cudaPeekAtLastError,
     (void *)cudaPointerGetAttributes,
+    (void *)cudaProfilerInitialize,
     (void *)cudaProfilerStart,
     (void *)cudaProfilerStop,
     (void *)cudaRuntimeGetVersion,
     (void *)cudaSetDevice,
     (void *)cudaSetDeviceFlags,
+    (void *)cudaSetDoubleForDevice,
+    (void *)cudaSetDoubleForHost,
     (void *)cudaSetValidDevices,
     (void *)cudaSignalExternalSemaphoresAsync,
     (void *)cudaSignalExternalSemaphoresAsync_ptsz,
+    (void *)cudaSignalExternalSemaphoresAsync_v2,
+    (void *)cudaSignalExternalSemaphoresAsync_v2_ptsz,
     (void *)cudaStreamAddCallback,
     (void *)cudaStreamAddCallback_ptsz,
     (void *)cudaStreamAttachMemAsync,
@@ -42719,6 +45183,10 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cudaStreamGetAttribute_ptsz,
     (void *)cudaStreamGetCaptureInfo,
     (void *)cudaStreamGetCaptureInfo_ptsz,
+    (void *)cudaStreamGetCaptureInfo_v2,
+    (void *)cudaStreamGetCaptureInfo_v2_ptsz,
+    (void *)cudaStreamGetCaptureInfo_v3,
+    (void *)cudaStreamGetCaptureInfo_v3_ptsz,
     (void *)cudaStreamGetDevice,
     (void *)cudaStreamGetDevice_ptsz,
     (void *)cudaStreamGetFlags,
@@ -42737,9 +45205,18 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cudaStreamSynchronize_ptsz,
     (void *)cudaStreamUpdateCaptureDependencies,
     (void *)cudaStreamUpdateCaptureDependencies_ptsz,
+    (void *)cudaStreamUpdateCaptureDependencies_v2,
+    (void *)cudaStreamUpdateCaptureDependencies_v2_ptsz,
     (void *)cudaStreamWaitEvent,
     (void *)cudaStreamWaitEvent_ptsz,
     (void *)cudaThreadExchangeStreamCaptureMode,
+    (void *)cudaThreadExit,
+    (void *)cudaThreadGetCacheConfig,
+    (void *)cudaThreadGetLimit,
+    (void *)cudaThreadSetCacheConfig,
+    (void *)cudaThreadSetLimit,
+    (void *)cudaThreadSynchronize,
+    (void *)cudaUnbindTexture,
     (void *)cudaUserObjectCreate,
     (void *)cudaUserObjectRelease,
     (void *)cudaUserObjectRetain,
@@ -42747,6 +45224,8 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cudaVDPAUSetVDPAUDevice,
     (void *)cudaWaitExternalSemaphoresAsync,
     (void *)cudaWaitExternalSemaphoresAsync_ptsz,
+    (void *)cudaWaitExternalSemaphoresAsync_v2,
+    (void *)cudaWaitExternalSemaphoresAsync_v2_ptsz,
     (void *)cublasAlloc,
     (void *)cublasAsumEx,
     (void *)cublasAsumEx_64,
@@ -44018,6 +46497,7 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cufftXtQueryPlan,
     (void *)cufftXtSetCallback,
     (void *)cufftXtSetCallbackSharedSize,
+    (void *)cufftXtSetDistribution,
     (void *)cufftXtSetGPUs,
     (void *)cufftXtSetJITCallback,
     (void *)cufftXtSetWorkArea,
@@ -44052,6 +46532,7 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseAxpby,
     (void *)cusparseBlockedEllGet,
     (void *)cusparseBsrSetStridedBatch,
+    (void *)cusparseCaxpyi,
     (void *)cusparseCbsr2csr,
     (void *)cusparseCbsric02,
     (void *)cusparseCbsric02_analysis,
@@ -44069,14 +46550,18 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseCbsrsv2_bufferSize,
     (void *)cusparseCbsrsv2_solve,
     (void *)cusparseCbsrxmv,
+    (void *)cusparseCcsc2dense,
     (void *)cusparseCcsr2bsr,
     (void *)cusparseCcsr2csr_compress,
     (void *)cusparseCcsr2csru,
+    (void *)cusparseCcsr2dense,
     (void *)cusparseCcsr2gebsr,
     (void *)cusparseCcsr2gebsr_bufferSize,
     (void *)cusparseCcsrcolor,
     (void *)cusparseCcsrgeam2,
     (void *)cusparseCcsrgeam2_bufferSizeExt,
+    (void *)cusparseCcsrgemm2,
+    (void *)cusparseCcsrgemm2_bufferSizeExt,
     (void *)cusparseCcsric02,
     (void *)cusparseCcsric02_analysis,
     (void *)cusparseCcsric02_bufferSize,
@@ -44084,17 +46569,28 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseCcsrilu02_analysis,
     (void *)cusparseCcsrilu02_bufferSize,
     (void *)cusparseCcsrilu02_numericBoost,
+    (void *)cusparseCcsrsm2_analysis,
+    (void *)cusparseCcsrsm2_bufferSizeExt,
+    (void *)cusparseCcsrsm2_solve,
+    (void *)cusparseCcsrsv2_analysis,
+    (void *)cusparseCcsrsv2_bufferSize,
+    (void *)cusparseCcsrsv2_solve,
     (void *)cusparseCcsru2csr,
     (void *)cusparseCcsru2csr_bufferSizeExt,
+    (void *)cusparseCdense2csc,
+    (void *)cusparseCdense2csr,
     (void *)cusparseCgebsr2csr,
     (void *)cusparseCgebsr2gebsc,
     (void *)cusparseCgebsr2gebsc_bufferSize,
     (void *)cusparseCgebsr2gebsr,
     (void *)cusparseCgebsr2gebsr_bufferSize,
+    (void *)cusparseCgemmi,
     (void *)cusparseCgemvi,
     (void *)cusparseCgemvi_bufferSize,
     (void *)cusparseCgpsvInterleavedBatch,
     (void *)cusparseCgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cusparseCgthr,
+    (void *)cusparseCgthrz,
     (void *)cusparseCgtsv2,
     (void *)cusparseCgtsv2StridedBatch,
     (void *)cusparseCgtsv2StridedBatch_bufferSizeExt,
@@ -44116,6 +46612,9 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseConstSpMatGetValues,
     (void *)cusparseConstSpVecGet,
     (void *)cusparseConstSpVecGetValues,
+    (void *)cusparseConstrainedGeMM,
+    (void *)cusparseConstrainedGeMM_bufferSize,
+    (void *)cusparseCooAoSGet,
     (void *)cusparseCooGet,
     (void *)cusparseCooSetPointers,
     (void *)cusparseCooSetStridedBatch,
@@ -44137,10 +46636,14 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseCreateConstSlicedEll,
     (void *)cusparseCreateConstSpVec,
     (void *)cusparseCreateCoo,
+    (void *)cusparseCreateCooAoS,
     (void *)cusparseCreateCsc,
     (void *)cusparseCreateCsr,
+    (void *)cusparseCreateCsrgemm2Info,
     (void *)cusparseCreateCsric02Info,
     (void *)cusparseCreateCsrilu02Info,
+    (void *)cusparseCreateCsrsm2Info,
+    (void *)cusparseCreateCsrsv2Info,
     (void *)cusparseCreateCsru2csrInfo,
     (void *)cusparseCreateDnMat,
     (void *)cusparseCreateDnVec,
@@ -44151,11 +46654,15 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseCreateSpVec,
     (void *)cusparseCscGet,
     (void *)cusparseCscSetPointers,
+    (void *)cusparseCsctr,
     (void *)cusparseCsr2cscEx2,
     (void *)cusparseCsr2cscEx2_bufferSize,
     (void *)cusparseCsrGet,
     (void *)cusparseCsrSetPointers,
     (void *)cusparseCsrSetStridedBatch,
+    (void *)cusparseCsrmvEx,
+    (void *)cusparseCsrmvEx_bufferSize,
+    (void *)cusparseDaxpyi,
     (void *)cusparseDbsr2csr,
     (void *)cusparseDbsric02,
     (void *)cusparseDbsric02_analysis,
@@ -44173,14 +46680,18 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseDbsrsv2_bufferSize,
     (void *)cusparseDbsrsv2_solve,
     (void *)cusparseDbsrxmv,
+    (void *)cusparseDcsc2dense,
     (void *)cusparseDcsr2bsr,
     (void *)cusparseDcsr2csr_compress,
     (void *)cusparseDcsr2csru,
+    (void *)cusparseDcsr2dense,
     (void *)cusparseDcsr2gebsr,
     (void *)cusparseDcsr2gebsr_bufferSize,
     (void *)cusparseDcsrcolor,
     (void *)cusparseDcsrgeam2,
     (void *)cusparseDcsrgeam2_bufferSizeExt,
+    (void *)cusparseDcsrgemm2,
+    (void *)cusparseDcsrgemm2_bufferSizeExt,
     (void *)cusparseDcsric02,
     (void *)cusparseDcsric02_analysis,
     (void *)cusparseDcsric02_bufferSize,
@@ -44188,8 +46699,16 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseDcsrilu02_analysis,
     (void *)cusparseDcsrilu02_bufferSize,
     (void *)cusparseDcsrilu02_numericBoost,
+    (void *)cusparseDcsrsm2_analysis,
+    (void *)cusparseDcsrsm2_bufferSizeExt,
+    (void *)cusparseDcsrsm2_solve,
+    (void *)cusparseDcsrsv2_analysis,
+    (void *)cusparseDcsrsv2_bufferSize,
+    (void *)cusparseDcsrsv2_solve,
     (void *)cusparseDcsru2csr,
     (void *)cusparseDcsru2csr_bufferSizeExt,
+    (void *)cusparseDdense2csc,
+    (void *)cusparseDdense2csr,
     (void *)cusparseDenseToSparse_analysis,
     (void *)cusparseDenseToSparse_bufferSize,
     (void *)cusparseDenseToSparse_convert,
@@ -44199,8 +46718,11 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseDestroyBsrsm2Info,
     (void *)cusparseDestroyBsrsv2Info,
     (void *)cusparseDestroyColorInfo,
+    (void *)cusparseDestroyCsrgemm2Info,
     (void *)cusparseDestroyCsric02Info,
     (void *)cusparseDestroyCsrilu02Info,
+    (void *)cusparseDestroyCsrsm2Info,
+    (void *)cusparseDestroyCsrsv2Info,
     (void *)cusparseDestroyCsru2csrInfo,
     (void *)cusparseDestroyDnMat,
     (void *)cusparseDestroyDnVec,
@@ -44213,10 +46735,13 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseDgebsr2gebsc_bufferSize,
     (void *)cusparseDgebsr2gebsr,
     (void *)cusparseDgebsr2gebsr_bufferSize,
+    (void *)cusparseDgemmi,
     (void *)cusparseDgemvi,
     (void *)cusparseDgemvi_bufferSize,
     (void *)cusparseDgpsvInterleavedBatch,
     (void *)cusparseDgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cusparseDgthr,
+    (void *)cusparseDgthrz,
     (void *)cusparseDgtsv2,
     (void *)cusparseDgtsv2StridedBatch,
     (void *)cusparseDgtsv2StridedBatch_bufferSizeExt,
@@ -44247,6 +46772,8 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseDpruneDense2csrNnz,
     (void *)cusparseDpruneDense2csrNnzByPercentage,
     (void *)cusparseDpruneDense2csr_bufferSizeExt,
+    (void *)cusparseDroti,
+    (void *)cusparseDsctr,
     (void *)cusparseGather,
     (void *)cusparseGetErrorName,
     (void *)cusparseGetErrorString,
@@ -44280,6 +46807,7 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseSDDMM,
     (void *)cusparseSDDMM_bufferSize,
     (void *)cusparseSDDMM_preprocess,
+    (void *)cusparseSaxpyi,
     (void *)cusparseSbsr2csr,
     (void *)cusparseSbsric02,
     (void *)cusparseSbsric02_analysis,
@@ -44298,14 +46826,18 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseSbsrsv2_solve,
     (void *)cusparseSbsrxmv,
     (void *)cusparseScatter,
+    (void *)cusparseScsc2dense,
     (void *)cusparseScsr2bsr,
     (void *)cusparseScsr2csr_compress,
     (void *)cusparseScsr2csru,
+    (void *)cusparseScsr2dense,
     (void *)cusparseScsr2gebsr,
     (void *)cusparseScsr2gebsr_bufferSize,
     (void *)cusparseScsrcolor,
     (void *)cusparseScsrgeam2,
     (void *)cusparseScsrgeam2_bufferSizeExt,
+    (void *)cusparseScsrgemm2,
+    (void *)cusparseScsrgemm2_bufferSizeExt,
     (void *)cusparseScsric02,
     (void *)cusparseScsric02_analysis,
     (void *)cusparseScsric02_bufferSize,
@@ -44313,8 +46845,16 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseScsrilu02_analysis,
     (void *)cusparseScsrilu02_bufferSize,
     (void *)cusparseScsrilu02_numericBoost,
+    (void *)cusparseScsrsm2_analysis,
+    (void *)cusparseScsrsm2_bufferSizeExt,
+    (void *)cusparseScsrsm2_solve,
+    (void *)cusparseScsrsv2_analysis,
+    (void *)cusparseScsrsv2_bufferSize,
+    (void *)cusparseScsrsv2_solve,
     (void *)cusparseScsru2csr,
     (void *)cusparseScsru2csr_bufferSizeExt,
+    (void *)cusparseSdense2csc,
+    (void *)cusparseSdense2csr,
     (void *)cusparseSetMatDiagType,
     (void *)cusparseSetMatFillMode,
     (void *)cusparseSetMatIndexBase,
@@ -44326,10 +46866,13 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseSgebsr2gebsc_bufferSize,
     (void *)cusparseSgebsr2gebsr,
     (void *)cusparseSgebsr2gebsr_bufferSize,
+    (void *)cusparseSgemmi,
     (void *)cusparseSgemvi,
     (void *)cusparseSgemvi_bufferSize,
     (void *)cusparseSgpsvInterleavedBatch,
     (void *)cusparseSgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cusparseSgthr,
+    (void *)cusparseSgthrz,
     (void *)cusparseSgtsv2,
     (void *)cusparseSgtsv2StridedBatch,
     (void *)cusparseSgtsv2StridedBatch_bufferSizeExt,
@@ -44367,6 +46910,7 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseSpMatGetStridedBatch,
     (void *)cusparseSpMatGetValues,
     (void *)cusparseSpMatSetAttribute,
+    (void *)cusparseSpMatSetStridedBatch,
     (void *)cusparseSpMatSetValues,
     (void *)cusparseSpSM_analysis,
     (void *)cusparseSpSM_bufferSize,
@@ -44400,6 +46944,8 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseSpruneDense2csrNnz,
     (void *)cusparseSpruneDense2csrNnzByPercentage,
     (void *)cusparseSpruneDense2csr_bufferSizeExt,
+    (void *)cusparseSroti,
+    (void *)cusparseSsctr,
     (void *)cusparseXbsric02_zeroPivot,
     (void *)cusparseXbsrilu02_zeroPivot,
     (void *)cusparseXbsrsm2_zeroPivot,
@@ -44414,11 +46960,15 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseXcsr2coo,
     (void *)cusparseXcsr2gebsrNnz,
     (void *)cusparseXcsrgeam2Nnz,
+    (void *)cusparseXcsrgemm2Nnz,
     (void *)cusparseXcsric02_zeroPivot,
     (void *)cusparseXcsrilu02_zeroPivot,
+    (void *)cusparseXcsrsm2_zeroPivot,
     (void *)cusparseXcsrsort,
     (void *)cusparseXcsrsort_bufferSizeExt,
+    (void *)cusparseXcsrsv2_zeroPivot,
     (void *)cusparseXgebsr2gebsrNnz,
+    (void *)cusparseZaxpyi,
     (void *)cusparseZbsr2csr,
     (void *)cusparseZbsric02,
     (void *)cusparseZbsric02_analysis,
@@ -44436,14 +46986,18 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseZbsrsv2_bufferSize,
     (void *)cusparseZbsrsv2_solve,
     (void *)cusparseZbsrxmv,
+    (void *)cusparseZcsc2dense,
     (void *)cusparseZcsr2bsr,
     (void *)cusparseZcsr2csr_compress,
     (void *)cusparseZcsr2csru,
+    (void *)cusparseZcsr2dense,
     (void *)cusparseZcsr2gebsr,
     (void *)cusparseZcsr2gebsr_bufferSize,
     (void *)cusparseZcsrcolor,
     (void *)cusparseZcsrgeam2,
     (void *)cusparseZcsrgeam2_bufferSizeExt,
+    (void *)cusparseZcsrgemm2,
+    (void *)cusparseZcsrgemm2_bufferSizeExt,
     (void *)cusparseZcsric02,
     (void *)cusparseZcsric02_analysis,
     (void *)cusparseZcsric02_bufferSize,
@@ -44451,17 +47005,28 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseZcsrilu02_analysis,
     (void *)cusparseZcsrilu02_bufferSize,
     (void *)cusparseZcsrilu02_numericBoost,
+    (void *)cusparseZcsrsm2_analysis,
+    (void *)cusparseZcsrsm2_bufferSizeExt,
+    (void *)cusparseZcsrsm2_solve,
+    (void *)cusparseZcsrsv2_analysis,
+    (void *)cusparseZcsrsv2_bufferSize,
+    (void *)cusparseZcsrsv2_solve,
     (void *)cusparseZcsru2csr,
     (void *)cusparseZcsru2csr_bufferSizeExt,
+    (void *)cusparseZdense2csc,
+    (void *)cusparseZdense2csr,
     (void *)cusparseZgebsr2csr,
     (void *)cusparseZgebsr2gebsc,
     (void *)cusparseZgebsr2gebsc_bufferSize,
     (void *)cusparseZgebsr2gebsr,
     (void *)cusparseZgebsr2gebsr_bufferSize,
+    (void *)cusparseZgemmi,
     (void *)cusparseZgemvi,
     (void *)cusparseZgemvi_bufferSize,
     (void *)cusparseZgpsvInterleavedBatch,
     (void *)cusparseZgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cusparseZgthr,
+    (void *)cusparseZgthrz,
     (void *)cusparseZgtsv2,
     (void *)cusparseZgtsv2StridedBatch,
     (void *)cusparseZgtsv2StridedBatch_bufferSizeExt,
@@ -44472,6 +47037,7 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusparseZgtsvInterleavedBatch_bufferSizeExt,
     (void *)cusparseZnnz,
     (void *)cusparseZnnz_compress,
+    (void *)cusparseZsctr,
     (void *)cusolverDnCCgels,
     (void *)cusolverDnCCgels_bufferSize,
     (void *)cusolverDnCCgesv,
@@ -44693,10 +47259,17 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusolverDnDsytri_bufferSize,
     (void *)cusolverDnDsytrsHost,
     (void *)cusolverDnDtrtriHost,
+    (void *)cusolverDnGeqrf,
+    (void *)cusolverDnGeqrf_bufferSize,
+    (void *)cusolverDnGesvd,
+    (void *)cusolverDnGesvd_bufferSize,
     (void *)cusolverDnGetDeterministicMode,
     (void *)cusolverDnGetEmulationStrategy,
     (void *)cusolverDnGetMathMode,
     (void *)cusolverDnGetStream,
+    (void *)cusolverDnGetrf,
+    (void *)cusolverDnGetrf_bufferSize,
+    (void *)cusolverDnGetrs,
     (void *)cusolverDnIRSInfosCreate,
     (void *)cusolverDnIRSInfosDestroy,
     (void *)cusolverDnIRSInfosGetMaxIters,
@@ -44721,6 +47294,9 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusolverDnIRSXgels_bufferSize,
     (void *)cusolverDnIRSXgesv,
     (void *)cusolverDnIRSXgesv_bufferSize,
+    (void *)cusolverDnPotrf,
+    (void *)cusolverDnPotrf_bufferSize,
+    (void *)cusolverDnPotrs,
     (void *)cusolverDnSBgels,
     (void *)cusolverDnSBgels_bufferSize,
     (void *)cusolverDnSBgesv,
@@ -44832,6 +47408,10 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cusolverDnSsytri_bufferSize,
     (void *)cusolverDnSsytrsHost,
     (void *)cusolverDnStrtriHost,
+    (void *)cusolverDnSyevd,
+    (void *)cusolverDnSyevd_bufferSize,
+    (void *)cusolverDnSyevdx,
+    (void *)cusolverDnSyevdx_bufferSize,
     (void *)cusolverDnXfillRandNormalOnDevice,
     (void *)cusolverDnXfillRandNormalOnHost,
     (void *)cusolverDnXgeev,
@@ -45286,6 +47866,8 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)nvrtcGetLTOIR,
     (void *)nvrtcGetLTOIRSize,
     (void *)nvrtcGetLoweredName,
+    (void *)nvrtcGetNVVM,
+    (void *)nvrtcGetNVVMSize,
     (void *)nvrtcGetNumSupportedArchs,
     (void *)nvrtcGetOptiXIR,
     (void *)nvrtcGetOptiXIRSize,
@@ -45301,18 +47883,31 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)nvrtcSetPCHHeapSize,
     (void *)nvrtcVersion,
     (void *)__nvJitLinkAPI,
+    (void *)__nvJitLinkAddData_12_4,
     (void *)__nvJitLinkAddData_13_0,
+    (void *)__nvJitLinkAddFile_12_4,
     (void *)__nvJitLinkAddFile_13_0,
+    (void *)__nvJitLinkComplete_12_4,
     (void *)__nvJitLinkComplete_13_0,
+    (void *)__nvJitLinkCreate_12_4,
     (void *)__nvJitLinkCreate_13_0,
+    (void *)__nvJitLinkDestroy_12_4,
     (void *)__nvJitLinkDestroy_13_0,
+    (void *)__nvJitLinkGetErrorLogSize_12_4,
     (void *)__nvJitLinkGetErrorLogSize_13_0,
+    (void *)__nvJitLinkGetErrorLog_12_4,
     (void *)__nvJitLinkGetErrorLog_13_0,
+    (void *)__nvJitLinkGetInfoLogSize_12_4,
     (void *)__nvJitLinkGetInfoLogSize_13_0,
+    (void *)__nvJitLinkGetInfoLog_12_4,
     (void *)__nvJitLinkGetInfoLog_13_0,
+    (void *)__nvJitLinkGetLinkedCubinSize_12_4,
     (void *)__nvJitLinkGetLinkedCubinSize_13_0,
+    (void *)__nvJitLinkGetLinkedCubin_12_4,
     (void *)__nvJitLinkGetLinkedCubin_13_0,
+    (void *)__nvJitLinkGetLinkedPtxSize_12_4,
     (void *)__nvJitLinkGetLinkedPtxSize_13_0,
+    (void *)__nvJitLinkGetLinkedPtx_12_4,
     (void *)__nvJitLinkGetLinkedPtx_13_0,
     (void *)nvJitLinkAddData,
     (void *)nvJitLinkAddFile,
@@ -45851,9 +48446,15 @@ void cutap_slow_cudaArrayGetInfo(void);
 void cutap_slow_cudaArrayGetMemoryRequirements(void);
 void cutap_slow_cudaArrayGetPlane(void);
 void cutap_slow_cudaArrayGetSparseProperties(void);
+void cutap_slow_cudaBindSurfaceToArray(void);
+void cutap_slow_cudaBindTexture(void);
+void cutap_slow_cudaBindTexture2D(void);
+void cutap_slow_cudaBindTextureToArray(void);
+void cutap_slow_cudaBindTextureToMipmappedArray(void);
 void cutap_slow_cudaChooseDevice(void);
 void cutap_slow_cudaCreateSurfaceObject(void);
 void cutap_slow_cudaCreateTextureObject(void);
+void cutap_slow_cudaCreateTextureObject_v2(void);
 void cutap_slow_cudaCtxResetPersistingL2Cache(void);
 void cutap_slow_cudaDestroyExternalMemory(void);
 void cutap_slow_cudaDestroyExternalSemaphore(void);
@@ -45937,6 +48538,7 @@ void cutap_slow_cudaGetDevice(void);
 void cutap_slow_cudaGetDeviceCount(void);
 void cutap_slow_cudaGetDeviceFlags(void);
 void cutap_slow_cudaGetDeviceProperties(void);
+void cutap_slow_cudaGetDeviceProperties_v2(void);
 void cutap_slow_cudaGetDriverEntryPoint(void);
 void cutap_slow_cudaGetDriverEntryPointByVersion(void);
 void cutap_slow_cudaGetDriverEntryPointByVersion_ptsz(void);
@@ -45949,13 +48551,18 @@ void cutap_slow_cudaGetKernel(void);
 void cutap_slow_cudaGetLastError(void);
 void cutap_slow_cudaGetMipmappedArrayLevel(void);
 void cutap_slow_cudaGetSurfaceObjectResourceDesc(void);
+void cutap_slow_cudaGetSurfaceReference(void);
 void cutap_slow_cudaGetSymbolAddress(void);
 void cutap_slow_cudaGetSymbolSize(void);
+void cutap_slow_cudaGetTextureAlignmentOffset(void);
 void cutap_slow_cudaGetTextureObjectResourceDesc(void);
 void cutap_slow_cudaGetTextureObjectResourceViewDesc(void);
 void cutap_slow_cudaGetTextureObjectTextureDesc(void);
+void cutap_slow_cudaGetTextureObjectTextureDesc_v2(void);
+void cutap_slow_cudaGetTextureReference(void);
 void cutap_slow_cudaGraphAddChildGraphNode(void);
 void cutap_slow_cudaGraphAddDependencies(void);
+void cutap_slow_cudaGraphAddDependencies_v2(void);
 void cutap_slow_cudaGraphAddEmptyNode(void);
 void cutap_slow_cudaGraphAddEventRecordNode(void);
 void cutap_slow_cudaGraphAddEventWaitNode(void);
@@ -45971,6 +48578,7 @@ void cutap_slow_cudaGraphAddMemcpyNodeFromSymbol(void);
 void cutap_slow_cudaGraphAddMemcpyNodeToSymbol(void);
 void cutap_slow_cudaGraphAddMemsetNode(void);
 void cutap_slow_cudaGraphAddNode(void);
+void cutap_slow_cudaGraphAddNode_v2(void);
 void cutap_slow_cudaGraphChildGraphNodeGetGraph(void);
 void cutap_slow_cudaGraphClone(void);
 void cutap_slow_cudaGraphConditionalHandleCreate(void);
@@ -46003,6 +48611,7 @@ void cutap_slow_cudaGraphExternalSemaphoresSignalNodeSetParams(void);
 void cutap_slow_cudaGraphExternalSemaphoresWaitNodeGetParams(void);
 void cutap_slow_cudaGraphExternalSemaphoresWaitNodeSetParams(void);
 void cutap_slow_cudaGraphGetEdges(void);
+void cutap_slow_cudaGraphGetEdges_v2(void);
 void cutap_slow_cudaGraphGetNodes(void);
 void cutap_slow_cudaGraphGetRootNodes(void);
 void cutap_slow_cudaGraphHostNodeGetParams(void);
@@ -46029,13 +48638,16 @@ void cutap_slow_cudaGraphMemsetNodeGetParams(void);
 void cutap_slow_cudaGraphMemsetNodeSetParams(void);
 void cutap_slow_cudaGraphNodeFindInClone(void);
 void cutap_slow_cudaGraphNodeGetDependencies(void);
+void cutap_slow_cudaGraphNodeGetDependencies_v2(void);
 void cutap_slow_cudaGraphNodeGetDependentNodes(void);
+void cutap_slow_cudaGraphNodeGetDependentNodes_v2(void);
 void cutap_slow_cudaGraphNodeGetEnabled(void);
 void cutap_slow_cudaGraphNodeGetType(void);
 void cutap_slow_cudaGraphNodeSetEnabled(void);
 void cutap_slow_cudaGraphNodeSetParams(void);
 void cutap_slow_cudaGraphReleaseUserObject(void);
 void cutap_slow_cudaGraphRemoveDependencies(void);
+void cutap_slow_cudaGraphRemoveDependencies_v2(void);
 void cutap_slow_cudaGraphRetainUserObject(void);
 void cutap_slow_cudaGraphUpload(void);
 void cutap_slow_cudaGraphUpload_ptsz(void);
@@ -46067,6 +48679,7 @@ void cutap_slow_cudaIpcOpenEventHandle(void);
 void cutap_slow_cudaIpcOpenMemHandle(void);
 void cutap_slow_cudaKernelSetAttributeForDevice(void);
 void cutap_slow_cudaLaunchCooperativeKernel(void);
+void cutap_slow_cudaLaunchCooperativeKernelMultiDevice(void);
 void cutap_slow_cudaLaunchCooperativeKernel_ptsz(void);
 void cutap_slow_cudaLaunchHostFunc(void);
 void cutap_slow_cudaLaunchHostFunc_ptsz(void);
@@ -46101,6 +48714,7 @@ void cutap_slow_cudaMallocManaged(void);
 void cutap_slow_cudaMallocMipmappedArray(void);
 void cutap_slow_cudaMallocPitch(void);
 void cutap_slow_cudaMemAdvise(void);
+void cutap_slow_cudaMemAdvise_v2(void);
 void cutap_slow_cudaMemDiscardAndPrefetchBatchAsync(void);
 void cutap_slow_cudaMemDiscardAndPrefetchBatchAsync_ptsz(void);
 void cutap_slow_cudaMemDiscardBatchAsync(void);
@@ -46121,6 +48735,8 @@ void cutap_slow_cudaMemPoolSetAttribute(void);
 void cutap_slow_cudaMemPoolTrimTo(void);
 void cutap_slow_cudaMemPrefetchAsync(void);
 void cutap_slow_cudaMemPrefetchAsync_ptsz(void);
+void cutap_slow_cudaMemPrefetchAsync_v2(void);
+void cutap_slow_cudaMemPrefetchAsync_v2_ptsz(void);
 void cutap_slow_cudaMemPrefetchBatchAsync(void);
 void cutap_slow_cudaMemPrefetchBatchAsync_ptsz(void);
 void cutap_slow_cudaMemRangeGetAttribute(void);
@@ -46197,14 +48813,19 @@ void cutap_slow_cudaOccupancyMaxActiveClusters(void);
 void cutap_slow_cudaOccupancyMaxPotentialClusterSize(void);
 void cutap_slow_cudaPeekAtLastError(void);
 void cutap_slow_cudaPointerGetAttributes(void);
+void cutap_slow_cudaProfilerInitialize(void);
 void cutap_slow_cudaProfilerStart(void);
 void cutap_slow_cudaProfilerStop(void);
 void cutap_slow_cudaRuntimeGetVersion(void);
 void cutap_slow_cudaSetDevice(void);
 void cutap_slow_cudaSetDeviceFlags(void);
+void cutap_slow_cudaSetDoubleForDevice(void);
+void cutap_slow_cudaSetDoubleForHost(void);
 void cutap_slow_cudaSetValidDevices(void);
 void cutap_slow_cudaSignalExternalSemaphoresAsync(void);
 void cutap_slow_cudaSignalExternalSemaphoresAsync_ptsz(void);
+void cutap_slow_cudaSignalExternalSemaphoresAsync_v2(void);
+void cutap_slow_cudaSignalExternalSemaphoresAsync_v2_ptsz(void);
 void cutap_slow_cudaStreamAddCallback(void);
 void cutap_slow_cudaStreamAddCallback_ptsz(void);
 void cutap_slow_cudaStreamAttachMemAsync(void);
@@ -46225,6 +48846,10 @@ void cutap_slow_cudaStreamGetAttribute(void);
 void cutap_slow_cudaStreamGetAttribute_ptsz(void);
 void cutap_slow_cudaStreamGetCaptureInfo(void);
 void cutap_slow_cudaStreamGetCaptureInfo_ptsz(void);
+void cutap_slow_cudaStreamGetCaptureInfo_v2(void);
+void cutap_slow_cudaStreamGetCaptureInfo_v2_ptsz(void);
+void cutap_slow_cudaStreamGetCaptureInfo_v3(void);
+void cutap_slow_cudaStreamGetCaptureInfo_v3_ptsz(void);
 void cutap_slow_cudaStreamGetDevice(void);
 void cutap_slow_cudaStreamGetDevice_ptsz(void);
 void cutap_slow_cudaStreamGetFlags(void);
@@ -46243,9 +48868,18 @@ void cutap_slow_cudaStreamSynchronize(void);
 void cutap_slow_cudaStreamSynchronize_ptsz(void);
 void cutap_slow_cudaStreamUpdateCaptureDependencies(void);
 void cutap_slow_cudaStreamUpdateCaptureDependencies_ptsz(void);
+void cutap_slow_cudaStreamUpdateCaptureDependencies_v2(void);
+void cutap_slow_cudaStreamUpdateCaptureDependencies_v2_ptsz(void);
 void cutap_slow_cudaStreamWaitEvent(void);
 void cutap_slow_cudaStreamWaitEvent_ptsz(void);
 void cutap_slow_cudaThreadExchangeStreamCaptureMode(void);
+void cutap_slow_cudaThreadExit(void);
+void cutap_slow_cudaThreadGetCacheConfig(void);
+void cutap_slow_cudaThreadGetLimit(void);
+void cutap_slow_cudaThreadSetCacheConfig(void);
+void cutap_slow_cudaThreadSetLimit(void);
+void cutap_slow_cudaThreadSynchronize(void);
+void cutap_slow_cudaUnbindTexture(void);
 void cutap_slow_cudaUserObjectCreate(void);
 void cutap_slow_cudaUserObjectRelease(void);
 void cutap_slow_cudaUserObjectRetain(void);
@@ -46253,6 +48887,8 @@ void cutap_slow_cudaVDPAUGetDevice(void);
 void cutap_slow_cudaVDPAUSetVDPAUDevice(void);
 void cutap_slow_cudaWaitExternalSemaphoresAsync(void);
 void cutap_slow_cudaWaitExternalSemaphoresAsync_ptsz(void);
+void cutap_slow_cudaWaitExternalSemaphoresAsync_v2(void);
+void cutap_slow_cudaWaitExternalSemaphoresAsync_v2_ptsz(void);
 void cutap_slow_cublasAlloc(void);
 void cutap_slow_cublasAsumEx(void);
 void cutap_slow_cublasAsumEx_64(void);
@@ -47326,6 +49962,7 @@ void cutap_slow_cufftXtMemcpy(void);
 void cutap_slow_cufftXtQueryPlan(void);
 void cutap_slow_cufftXtSetCallback(void);
 void cutap_slow_cufftXtSetCallbackSharedSize(void);
+void cutap_slow_cufftXtSetDistribution(void);
 void cutap_slow_cufftXtSetGPUs(void);
 void cutap_slow_cufftXtSetJITCallback(void);
 void cutap_slow_cufftXtSetWorkArea(void);
@@ -47360,6 +49997,7 @@ void cutap_slow_curandSetStream(void);
 void cutap_slow_cusparseAxpby(void);
 void cutap_slow_cusparseBlockedEllGet(void);
 void cutap_slow_cusparseBsrSetStridedBatch(void);
+void cutap_slow_cusparseCaxpyi(void);
 void cutap_slow_cusparseCbsr2csr(void);
 void cutap_slow_cusparseCbsric02(void);
 void cutap_slow_cusparseCbsric02_analysis(void);
@@ -47377,14 +50015,18 @@ void cutap_slow_cusparseCbsrsv2_analysis(void);
 void cutap_slow_cusparseCbsrsv2_bufferSize(void);
 void cutap_slow_cusparseCbsrsv2_solve(void);
 void cutap_slow_cusparseCbsrxmv(void);
+void cutap_slow_cusparseCcsc2dense(void);
 void cutap_slow_cusparseCcsr2bsr(void);
 void cutap_slow_cusparseCcsr2csr_compress(void);
 void cutap_slow_cusparseCcsr2csru(void);
+void cutap_slow_cusparseCcsr2dense(void);
 void cutap_slow_cusparseCcsr2gebsr(void);
 void cutap_slow_cusparseCcsr2gebsr_bufferSize(void);
 void cutap_slow_cusparseCcsrcolor(void);
 void cutap_slow_cusparseCcsrgeam2(void);
 void cutap_slow_cusparseCcsrgeam2_bufferSizeExt(void);
+void cutap_slow_cusparseCcsrgemm2(void);
+void cutap_slow_cusparseCcsrgemm2_bufferSizeExt(void);
 void cutap_slow_cusparseCcsric02(void);
 void cutap_slow_cusparseCcsric02_analysis(void);
 void cutap_slow_cusparseCcsric02_bufferSize(void);
@@ -47392,17 +50034,28 @@ void cutap_slow_cusparseCcsrilu02(void);
 void cutap_slow_cusparseCcsrilu02_analysis(void);
 void cutap_slow_cusparseCcsrilu02_bufferSize(void);
 void cutap_slow_cusparseCcsrilu02_numericBoost(void);
+void cutap_slow_cusparseCcsrsm2_analysis(void);
+void cutap_slow_cusparseCcsrsm2_bufferSizeExt(void);
+void cutap_slow_cusparseCcsrsm2_solve(void);
+void cutap_slow_cusparseCcsrsv2_analysis(void);
+void cutap_slow_cusparseCcsrsv2_bufferSize(void);
+void cutap_slow_cusparseCcsrsv2_solve(void);
 void cutap_slow_cusparseCcsru2csr(void);
 void cutap_slow_cusparseCcsru2csr_bufferSizeExt(void);
+void cutap_slow_cusparseCdense2csc(void);
+void cutap_slow_cusparseCdense2csr(void);
 void cutap_slow_cusparseCgebsr2csr(void);
 void cutap_slow_cusparseCgebsr2gebsc(void);
 void cutap_slow_cusparseCgebsr2gebsc_bufferSize(void);
 void cutap_slow_cusparseCgebsr2gebsr(void);
 void cutap_slow_cusparseCgebsr2gebsr_bufferSize(void);
+void cutap_slow_cusparseCgemmi(void);
 void cutap_slow_cusparseCgemvi(void);
 void cutap_slow_cusparseCgemvi_bufferSize(void);
 void cutap_slow_cusparseCgpsvInterleavedBatch(void);
 void cutap_slow_cusparseCgpsvInterleavedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseCgthr(void);
+void cutap_slow_cusparseCgthrz(void);
 void cutap_slow_cusparseCgtsv2(void);
 void cutap_slow_cusparseCgtsv2StridedBatch(void);
 void cutap_slow_cusparseCgtsv2StridedBatch_bufferSizeExt(void);
@@ -47424,6 +50077,9 @@ void cutap_slow_cusparseConstDnVecGetValues(void);
 void cutap_slow_cusparseConstSpMatGetValues(void);
 void cutap_slow_cusparseConstSpVecGet(void);
 void cutap_slow_cusparseConstSpVecGetValues(void);
+void cutap_slow_cusparseConstrainedGeMM(void);
+void cutap_slow_cusparseConstrainedGeMM_bufferSize(void);
+void cutap_slow_cusparseCooAoSGet(void);
 void cutap_slow_cusparseCooGet(void);
 void cutap_slow_cusparseCooSetPointers(void);
 void cutap_slow_cusparseCooSetStridedBatch(void);
@@ -47445,10 +50101,14 @@ void cutap_slow_cusparseCreateConstDnVec(void);
 void cutap_slow_cusparseCreateConstSlicedEll(void);
 void cutap_slow_cusparseCreateConstSpVec(void);
 void cutap_slow_cusparseCreateCoo(void);
+void cutap_slow_cusparseCreateCooAoS(void);
 void cutap_slow_cusparseCreateCsc(void);
 void cutap_slow_cusparseCreateCsr(void);
+void cutap_slow_cusparseCreateCsrgemm2Info(void);
 void cutap_slow_cusparseCreateCsric02Info(void);
 void cutap_slow_cusparseCreateCsrilu02Info(void);
+void cutap_slow_cusparseCreateCsrsm2Info(void);
+void cutap_slow_cusparseCreateCsrsv2Info(void);
 void cutap_slow_cusparseCreateCsru2csrInfo(void);
 void cutap_slow_cusparseCreateDnMat(void);
 void cutap_slow_cusparseCreateDnVec(void);
@@ -47459,11 +50119,15 @@ void cutap_slow_cusparseCreateSlicedEll(void);
 void cutap_slow_cusparseCreateSpVec(void);
 void cutap_slow_cusparseCscGet(void);
 void cutap_slow_cusparseCscSetPointers(void);
+void cutap_slow_cusparseCsctr(void);
 void cutap_slow_cusparseCsr2cscEx2(void);
 void cutap_slow_cusparseCsr2cscEx2_bufferSize(void);
 void cutap_slow_cusparseCsrGet(void);
 void cutap_slow_cusparseCsrSetPointers(void);
 void cutap_slow_cusparseCsrSetStridedBatch(void);
+void cutap_slow_cusparseCsrmvEx(void);
+void cutap_slow_cusparseCsrmvEx_bufferSize(void);
+void cutap_slow_cusparseDaxpyi(void);
 void cutap_slow_cusparseDbsr2csr(void);
 void cutap_slow_cusparseDbsric02(void);
 void cutap_slow_cusparseDbsric02_analysis(void);
@@ -47481,14 +50145,18 @@ void cutap_slow_cusparseDbsrsv2_analysis(void);
 void cutap_slow_cusparseDbsrsv2_bufferSize(void);
 void cutap_slow_cusparseDbsrsv2_solve(void);
 void cutap_slow_cusparseDbsrxmv(void);
+void cutap_slow_cusparseDcsc2dense(void);
 void cutap_slow_cusparseDcsr2bsr(void);
 void cutap_slow_cusparseDcsr2csr_compress(void);
 void cutap_slow_cusparseDcsr2csru(void);
+void cutap_slow_cusparseDcsr2dense(void);
 void cutap_slow_cusparseDcsr2gebsr(void);
 void cutap_slow_cusparseDcsr2gebsr_bufferSize(void);
 void cutap_slow_cusparseDcsrcolor(void);
 void cutap_slow_cusparseDcsrgeam2(void);
 void cutap_slow_cusparseDcsrgeam2_bufferSizeExt(void);
+void cutap_slow_cusparseDcsrgemm2(void);
+void cutap_slow_cusparseDcsrgemm2_bufferSizeExt(void);
 void cutap_slow_cusparseDcsric02(void);
 void cutap_slow_cusparseDcsric02_analysis(void);
 void cutap_slow_cusparseDcsric02_bufferSize(void);
@@ -47496,8 +50164,16 @@ void cutap_slow_cusparseDcsrilu02(void);
 void cutap_slow_cusparseDcsrilu02_analysis(void);
 void cutap_slow_cusparseDcsrilu02_bufferSize(void);
 void cutap_slow_cusparseDcsrilu02_numericBoost(void);
+void cutap_slow_cusparseDcsrsm2_analysis(void);
+void cutap_slow_cusparseDcsrsm2_bufferSizeExt(void);
+void cutap_slow_cusparseDcsrsm2_solve(void);
+void cutap_slow_cusparseDcsrsv2_analysis(void);
+void cutap_slow_cusparseDcsrsv2_bufferSize(void);
+void cutap_slow_cusparseDcsrsv2_solve(void);
 void cutap_slow_cusparseDcsru2csr(void);
 void cutap_slow_cusparseDcsru2csr_bufferSizeExt(void);
+void cutap_slow_cusparseDdense2csc(void);
+void cutap_slow_cusparseDdense2csr(void);
 void cutap_slow_cusparseDenseToSparse_analysis(void);
 void cutap_slow_cusparseDenseToSparse_bufferSize(void);
 void cutap_slow_cusparseDenseToSparse_convert(void);
@@ -47507,8 +50183,11 @@ void cutap_slow_cusparseDestroyBsrilu02Info(void);
 void cutap_slow_cusparseDestroyBsrsm2Info(void);
 void cutap_slow_cusparseDestroyBsrsv2Info(void);
 void cutap_slow_cusparseDestroyColorInfo(void);
+void cutap_slow_cusparseDestroyCsrgemm2Info(void);
 void cutap_slow_cusparseDestroyCsric02Info(void);
 void cutap_slow_cusparseDestroyCsrilu02Info(void);
+void cutap_slow_cusparseDestroyCsrsm2Info(void);
+void cutap_slow_cusparseDestroyCsrsv2Info(void);
 void cutap_slow_cusparseDestroyCsru2csrInfo(void);
 void cutap_slow_cusparseDestroyDnMat(void);
 void cutap_slow_cusparseDestroyDnVec(void);
@@ -47521,10 +50200,13 @@ void cutap_slow_cusparseDgebsr2gebsc(void);
 void cutap_slow_cusparseDgebsr2gebsc_bufferSize(void);
 void cutap_slow_cusparseDgebsr2gebsr(void);
 void cutap_slow_cusparseDgebsr2gebsr_bufferSize(void);
+void cutap_slow_cusparseDgemmi(void);
 void cutap_slow_cusparseDgemvi(void);
 void cutap_slow_cusparseDgemvi_bufferSize(void);
 void cutap_slow_cusparseDgpsvInterleavedBatch(void);
 void cutap_slow_cusparseDgpsvInterleavedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseDgthr(void);
+void cutap_slow_cusparseDgthrz(void);
 void cutap_slow_cusparseDgtsv2(void);
 void cutap_slow_cusparseDgtsv2StridedBatch(void);
 void cutap_slow_cusparseDgtsv2StridedBatch_bufferSizeExt(void);
@@ -47555,6 +50237,8 @@ void cutap_slow_cusparseDpruneDense2csrByPercentage_bufferSizeExt(void);
 void cutap_slow_cusparseDpruneDense2csrNnz(void);
 void cutap_slow_cusparseDpruneDense2csrNnzByPercentage(void);
 void cutap_slow_cusparseDpruneDense2csr_bufferSizeExt(void);
+void cutap_slow_cusparseDroti(void);
+void cutap_slow_cusparseDsctr(void);
 void cutap_slow_cusparseGather(void);
 void cutap_slow_cusparseGetErrorName(void);
 void cutap_slow_cusparseGetErrorString(void);
@@ -47576,6 +50260,7 @@ void cutap_slow_cusparseRot(void);
 void cutap_slow_cusparseSDDMM(void);
 void cutap_slow_cusparseSDDMM_bufferSize(void);
 void cutap_slow_cusparseSDDMM_preprocess(void);
+void cutap_slow_cusparseSaxpyi(void);
 void cutap_slow_cusparseSbsr2csr(void);
 void cutap_slow_cusparseSbsric02(void);
 void cutap_slow_cusparseSbsric02_analysis(void);
@@ -47594,14 +50279,18 @@ void cutap_slow_cusparseSbsrsv2_bufferSize(void);
 void cutap_slow_cusparseSbsrsv2_solve(void);
 void cutap_slow_cusparseSbsrxmv(void);
 void cutap_slow_cusparseScatter(void);
+void cutap_slow_cusparseScsc2dense(void);
 void cutap_slow_cusparseScsr2bsr(void);
 void cutap_slow_cusparseScsr2csr_compress(void);
 void cutap_slow_cusparseScsr2csru(void);
+void cutap_slow_cusparseScsr2dense(void);
 void cutap_slow_cusparseScsr2gebsr(void);
 void cutap_slow_cusparseScsr2gebsr_bufferSize(void);
 void cutap_slow_cusparseScsrcolor(void);
 void cutap_slow_cusparseScsrgeam2(void);
 void cutap_slow_cusparseScsrgeam2_bufferSizeExt(void);
+void cutap_slow_cusparseScsrgemm2(void);
+void cutap_slow_cusparseScsrgemm2_bufferSizeExt(void);
 void cutap_slow_cusparseScsric02(void);
 void cutap_slow_cusparseScsric02_analysis(void);
 void cutap_slow_cusparseScsric02_bufferSize(void);
@@ -47609,8 +50298,16 @@ void cutap_slow_cusparseScsrilu02(void);
 void cutap_slow_cusparseScsrilu02_analysis(void);
 void cutap_slow_cusparseScsrilu02_bufferSize(void);
 void cutap_slow_cusparseScsrilu02_numericBoost(void);
+void cutap_slow_cusparseScsrsm2_analysis(void);
+void cutap_slow_cusparseScsrsm2_bufferSizeExt(void);
+void cutap_slow_cusparseScsrsm2_solve(void);
+void cutap_slow_cusparseScsrsv2_analysis(void);
+void cutap_slow_cusparseScsrsv2_bufferSize(void);
+void cutap_slow_cusparseScsrsv2_solve(void);
 void cutap_slow_cusparseScsru2csr(void);
 void cutap_slow_cusparseScsru2csr_bufferSizeExt(void);
+void cutap_slow_cusparseSdense2csc(void);
+void cutap_slow_cusparseSdense2csr(void);
 void cutap_slow_cusparseSetMatDiagType(void);
 void cutap_slow_cusparseSetMatFillMode(void);
 void cutap_slow_cusparseSetMatIndexBase(void);
@@ -47622,10 +50319,13 @@ void cutap_slow_cusparseSgebsr2gebsc(void);
 void cutap_slow_cusparseSgebsr2gebsc_bufferSize(void);
 void cutap_slow_cusparseSgebsr2gebsr(void);
 void cutap_slow_cusparseSgebsr2gebsr_bufferSize(void);
+void cutap_slow_cusparseSgemmi(void);
 void cutap_slow_cusparseSgemvi(void);
 void cutap_slow_cusparseSgemvi_bufferSize(void);
 void cutap_slow_cusparseSgpsvInterleavedBatch(void);
 void cutap_slow_cusparseSgpsvInterleavedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseSgthr(void);
+void cutap_slow_cusparseSgthrz(void);
 void cutap_slow_cusparseSgtsv2(void);
 void cutap_slow_cusparseSgtsv2StridedBatch(void);
 void cutap_slow_cusparseSgtsv2StridedBatch_bufferSizeExt(void);
@@ -47663,6 +50363,7 @@ void cutap_slow_cusparseSpMatGetSize(void);
 void cutap_slow_cusparseSpMatGetStridedBatch(void);
 void cutap_slow_cusparseSpMatGetValues(void);
 void cutap_slow_cusparseSpMatSetAttribute(void);
+void cutap_slow_cusparseSpMatSetStridedBatch(void);
 void cutap_slow_cusparseSpMatSetValues(void);
 void cutap_slow_cusparseSpSM_analysis(void);
 void cutap_slow_cusparseSpSM_bufferSize(void);
@@ -47696,6 +50397,8 @@ void cutap_slow_cusparseSpruneDense2csrByPercentage_bufferSizeExt(void);
 void cutap_slow_cusparseSpruneDense2csrNnz(void);
 void cutap_slow_cusparseSpruneDense2csrNnzByPercentage(void);
 void cutap_slow_cusparseSpruneDense2csr_bufferSizeExt(void);
+void cutap_slow_cusparseSroti(void);
+void cutap_slow_cusparseSsctr(void);
 void cutap_slow_cusparseXbsric02_zeroPivot(void);
 void cutap_slow_cusparseXbsrilu02_zeroPivot(void);
 void cutap_slow_cusparseXbsrsm2_zeroPivot(void);
@@ -47710,11 +50413,15 @@ void cutap_slow_cusparseXcsr2bsrNnz(void);
 void cutap_slow_cusparseXcsr2coo(void);
 void cutap_slow_cusparseXcsr2gebsrNnz(void);
 void cutap_slow_cusparseXcsrgeam2Nnz(void);
+void cutap_slow_cusparseXcsrgemm2Nnz(void);
 void cutap_slow_cusparseXcsric02_zeroPivot(void);
 void cutap_slow_cusparseXcsrilu02_zeroPivot(void);
+void cutap_slow_cusparseXcsrsm2_zeroPivot(void);
 void cutap_slow_cusparseXcsrsort(void);
 void cutap_slow_cusparseXcsrsort_bufferSizeExt(void);
+void cutap_slow_cusparseXcsrsv2_zeroPivot(void);
 void cutap_slow_cusparseXgebsr2gebsrNnz(void);
+void cutap_slow_cusparseZaxpyi(void);
 void cutap_slow_cusparseZbsr2csr(void);
 void cutap_slow_cusparseZbsric02(void);
 void cutap_slow_cusparseZbsric02_analysis(void);
@@ -47732,14 +50439,18 @@ void cutap_slow_cusparseZbsrsv2_analysis(void);
 void cutap_slow_cusparseZbsrsv2_bufferSize(void);
 void cutap_slow_cusparseZbsrsv2_solve(void);
 void cutap_slow_cusparseZbsrxmv(void);
+void cutap_slow_cusparseZcsc2dense(void);
 void cutap_slow_cusparseZcsr2bsr(void);
 void cutap_slow_cusparseZcsr2csr_compress(void);
 void cutap_slow_cusparseZcsr2csru(void);
+void cutap_slow_cusparseZcsr2dense(void);
 void cutap_slow_cusparseZcsr2gebsr(void);
 void cutap_slow_cusparseZcsr2gebsr_bufferSize(void);
 void cutap_slow_cusparseZcsrcolor(void);
 void cutap_slow_cusparseZcsrgeam2(void);
 void cutap_slow_cusparseZcsrgeam2_bufferSizeExt(void);
+void cutap_slow_cusparseZcsrgemm2(void);
+void cutap_slow_cusparseZcsrgemm2_bufferSizeExt(void);
 void cutap_slow_cusparseZcsric02(void);
 void cutap_slow_cusparseZcsric02_analysis(void);
 void cutap_slow_cusparseZcsric02_bufferSize(void);
@@ -47747,17 +50458,28 @@ void cutap_slow_cusparseZcsrilu02(void);
 void cutap_slow_cusparseZcsrilu02_analysis(void);
 void cutap_slow_cusparseZcsrilu02_bufferSize(void);
 void cutap_slow_cusparseZcsrilu02_numericBoost(void);
+void cutap_slow_cusparseZcsrsm2_analysis(void);
+void cutap_slow_cusparseZcsrsm2_bufferSizeExt(void);
+void cutap_slow_cusparseZcsrsm2_solve(void);
+void cutap_slow_cusparseZcsrsv2_analysis(void);
+void cutap_slow_cusparseZcsrsv2_bufferSize(void);
+void cutap_slow_cusparseZcsrsv2_solve(void);
 void cutap_slow_cusparseZcsru2csr(void);
 void cutap_slow_cusparseZcsru2csr_bufferSizeExt(void);
+void cutap_slow_cusparseZdense2csc(void);
+void cutap_slow_cusparseZdense2csr(void);
 void cutap_slow_cusparseZgebsr2csr(void);
 void cutap_slow_cusparseZgebsr2gebsc(void);
 void cutap_slow_cusparseZgebsr2gebsc_bufferSize(void);
 void cutap_slow_cusparseZgebsr2gebsr(void);
 void cutap_slow_cusparseZgebsr2gebsr_bufferSize(void);
+void cutap_slow_cusparseZgemmi(void);
 void cutap_slow_cusparseZgemvi(void);
 void cutap_slow_cusparseZgemvi_bufferSize(void);
 void cutap_slow_cusparseZgpsvInterleavedBatch(void);
 void cutap_slow_cusparseZgpsvInterleavedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseZgthr(void);
+void cutap_slow_cusparseZgthrz(void);
 void cutap_slow_cusparseZgtsv2(void);
 void cutap_slow_cusparseZgtsv2StridedBatch(void);
 void cutap_slow_cusparseZgtsv2StridedBatch_bufferSizeExt(void);
@@ -47768,6 +50490,7 @@ void cutap_slow_cusparseZgtsvInterleavedBatch(void);
 void cutap_slow_cusparseZgtsvInterleavedBatch_bufferSizeExt(void);
 void cutap_slow_cusparseZnnz(void);
 void cutap_slow_cusparseZnnz_compress(void);
+void cutap_slow_cusparseZsctr(void);
 void cutap_slow_cusolverDnCCgels(void);
 void cutap_slow_cusolverDnCCgels_bufferSize(void);
 void cutap_slow_cusolverDnCCgesv(void);
@@ -47922,10 +50645,17 @@ void cutap_slow_cusolverDnDsytrf(void);
 void cutap_slow_cusolverDnDsytrf_bufferSize(void);
 void cutap_slow_cusolverDnDsytri(void);
 void cutap_slow_cusolverDnDsytri_bufferSize(void);
+void cutap_slow_cusolverDnGeqrf(void);
+void cutap_slow_cusolverDnGeqrf_bufferSize(void);
+void cutap_slow_cusolverDnGesvd(void);
+void cutap_slow_cusolverDnGesvd_bufferSize(void);
 void cutap_slow_cusolverDnGetDeterministicMode(void);
 void cutap_slow_cusolverDnGetEmulationStrategy(void);
 void cutap_slow_cusolverDnGetMathMode(void);
 void cutap_slow_cusolverDnGetStream(void);
+void cutap_slow_cusolverDnGetrf(void);
+void cutap_slow_cusolverDnGetrf_bufferSize(void);
+void cutap_slow_cusolverDnGetrs(void);
 void cutap_slow_cusolverDnIRSInfosCreate(void);
 void cutap_slow_cusolverDnIRSInfosDestroy(void);
 void cutap_slow_cusolverDnIRSInfosGetMaxIters(void);
@@ -47950,6 +50680,9 @@ void cutap_slow_cusolverDnIRSXgels(void);
 void cutap_slow_cusolverDnIRSXgels_bufferSize(void);
 void cutap_slow_cusolverDnIRSXgesv(void);
 void cutap_slow_cusolverDnIRSXgesv_bufferSize(void);
+void cutap_slow_cusolverDnPotrf(void);
+void cutap_slow_cusolverDnPotrf_bufferSize(void);
+void cutap_slow_cusolverDnPotrs(void);
 void cutap_slow_cusolverDnSBgels(void);
 void cutap_slow_cusolverDnSBgels_bufferSize(void);
 void cutap_slow_cusolverDnSBgesv(void);
@@ -48026,6 +50759,10 @@ void cutap_slow_cusolverDnSsytrf(void);
 void cutap_slow_cusolverDnSsytrf_bufferSize(void);
 void cutap_slow_cusolverDnSsytri(void);
 void cutap_slow_cusolverDnSsytri_bufferSize(void);
+void cutap_slow_cusolverDnSyevd(void);
+void cutap_slow_cusolverDnSyevd_bufferSize(void);
+void cutap_slow_cusolverDnSyevdx(void);
+void cutap_slow_cusolverDnSyevdx_bufferSize(void);
 void cutap_slow_cusolverDnXgeev(void);
 void cutap_slow_cusolverDnXgeev_bufferSize(void);
 void cutap_slow_cusolverDnXgeqrf(void);
@@ -48349,6 +51086,8 @@ void cutap_slow_nvrtcGetErrorString(void);
 void cutap_slow_nvrtcGetLTOIR(void);
 void cutap_slow_nvrtcGetLTOIRSize(void);
 void cutap_slow_nvrtcGetLoweredName(void);
+void cutap_slow_nvrtcGetNVVM(void);
+void cutap_slow_nvrtcGetNVVMSize(void);
 void cutap_slow_nvrtcGetNumSupportedArchs(void);
 void cutap_slow_nvrtcGetOptiXIR(void);
 void cutap_slow_nvrtcGetOptiXIRSize(void);
@@ -48363,18 +51102,31 @@ void cutap_slow_nvrtcGetSupportedArchs(void);
 void cutap_slow_nvrtcSetFlowCallback(void);
 void cutap_slow_nvrtcSetPCHHeapSize(void);
 void cutap_slow_nvrtcVersion(void);
+void cutap_slow___nvJitLinkAddData_12_4(void);
 void cutap_slow___nvJitLinkAddData_13_0(void);
+void cutap_slow___nvJitLinkAddFile_12_4(void);
 void cutap_slow___nvJitLinkAddFile_13_0(void);
+void cutap_slow___nvJitLinkComplete_12_4(void);
 void cutap_slow___nvJitLinkComplete_13_0(void);
+void cutap_slow___nvJitLinkCreate_12_4(void);
 void cutap_slow___nvJitLinkCreate_13_0(void);
+void cutap_slow___nvJitLinkDestroy_12_4(void);
 void cutap_slow___nvJitLinkDestroy_13_0(void);
+void cutap_slow___nvJitLinkGetErrorLogSize_12_4(void);
 void cutap_slow___nvJitLinkGetErrorLogSize_13_0(void);
+void cutap_slow___nvJitLinkGetErrorLog_12_4(void);
 void cutap_slow___nvJitLinkGetErrorLog_13_0(void);
+void cutap_slow___nvJitLinkGetInfoLogSize_12_4(void);
 void cutap_slow___nvJitLinkGetInfoLogSize_13_0(void);
+void cutap_slow___nvJitLinkGetInfoLog_12_4(void);
 void cutap_slow___nvJitLinkGetInfoLog_13_0(void);
+void cutap_slow___nvJitLinkGetLinkedCubinSize_12_4(void);
 void cutap_slow___nvJitLinkGetLinkedCubinSize_13_0(void);
+void cutap_slow___nvJitLinkGetLinkedCubin_12_4(void);
 void cutap_slow___nvJitLinkGetLinkedCubin_13_0(void);
+void cutap_slow___nvJitLinkGetLinkedPtxSize_12_4(void);
 void cutap_slow___nvJitLinkGetLinkedPtxSize_13_0(void);
+void cutap_slow___nvJitLinkGetLinkedPtx_12_4(void);
 void cutap_slow___nvJitLinkGetLinkedPtx_13_0(void);
 void cutap_slow_nvJitLinkAddData(void);
 void cutap_slow_nvJitLinkAddFile(void);
@@ -48885,10 +51637,16 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cudaArrayGetMemoryRequirements,
     (void *)cutap_slow_cudaArrayGetPlane,
     (void *)cutap_slow_cudaArrayGetSparseProperties,
+    (void *)cutap_slow_cudaBindSurfaceToArray,
+    (void *)cutap_slow_cudaBindTexture,
+    (void *)cutap_slow_cudaBindTexture2D,
+    (void *)cutap_slow_cudaBindTextureToArray,
+    (void *)cutap_slow_cudaBindTextureToMipmappedArray,
     (void *)cutap_slow_cudaChooseDevice,
     0,
     (void *)cutap_slow_cudaCreateSurfaceObject,
     (void *)cutap_slow_cudaCreateTextureObject,
+    (void *)cutap_slow_cudaCreateTextureObject_v2,
     (void *)cutap_slow_cudaCtxResetPersistingL2Cache,
     (void *)cutap_slow_cudaDestroyExternalMemory,
     (void *)cutap_slow_cudaDestroyExternalSemaphore,
@@ -48972,6 +51730,7 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cudaGetDeviceCount,
     (void *)cutap_slow_cudaGetDeviceFlags,
     (void *)cutap_slow_cudaGetDeviceProperties,
+    (void *)cutap_slow_cudaGetDeviceProperties_v2,
     (void *)cutap_slow_cudaGetDriverEntryPoint,
     (void *)cutap_slow_cudaGetDriverEntryPointByVersion,
     (void *)cutap_slow_cudaGetDriverEntryPointByVersion_ptsz,
@@ -48984,13 +51743,18 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cudaGetLastError,
     (void *)cutap_slow_cudaGetMipmappedArrayLevel,
     (void *)cutap_slow_cudaGetSurfaceObjectResourceDesc,
+    (void *)cutap_slow_cudaGetSurfaceReference,
     (void *)cutap_slow_cudaGetSymbolAddress,
     (void *)cutap_slow_cudaGetSymbolSize,
+    (void *)cutap_slow_cudaGetTextureAlignmentOffset,
     (void *)cutap_slow_cudaGetTextureObjectResourceDesc,
     (void *)cutap_slow_cudaGetTextureObjectResourceViewDesc,
     (void *)cutap_slow_cudaGetTextureObjectTextureDesc,
+    (void *)cutap_slow_cudaGetTextureObjectTextureDesc_v2,
+    (void *)cutap_slow_cudaGetTextureReference,
     (void *)cutap_slow_cudaGraphAddChildGraphNode,
     (void *)cutap_slow_cudaGraphAddDependencies,
+    (void *)cutap_slow_cudaGraphAddDependencies_v2,
     (void *)cutap_slow_cudaGraphAddEmptyNode,
     (void *)cutap_slow_cudaGraphAddEventRecordNode,
     (void *)cutap_slow_cudaGraphAddEventWaitNode,
@@ -49006,6 +51770,7 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cudaGraphAddMemcpyNodeToSymbol,
     (void *)cutap_slow_cudaGraphAddMemsetNode,
     (void *)cutap_slow_cudaGraphAddNode,
+    (void *)cutap_slow_cudaGraphAddNode_v2,
     (void *)cutap_slow_cudaGraphChildGraphNodeGetGraph,
     (void *)cutap_slow_cudaGraphClone,
     (void *)cutap_slow_cudaGraphConditionalHandleCreate,
@@ -49038,6 +51803,7 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cudaGraphExternalSemaphoresWaitNodeGetParams,
     (void *)cutap_slow_cudaGraphExternalSemaphoresWaitNodeSetParams,
     (void *)cutap_slow_cudaGraphGetEdges,
+    (void *)cutap_slow_cudaGraphGetEdges_v2,
     (void *)cutap_slow_cudaGraphGetNodes,
     (void *)cutap_slow_cudaGraphGetRootNodes,
     (void *)cutap_slow_cudaGraphHostNodeGetParams,
@@ -49064,13 +51830,16 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cudaGraphMemsetNodeSetParams,
     (void *)cutap_slow_cudaGraphNodeFindInClone,
     (void *)cutap_slow_cudaGraphNodeGetDependencies,
+    (void *)cutap_slow_cudaGraphNodeGetDependencies_v2,
     (void *)cutap_slow_cudaGraphNodeGetDependentNodes,
+    (void *)cutap_slow_cudaGraphNodeGetDependentNodes_v2,
     (void *)cutap_slow_cudaGraphNodeGetEnabled,
     (void *)cutap_slow_cudaGraphNodeGetType,
     (void *)cutap_slow_cudaGraphNodeSetEnabled,
     (void *)cutap_slow_cudaGraphNodeSetParams,
     (void *)cutap_slow_cudaGraphReleaseUserObject,
     (void *)cutap_slow_cudaGraphRemoveDependencies,
+    (void *)cutap_slow_cudaGraphRemoveDependencies_v2,
     (void *)cutap_slow_cudaGraphRetainUserObject,
     (void *)cutap_slow_cudaGraphUpload,
     (void *)cutap_slow_cudaGraphUpload_ptsz,
@@ -49102,6 +51871,7 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cudaIpcOpenMemHandle,
     (void *)cutap_slow_cudaKernelSetAttributeForDevice,
     (void *)cutap_slow_cudaLaunchCooperativeKernel,
+    (void *)cutap_slow_cudaLaunchCooperativeKernelMultiDevice,
     (void *)cutap_slow_cudaLaunchCooperativeKernel_ptsz,
     (void *)cutap_slow_cudaLaunchHostFunc,
     (void *)cutap_slow_cudaLaunchHostFunc_ptsz,
@@ -49136,6 +51906,7 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cudaMallocMipmappedArray,
     (void *)cutap_slow_cudaMallocPitch,
     (void *)cutap_slow_cudaMemAdvise,
+    (void *)cutap_slow_cudaMemAdvise_v2,
     (void *)cutap_slow_cudaMemDiscardAndPrefetchBatchAsync,
     (void *)cutap_slow_cudaMemDiscardAndPrefetchBatchAsync_ptsz,
     (void *)cutap_slow_cudaMemDiscardBatchAsync,
@@ -49156,6 +51927,8 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cudaMemPoolTrimTo,
     (void *)cutap_slow_cudaMemPrefetchAsync,
     (void *)cutap_slow_cudaMemPrefetchAsync_ptsz,
+    (void *)cutap_slow_cudaMemPrefetchAsync_v2,
+    (void *)cutap_slow_cudaMemPrefetchAsync_v2_ptsz,
     (void *)cutap_slow_cudaMemPrefetchBatchAsync,
     (void *)cutap_slow_cudaMemPrefetchBatchAsync_ptsz,
     (void *)cutap_slow_cudaMemRangeGetAttribute,
@@ -49232,14 +52005,19 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cudaOccupancyMaxPotentialClusterSize,
     (void *)cutap_slow_cudaPeekAtLastError,
     (void *)cutap_slow_cudaPointerGetAttributes,
+    (void *)cutap_slow_cudaProfilerInitialize,
     (void *)cutap_slow_cudaProfilerStart,
     (void *)cutap_slow_cudaProfilerStop,
     (void *)cutap_slow_cudaRuntimeGetVersion,
     (void *)cutap_slow_cudaSetDevice,
     (void *)cutap_slow_cudaSetDeviceFlags,
+    (void *)cutap_slow_cudaSetDoubleForDevice,
+    (void *)cutap_slow_cudaSetDoubleForHost,
     (void *)cutap_slow_cudaSetValidDevices,
     (void *)cutap_slow_cudaSignalExternalSemaphoresAsync,
     (void *)cutap_slow_cudaSignalExternalSemaphoresAsync_ptsz,
+    (void *)cutap_slow_cudaSignalExternalSemaphoresAsync_v2,
+    (void *)cutap_slow_cudaSignalExternalSemaphoresAsync_v2_ptsz,
     (void *)cutap_slow_cudaStreamAddCallback,
     (void *)cutap_slow_cudaStreamAddCallback_ptsz,
     (void *)cutap_slow_cudaStreamAttachMemAsync,
@@ -49260,6 +52038,10 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cudaStreamGetAttribute_ptsz,
     (void *)cutap_slow_cudaStreamGetCaptureInfo,
     (void *)cutap_slow_cudaStreamGetCaptureInfo_ptsz,
+    (void *)cutap_slow_cudaStreamGetCaptureInfo_v2,
+    (void *)cutap_slow_cudaStreamGetCaptureInfo_v2_ptsz,
+    (void *)cutap_slow_cudaStreamGetCaptureInfo_v3,
+    (void *)cutap_slow_cudaStreamGetCaptureInfo_v3_ptsz,
     (void *)cutap_slow_cudaStreamGetDevice,
     (void *)cutap_slow_cudaStreamGetDevice_ptsz,
     (void *)cutap_slow_cudaStreamGetFlags,
@@ -49278,9 +52060,18 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cudaStreamSynchronize_ptsz,
     (void *)cutap_slow_cudaStreamUpdateCaptureDependencies,
     (void *)cutap_slow_cudaStreamUpdateCaptureDependencies_ptsz,
+    (void *)cutap_slow_cudaStreamUpdateCaptureDependencies_v2,
+    (void *)cutap_slow_cudaStreamUpdateCaptureDependencies_v2_ptsz,
     (void *)cutap_slow_cudaStreamWaitEvent,
     (void *)cutap_slow_cudaStreamWaitEvent_ptsz,
     (void *)cutap_slow_cudaThreadExchangeStreamCaptureMode,
+    (void *)cutap_slow_cudaThreadExit,
+    (void *)cutap_slow_cudaThreadGetCacheConfig,
+    (void *)cutap_slow_cudaThreadGetLimit,
+    (void *)cutap_slow_cudaThreadSetCacheConfig,
+    (void *)cutap_slow_cudaThreadSetLimit,
+    (void *)cutap_slow_cudaThreadSynchronize,
+    (void *)cutap_slow_cudaUnbindTexture,
     (void *)cutap_slow_cudaUserObjectCreate,
     (void *)cutap_slow_cudaUserObjectRelease,
     (void *)cutap_slow_cudaUserObjectRetain,
@@ -49288,6 +52079,8 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cudaVDPAUSetVDPAUDevice,
     (void *)cutap_slow_cudaWaitExternalSemaphoresAsync,
     (void *)cutap_slow_cudaWaitExternalSemaphoresAsync_ptsz,
+    (void *)cutap_slow_cudaWaitExternalSemaphoresAsync_v2,
+    (void *)cutap_slow_cudaWaitExternalSemaphoresAsync_v2_ptsz,
     (void *)cutap_slow_cublasAlloc,
     (void *)cutap_slow_cublasAsumEx,
     (void *)cutap_slow_cublasAsumEx_64,
@@ -50559,6 +53352,7 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cufftXtQueryPlan,
     (void *)cutap_slow_cufftXtSetCallback,
     (void *)cutap_slow_cufftXtSetCallbackSharedSize,
+    (void *)cutap_slow_cufftXtSetDistribution,
     (void *)cutap_slow_cufftXtSetGPUs,
     (void *)cutap_slow_cufftXtSetJITCallback,
     (void *)cutap_slow_cufftXtSetWorkArea,
@@ -50593,6 +53387,7 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseAxpby,
     (void *)cutap_slow_cusparseBlockedEllGet,
     (void *)cutap_slow_cusparseBsrSetStridedBatch,
+    (void *)cutap_slow_cusparseCaxpyi,
     (void *)cutap_slow_cusparseCbsr2csr,
     (void *)cutap_slow_cusparseCbsric02,
     (void *)cutap_slow_cusparseCbsric02_analysis,
@@ -50610,14 +53405,18 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseCbsrsv2_bufferSize,
     (void *)cutap_slow_cusparseCbsrsv2_solve,
     (void *)cutap_slow_cusparseCbsrxmv,
+    (void *)cutap_slow_cusparseCcsc2dense,
     (void *)cutap_slow_cusparseCcsr2bsr,
     (void *)cutap_slow_cusparseCcsr2csr_compress,
     (void *)cutap_slow_cusparseCcsr2csru,
+    (void *)cutap_slow_cusparseCcsr2dense,
     (void *)cutap_slow_cusparseCcsr2gebsr,
     (void *)cutap_slow_cusparseCcsr2gebsr_bufferSize,
     (void *)cutap_slow_cusparseCcsrcolor,
     (void *)cutap_slow_cusparseCcsrgeam2,
     (void *)cutap_slow_cusparseCcsrgeam2_bufferSizeExt,
+    (void *)cutap_slow_cusparseCcsrgemm2,
+    (void *)cutap_slow_cusparseCcsrgemm2_bufferSizeExt,
     (void *)cutap_slow_cusparseCcsric02,
     (void *)cutap_slow_cusparseCcsric02_analysis,
     (void *)cutap_slow_cusparseCcsric02_bufferSize,
@@ -50625,17 +53424,28 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseCcsrilu02_analysis,
     (void *)cutap_slow_cusparseCcsrilu02_bufferSize,
     (void *)cutap_slow_cusparseCcsrilu02_numericBoost,
+    (void *)cutap_slow_cusparseCcsrsm2_analysis,
+    (void *)cutap_slow_cusparseCcsrsm2_bufferSizeExt,
+    (void *)cutap_slow_cusparseCcsrsm2_solve,
+    (void *)cutap_slow_cusparseCcsrsv2_analysis,
+    (void *)cutap_slow_cusparseCcsrsv2_bufferSize,
+    (void *)cutap_slow_cusparseCcsrsv2_solve,
     (void *)cutap_slow_cusparseCcsru2csr,
     (void *)cutap_slow_cusparseCcsru2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseCdense2csc,
+    (void *)cutap_slow_cusparseCdense2csr,
     (void *)cutap_slow_cusparseCgebsr2csr,
     (void *)cutap_slow_cusparseCgebsr2gebsc,
     (void *)cutap_slow_cusparseCgebsr2gebsc_bufferSize,
     (void *)cutap_slow_cusparseCgebsr2gebsr,
     (void *)cutap_slow_cusparseCgebsr2gebsr_bufferSize,
+    (void *)cutap_slow_cusparseCgemmi,
     (void *)cutap_slow_cusparseCgemvi,
     (void *)cutap_slow_cusparseCgemvi_bufferSize,
     (void *)cutap_slow_cusparseCgpsvInterleavedBatch,
     (void *)cutap_slow_cusparseCgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseCgthr,
+    (void *)cutap_slow_cusparseCgthrz,
     (void *)cutap_slow_cusparseCgtsv2,
     (void *)cutap_slow_cusparseCgtsv2StridedBatch,
     (void *)cutap_slow_cusparseCgtsv2StridedBatch_bufferSizeExt,
@@ -50657,6 +53467,9 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseConstSpMatGetValues,
     (void *)cutap_slow_cusparseConstSpVecGet,
     (void *)cutap_slow_cusparseConstSpVecGetValues,
+    (void *)cutap_slow_cusparseConstrainedGeMM,
+    (void *)cutap_slow_cusparseConstrainedGeMM_bufferSize,
+    (void *)cutap_slow_cusparseCooAoSGet,
     (void *)cutap_slow_cusparseCooGet,
     (void *)cutap_slow_cusparseCooSetPointers,
     (void *)cutap_slow_cusparseCooSetStridedBatch,
@@ -50678,10 +53491,14 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseCreateConstSlicedEll,
     (void *)cutap_slow_cusparseCreateConstSpVec,
     (void *)cutap_slow_cusparseCreateCoo,
+    (void *)cutap_slow_cusparseCreateCooAoS,
     (void *)cutap_slow_cusparseCreateCsc,
     (void *)cutap_slow_cusparseCreateCsr,
+    (void *)cutap_slow_cusparseCreateCsrgemm2Info,
     (void *)cutap_slow_cusparseCreateCsric02Info,
     (void *)cutap_slow_cusparseCreateCsrilu02Info,
+    (void *)cutap_slow_cusparseCreateCsrsm2Info,
+    (void *)cutap_slow_cusparseCreateCsrsv2Info,
     (void *)cutap_slow_cusparseCreateCsru2csrInfo,
     (void *)cutap_slow_cusparseCreateDnMat,
     (void *)cutap_slow_cusparseCreateDnVec,
@@ -50692,11 +53509,15 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseCreateSpVec,
     (void *)cutap_slow_cusparseCscGet,
     (void *)cutap_slow_cusparseCscSetPointers,
+    (void *)cutap_slow_cusparseCsctr,
     (void *)cutap_slow_cusparseCsr2cscEx2,
     (void *)cutap_slow_cusparseCsr2cscEx2_bufferSize,
     (void *)cutap_slow_cusparseCsrGet,
     (void *)cutap_slow_cusparseCsrSetPointers,
     (void *)cutap_slow_cusparseCsrSetStridedBatch,
+    (void *)cutap_slow_cusparseCsrmvEx,
+    (void *)cutap_slow_cusparseCsrmvEx_bufferSize,
+    (void *)cutap_slow_cusparseDaxpyi,
     (void *)cutap_slow_cusparseDbsr2csr,
     (void *)cutap_slow_cusparseDbsric02,
     (void *)cutap_slow_cusparseDbsric02_analysis,
@@ -50714,14 +53535,18 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseDbsrsv2_bufferSize,
     (void *)cutap_slow_cusparseDbsrsv2_solve,
     (void *)cutap_slow_cusparseDbsrxmv,
+    (void *)cutap_slow_cusparseDcsc2dense,
     (void *)cutap_slow_cusparseDcsr2bsr,
     (void *)cutap_slow_cusparseDcsr2csr_compress,
     (void *)cutap_slow_cusparseDcsr2csru,
+    (void *)cutap_slow_cusparseDcsr2dense,
     (void *)cutap_slow_cusparseDcsr2gebsr,
     (void *)cutap_slow_cusparseDcsr2gebsr_bufferSize,
     (void *)cutap_slow_cusparseDcsrcolor,
     (void *)cutap_slow_cusparseDcsrgeam2,
     (void *)cutap_slow_cusparseDcsrgeam2_bufferSizeExt,
+    (void *)cutap_slow_cusparseDcsrgemm2,
+    (void *)cutap_slow_cusparseDcsrgemm2_bufferSizeExt,
     (void *)cutap_slow_cusparseDcsric02,
     (void *)cutap_slow_cusparseDcsric02_analysis,
     (void *)cutap_slow_cusparseDcsric02_bufferSize,
@@ -50729,8 +53554,16 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseDcsrilu02_analysis,
     (void *)cutap_slow_cusparseDcsrilu02_bufferSize,
     (void *)cutap_slow_cusparseDcsrilu02_numericBoost,
+    (void *)cutap_slow_cusparseDcsrsm2_analysis,
+    (void *)cutap_slow_cusparseDcsrsm2_bufferSizeExt,
+    (void *)cutap_slow_cusparseDcsrsm2_solve,
+    (void *)cutap_slow_cusparseDcsrsv2_analysis,
+    (void *)cutap_slow_cusparseDcsrsv2_bufferSize,
+    (void *)cutap_slow_cusparseDcsrsv2_solve,
     (void *)cutap_slow_cusparseDcsru2csr,
     (void *)cutap_slow_cusparseDcsru2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseDdense2csc,
+    (void *)cutap_slow_cusparseDdense2csr,
     (void *)cutap_slow_cusparseDenseToSparse_analysis,
     (void *)cutap_slow_cusparseDenseToSparse_bufferSize,
     (void *)cutap_slow_cusparseDenseToSparse_convert,
@@ -50740,8 +53573,11 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseDestroyBsrsm2Info,
     (void *)cutap_slow_cusparseDestroyBsrsv2Info,
     (void *)cutap_slow_cusparseDestroyColorInfo,
+    (void *)cutap_slow_cusparseDestroyCsrgemm2Info,
     (void *)cutap_slow_cusparseDestroyCsric02Info,
     (void *)cutap_slow_cusparseDestroyCsrilu02Info,
+    (void *)cutap_slow_cusparseDestroyCsrsm2Info,
+    (void *)cutap_slow_cusparseDestroyCsrsv2Info,
     (void *)cutap_slow_cusparseDestroyCsru2csrInfo,
     (void *)cutap_slow_cusparseDestroyDnMat,
     (void *)cutap_slow_cusparseDestroyDnVec,
@@ -50754,10 +53590,13 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseDgebsr2gebsc_bufferSize,
     (void *)cutap_slow_cusparseDgebsr2gebsr,
     (void *)cutap_slow_cusparseDgebsr2gebsr_bufferSize,
+    (void *)cutap_slow_cusparseDgemmi,
     (void *)cutap_slow_cusparseDgemvi,
     (void *)cutap_slow_cusparseDgemvi_bufferSize,
     (void *)cutap_slow_cusparseDgpsvInterleavedBatch,
     (void *)cutap_slow_cusparseDgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseDgthr,
+    (void *)cutap_slow_cusparseDgthrz,
     (void *)cutap_slow_cusparseDgtsv2,
     (void *)cutap_slow_cusparseDgtsv2StridedBatch,
     (void *)cutap_slow_cusparseDgtsv2StridedBatch_bufferSizeExt,
@@ -50788,6 +53627,8 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseDpruneDense2csrNnz,
     (void *)cutap_slow_cusparseDpruneDense2csrNnzByPercentage,
     (void *)cutap_slow_cusparseDpruneDense2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseDroti,
+    (void *)cutap_slow_cusparseDsctr,
     (void *)cutap_slow_cusparseGather,
     (void *)cutap_slow_cusparseGetErrorName,
     (void *)cutap_slow_cusparseGetErrorString,
@@ -50821,6 +53662,7 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseSDDMM,
     (void *)cutap_slow_cusparseSDDMM_bufferSize,
     (void *)cutap_slow_cusparseSDDMM_preprocess,
+    (void *)cutap_slow_cusparseSaxpyi,
     (void *)cutap_slow_cusparseSbsr2csr,
     (void *)cutap_slow_cusparseSbsric02,
     (void *)cutap_slow_cusparseSbsric02_analysis,
@@ -50839,14 +53681,18 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseSbsrsv2_solve,
     (void *)cutap_slow_cusparseSbsrxmv,
     (void *)cutap_slow_cusparseScatter,
+    (void *)cutap_slow_cusparseScsc2dense,
     (void *)cutap_slow_cusparseScsr2bsr,
     (void *)cutap_slow_cusparseScsr2csr_compress,
     (void *)cutap_slow_cusparseScsr2csru,
+    (void *)cutap_slow_cusparseScsr2dense,
     (void *)cutap_slow_cusparseScsr2gebsr,
     (void *)cutap_slow_cusparseScsr2gebsr_bufferSize,
     (void *)cutap_slow_cusparseScsrcolor,
     (void *)cutap_slow_cusparseScsrgeam2,
     (void *)cutap_slow_cusparseScsrgeam2_bufferSizeExt,
+    (void *)cutap_slow_cusparseScsrgemm2,
+    (void *)cutap_slow_cusparseScsrgemm2_bufferSizeExt,
     (void *)cutap_slow_cusparseScsric02,
     (void *)cutap_slow_cusparseScsric02_analysis,
     (void *)cutap_slow_cusparseScsric02_bufferSize,
@@ -50854,8 +53700,16 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseScsrilu02_analysis,
     (void *)cutap_slow_cusparseScsrilu02_bufferSize,
     (void *)cutap_slow_cusparseScsrilu02_numericBoost,
+    (void *)cutap_slow_cusparseScsrsm2_analysis,
+    (void *)cutap_slow_cusparseScsrsm2_bufferSizeExt,
+    (void *)cutap_slow_cusparseScsrsm2_solve,
+    (void *)cutap_slow_cusparseScsrsv2_analysis,
+    (void *)cutap_slow_cusparseScsrsv2_bufferSize,
+    (void *)cutap_slow_cusparseScsrsv2_solve,
     (void *)cutap_slow_cusparseScsru2csr,
     (void *)cutap_slow_cusparseScsru2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseSdense2csc,
+    (void *)cutap_slow_cusparseSdense2csr,
     (void *)cutap_slow_cusparseSetMatDiagType,
     (void *)cutap_slow_cusparseSetMatFillMode,
     (void *)cutap_slow_cusparseSetMatIndexBase,
@@ -50867,10 +53721,13 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseSgebsr2gebsc_bufferSize,
     (void *)cutap_slow_cusparseSgebsr2gebsr,
     (void *)cutap_slow_cusparseSgebsr2gebsr_bufferSize,
+    (void *)cutap_slow_cusparseSgemmi,
     (void *)cutap_slow_cusparseSgemvi,
     (void *)cutap_slow_cusparseSgemvi_bufferSize,
     (void *)cutap_slow_cusparseSgpsvInterleavedBatch,
     (void *)cutap_slow_cusparseSgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseSgthr,
+    (void *)cutap_slow_cusparseSgthrz,
     (void *)cutap_slow_cusparseSgtsv2,
     (void *)cutap_slow_cusparseSgtsv2StridedBatch,
     (void *)cutap_slow_cusparseSgtsv2StridedBatch_bufferSizeExt,
@@ -50908,6 +53765,7 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseSpMatGetStridedBatch,
     (void *)cutap_slow_cusparseSpMatGetValues,
     (void *)cutap_slow_cusparseSpMatSetAttribute,
+    (void *)cutap_slow_cusparseSpMatSetStridedBatch,
     (void *)cutap_slow_cusparseSpMatSetValues,
     (void *)cutap_slow_cusparseSpSM_analysis,
     (void *)cutap_slow_cusparseSpSM_bufferSize,
@@ -50941,6 +53799,8 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseSpruneDense2csrNnz,
     (void *)cutap_slow_cusparseSpruneDense2csrNnzByPercentage,
     (void *)cutap_slow_cusparseSpruneDense2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseSroti,
+    (void *)cutap_slow_cusparseSsctr,
     (void *)cutap_slow_cusparseXbsric02_zeroPivot,
     (void *)cutap_slow_cusparseXbsrilu02_zeroPivot,
     (void *)cutap_slow_cusparseXbsrsm2_zeroPivot,
@@ -50955,11 +53815,15 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseXcsr2coo,
     (void *)cutap_slow_cusparseXcsr2gebsrNnz,
     (void *)cutap_slow_cusparseXcsrgeam2Nnz,
+    (void *)cutap_slow_cusparseXcsrgemm2Nnz,
     (void *)cutap_slow_cusparseXcsric02_zeroPivot,
     (void *)cutap_slow_cusparseXcsrilu02_zeroPivot,
+    (void *)cutap_slow_cusparseXcsrsm2_zeroPivot,
     (void *)cutap_slow_cusparseXcsrsort,
     (void *)cutap_slow_cusparseXcsrsort_bufferSizeExt,
+    (void *)cutap_slow_cusparseXcsrsv2_zeroPivot,
     (void *)cutap_slow_cusparseXgebsr2gebsrNnz,
+    (void *)cutap_slow_cusparseZaxpyi,
     (void *)cutap_slow_cusparseZbsr2csr,
     (void *)cutap_slow_cusparseZbsric02,
     (void *)cutap_slow_cusparseZbsric02_analysis,
@@ -50977,14 +53841,18 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseZbsrsv2_bufferSize,
     (void *)cutap_slow_cusparseZbsrsv2_solve,
     (void *)cutap_slow_cusparseZbsrxmv,
+    (void *)cutap_slow_cusparseZcsc2dense,
     (void *)cutap_slow_cusparseZcsr2bsr,
     (void *)cutap_slow_cusparseZcsr2csr_compress,
     (void *)cutap_slow_cusparseZcsr2csru,
+    (void *)cutap_slow_cusparseZcsr2dense,
     (void *)cutap_slow_cusparseZcsr2gebsr,
     (void *)cutap_slow_cusparseZcsr2gebsr_bufferSize,
     (void *)cutap_slow_cusparseZcsrcolor,
     (void *)cutap_slow_cusparseZcsrgeam2,
     (void *)cutap_slow_cusparseZcsrgeam2_bufferSizeExt,
+    (void *)cutap_slow_cusparseZcsrgemm2,
+    (void *)cutap_slow_cusparseZcsrgemm2_bufferSizeExt,
     (void *)cutap_slow_cusparseZcsric02,
     (void *)cutap_slow_cusparseZcsric02_analysis,
     (void *)cutap_slow_cusparseZcsric02_bufferSize,
@@ -50992,17 +53860,28 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseZcsrilu02_analysis,
     (void *)cutap_slow_cusparseZcsrilu02_bufferSize,
     (void *)cutap_slow_cusparseZcsrilu02_numericBoost,
+    (void *)cutap_slow_cusparseZcsrsm2_analysis,
+    (void *)cutap_slow_cusparseZcsrsm2_bufferSizeExt,
+    (void *)cutap_slow_cusparseZcsrsm2_solve,
+    (void *)cutap_slow_cusparseZcsrsv2_analysis,
+    (void *)cutap_slow_cusparseZcsrsv2_bufferSize,
+    (void *)cutap_slow_cusparseZcsrsv2_solve,
     (void *)cutap_slow_cusparseZcsru2csr,
     (void *)cutap_slow_cusparseZcsru2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseZdense2csc,
+    (void *)cutap_slow_cusparseZdense2csr,
     (void *)cutap_slow_cusparseZgebsr2csr,
     (void *)cutap_slow_cusparseZgebsr2gebsc,
     (void *)cutap_slow_cusparseZgebsr2gebsc_bufferSize,
     (void *)cutap_slow_cusparseZgebsr2gebsr,
     (void *)cutap_slow_cusparseZgebsr2gebsr_bufferSize,
+    (void *)cutap_slow_cusparseZgemmi,
     (void *)cutap_slow_cusparseZgemvi,
     (void *)cutap_slow_cusparseZgemvi_bufferSize,
     (void *)cutap_slow_cusparseZgpsvInterleavedBatch,
     (void *)cutap_slow_cusparseZgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseZgthr,
+    (void *)cutap_slow_cusparseZgthrz,
     (void *)cutap_slow_cusparseZgtsv2,
     (void *)cutap_slow_cusparseZgtsv2StridedBatch,
     (void *)cutap_slow_cusparseZgtsv2StridedBatch_bufferSizeExt,
@@ -51013,6 +53892,7 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusparseZgtsvInterleavedBatch_bufferSizeExt,
     (void *)cutap_slow_cusparseZnnz,
     (void *)cutap_slow_cusparseZnnz_compress,
+    (void *)cutap_slow_cusparseZsctr,
     (void *)cutap_slow_cusolverDnCCgels,
     (void *)cutap_slow_cusolverDnCCgels_bufferSize,
     (void *)cutap_slow_cusolverDnCCgesv,
@@ -51234,10 +54114,17 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusolverDnDsytri_bufferSize,
     0,
     0,
+    (void *)cutap_slow_cusolverDnGeqrf,
+    (void *)cutap_slow_cusolverDnGeqrf_bufferSize,
+    (void *)cutap_slow_cusolverDnGesvd,
+    (void *)cutap_slow_cusolverDnGesvd_bufferSize,
     (void *)cutap_slow_cusolverDnGetDeterministicMode,
     (void *)cutap_slow_cusolverDnGetEmulationStrategy,
     (void *)cutap_slow_cusolverDnGetMathMode,
     (void *)cutap_slow_cusolverDnGetStream,
+    (void *)cutap_slow_cusolverDnGetrf,
+    (void *)cutap_slow_cusolverDnGetrf_bufferSize,
+    (void *)cutap_slow_cusolverDnGetrs,
     (void *)cutap_slow_cusolverDnIRSInfosCreate,
     (void *)cutap_slow_cusolverDnIRSInfosDestroy,
     (void *)cutap_slow_cusolverDnIRSInfosGetMaxIters,
@@ -51262,6 +54149,9 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusolverDnIRSXgels_bufferSize,
     (void *)cutap_slow_cusolverDnIRSXgesv,
     (void *)cutap_slow_cusolverDnIRSXgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnPotrf,
+    (void *)cutap_slow_cusolverDnPotrf_bufferSize,
+    (void *)cutap_slow_cusolverDnPotrs,
     (void *)cutap_slow_cusolverDnSBgels,
     (void *)cutap_slow_cusolverDnSBgels_bufferSize,
     (void *)cutap_slow_cusolverDnSBgesv,
@@ -51373,6 +54263,10 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_cusolverDnSsytri_bufferSize,
     0,
     0,
+    (void *)cutap_slow_cusolverDnSyevd,
+    (void *)cutap_slow_cusolverDnSyevd_bufferSize,
+    (void *)cutap_slow_cusolverDnSyevdx,
+    (void *)cutap_slow_cusolverDnSyevdx_bufferSize,
     0,
     0,
     (void *)cutap_slow_cusolverDnXgeev,
@@ -51827,6 +54721,8 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_nvrtcGetLTOIR,
     (void *)cutap_slow_nvrtcGetLTOIRSize,
     (void *)cutap_slow_nvrtcGetLoweredName,
+    (void *)cutap_slow_nvrtcGetNVVM,
+    (void *)cutap_slow_nvrtcGetNVVMSize,
     (void *)cutap_slow_nvrtcGetNumSupportedArchs,
     (void *)cutap_slow_nvrtcGetOptiXIR,
     (void *)cutap_slow_nvrtcGetOptiXIRSize,
@@ -51842,18 +54738,31 @@ void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)cutap_slow_nvrtcSetPCHHeapSize,
     (void *)cutap_slow_nvrtcVersion,
     0,
+    (void *)cutap_slow___nvJitLinkAddData_12_4,
     (void *)cutap_slow___nvJitLinkAddData_13_0,
+    (void *)cutap_slow___nvJitLinkAddFile_12_4,
     (void *)cutap_slow___nvJitLinkAddFile_13_0,
+    (void *)cutap_slow___nvJitLinkComplete_12_4,
     (void *)cutap_slow___nvJitLinkComplete_13_0,
+    (void *)cutap_slow___nvJitLinkCreate_12_4,
     (void *)cutap_slow___nvJitLinkCreate_13_0,
+    (void *)cutap_slow___nvJitLinkDestroy_12_4,
     (void *)cutap_slow___nvJitLinkDestroy_13_0,
+    (void *)cutap_slow___nvJitLinkGetErrorLogSize_12_4,
     (void *)cutap_slow___nvJitLinkGetErrorLogSize_13_0,
+    (void *)cutap_slow___nvJitLinkGetErrorLog_12_4,
     (void *)cutap_slow___nvJitLinkGetErrorLog_13_0,
+    (void *)cutap_slow___nvJitLinkGetInfoLogSize_12_4,
     (void *)cutap_slow___nvJitLinkGetInfoLogSize_13_0,
+    (void *)cutap_slow___nvJitLinkGetInfoLog_12_4,
     (void *)cutap_slow___nvJitLinkGetInfoLog_13_0,
+    (void *)cutap_slow___nvJitLinkGetLinkedCubinSize_12_4,
     (void *)cutap_slow___nvJitLinkGetLinkedCubinSize_13_0,
+    (void *)cutap_slow___nvJitLinkGetLinkedCubin_12_4,
     (void *)cutap_slow___nvJitLinkGetLinkedCubin_13_0,
+    (void *)cutap_slow___nvJitLinkGetLinkedPtxSize_12_4,
     (void *)cutap_slow___nvJitLinkGetLinkedPtxSize_13_0,
+    (void *)cutap_slow___nvJitLinkGetLinkedPtx_12_4,
     (void *)cutap_slow___nvJitLinkGetLinkedPtx_13_0,
     (void *)cutap_slow_nvJitLinkAddData,
     (void *)cutap_slow_nvJitLinkAddFile,
@@ -52871,17 +55780,17 @@ static const char *const sonames_nvtx[] = {0};
 static const char *const sonames_nvml[] = {"libnvidia-ml.so.1", "libnvidia-ml.so", 0};
 
 const struct cutap_layer_desc cutap_layers[CUTAP_LIB_LAYERS] = {
-    {.name = "runtime", .layer = 2, .first = 675, .count = 422, .sonames = sonames_runtime, .unavailable = 303},
-    {.name = "cublas", .layer = 3, .first = 1097, .count = 756, .sonames = sonames_cublas, .unavailable = 1},
-    {.name = "cublasLt", .layer = 4, .first = 1853, .count = 184, .sonames = sonames_cublaslt, .unavailable = 1},
-    {.name = "cudnn", .layer = 5, .first = 2037, .count = 224, .sonames = sonames_cudnn, .unavailable = 1001},
-    {.name = "nccl", .layer = 6, .first = 2261, .count = 53, .sonames = sonames_nccl, .unavailable = 2},
-    {.name = "cufft", .layer = 7, .first = 2314, .count = 58, .sonames = sonames_cufft, .unavailable = 7},
-    {.name = "curand", .layer = 8, .first = 2372, .count = 27, .sonames = sonames_curand, .unavailable = 203},
-    {.name = "cusparse", .layer = 9, .first = 2399, .count = 423, .sonames = sonames_cusparse, .unavailable = 1},
-    {.name = "cusolver", .layer = 10, .first = 2822, .count = 804, .sonames = sonames_cusolver, .unavailable = 1},
-    {.name = "nvrtc", .layer = 11, .first = 3626, .count = 24, .sonames = sonames_nvrtc, .unavailable = 11},
-    {.name = "nvJitLink", .layer = 12, .first = 3650, .count = 28, .sonames = sonames_nvjitlink, .unavailable = 6},
-    {.name = "nvtx", .layer = 13, .first = 3678, .count = 100, .sonames = sonames_nvtx, .unavailable = 0},
-    {.name = "nvml", .layer = 14, .first = 3778, .count = 404, .sonames = sonames_nvml, .unavailable = 12},
+    {.name = "runtime", .layer = 2, .first = 675, .count = 463, .sonames = sonames_runtime, .unavailable = 303},
+    {.name = "cublas", .layer = 3, .first = 1138, .count = 756, .sonames = sonames_cublas, .unavailable = 1},
+    {.name = "cublasLt", .layer = 4, .first = 1894, .count = 184, .sonames = sonames_cublaslt, .unavailable = 1},
+    {.name = "cudnn", .layer = 5, .first = 2078, .count = 224, .sonames = sonames_cudnn, .unavailable = 1001},
+    {.name = "nccl", .layer = 6, .first = 2302, .count = 53, .sonames = sonames_nccl, .unavailable = 2},
+    {.name = "cufft", .layer = 7, .first = 2355, .count = 59, .sonames = sonames_cufft, .unavailable = 7},
+    {.name = "curand", .layer = 8, .first = 2414, .count = 27, .sonames = sonames_curand, .unavailable = 203},
+    {.name = "cusparse", .layer = 9, .first = 2441, .count = 509, .sonames = sonames_cusparse, .unavailable = 1},
+    {.name = "cusolver", .layer = 10, .first = 2950, .count = 818, .sonames = sonames_cusolver, .unavailable = 1},
+    {.name = "nvrtc", .layer = 11, .first = 3768, .count = 26, .sonames = sonames_nvrtc, .unavailable = 11},
+    {.name = "nvJitLink", .layer = 12, .first = 3794, .count = 41, .sonames = sonames_nvjitlink, .unavailable = 6},
+    {.name = "nvtx", .layer = 13, .first = 3835, .count = 100, .sonames = sonames_nvtx, .unavailable = 0},
+    {.name = "nvml", .layer = 14, .first = 3935, .count = 404, .sonames = sonames_nvml, .unavailable = 12},
 };

@@ -19,15 +19,24 @@
  * Another major. A layer accepts any libX.so.N, but its typed wrappers
  * carry the signatures of the pinned headers (CUDA 13.0), and majors do
  * change signatures under the same name (cudaStreamGetCaptureInfo takes 3
- * arguments in CUDA 11 and 12.0, 7 in 13.0; cudaMemcpyBatchAsync 9 in 12.8,
- * 8 in 13.0). A soname is the library's ABI promise, so the signatures are
- * vouched for only when the object's DT_SONAME is the pinned one (the
- * layer's sonames[0]: libcudart.so.13, libcudnn.so.9, libcufft.so.12...).
- * Bound to any other, every typed function of the layer runs through the
- * generic trampoline instead (its own context and stub per id): registers
- * and stack arguments pass untouched, and name, duration, result and
- * nesting are recorded, the arguments as raw register words, no output
- * read. Until a layer is adopted, its typed functions enter through their
+ * arguments in CUDA 11 and 12.0, 7 in 13.0; cudaMemPrefetchAsync an int
+ * device in 12.4, a cudaMemLocation by value in 13.0). A soname is the
+ * library's ABI promise: the signatures are vouched for by the headers of
+ * the major that soname belongs to. Bound to the pinned one (the layer's
+ * sonames[0]: libcudart.so.13, libcudnn.so.9, libcufft.so.12...), every
+ * typed function is typed as generated. Bound to an older soname the
+ * generators know (cutap_older_sonames: libcudart.so.12, .so.11.0, from
+ * the snapshots of those majors' headers, gen/older_model.py), each
+ * function goes by its mode there (cutap_older_mode): the pinned signature
+ * (most: cudaMalloc, cublasSgemm_v2), a variant of that major's (its own
+ * description and wrapper, lib_older_variants.c, recorded under the same
+ * id), or untyped where that major's headers do not declare it (newer
+ * functions, exports no longer declared). Bound to any other soname, or
+ * for those untyped functions, the function runs through the generic
+ * trampoline instead (its own context and stub per id): registers and
+ * stack arguments pass untouched, and name, duration, result and nesting
+ * are recorded, the arguments as raw register words, no output read.
+ * Until a layer is adopted, its typed functions enter through their
  * resolver stubs (lib_resolve.S), which adopt it before any typed code
  * sees the arguments; the exported entries are assembly fronts
  * (fronts.S) that jump there with the caller's registers untouched. */
@@ -52,6 +61,34 @@ static struct {
     int vouched;
 } bound[CUTAP_LIB_LAYERS];
 _Atomic uint8_t cutap_lib_routed[CUTAP_LIB_LAYERS];
+/* Per typed layer id: 1 when it runs through its route (set before the
+ * layer's cutap_lib_routed, never cleared). */
+static _Atomic uint8_t id_routed[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
+const struct cutap_older_variant *cutap_lib_variant[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
+
+/* The index of soname among the layer's older ones, -1: none. */
+static int older_group(int k, const char *soname)
+{
+    for (int g = 0; g < 2 && cutap_older_sonames[k][g]; g++)
+        if (!strcmp(cutap_older_sonames[k][g], soname))
+            return g;
+    return -1;
+}
+
+/* How id runs in a layer bound to older soname group g (-1: unknown). */
+static int older_mode(uint32_t id, int g)
+{
+    return g < 0 ? CUTAP_OLDER_UNTYPED : (cutap_older_mode[id - CUTAP_DRIVER_COUNT] >> (2 * g)) & 3;
+}
+
+static const struct cutap_older_variant *find_variant(uint32_t id, int g)
+{
+    /* a few dozen, looked up once per id when a layer is adopted */
+    for (unsigned i = 0; i < cutap_older_variant_count; i++)
+        if (cutap_older_variants[i].id == id && cutap_older_variants[i].group == g)
+            return &cutap_older_variants[i];
+    return NULL;
+}
 static void *lib_handle[CUTAP_LIB_LAYERS];   /* our reference: never closed */
 static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(lib_lock)
@@ -155,6 +192,8 @@ static int adopt(int k, uintptr_t addr)
      * while our wrappers still point into it. */
     void *h = strcmp(f.path, "(main program)") ? dlopen(f.path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
     int vouched = !strcmp(f.soname, d->sonames[0]);
+    int group = vouched ? -1 : older_group(k, f.soname);
+    unsigned routed = 0, variants = 0;
     int won = 0;
     pthread_mutex_lock(&lib_lock);
     if (atomic_load(&cutap_lib_state[k]) != 1) {
@@ -170,12 +209,21 @@ static int adopt(int k, uintptr_t addr)
             int t = cutap_fn(id)->tramp;
             if (t >= 0)
                 __atomic_store_n(&cutap_lib_untyped_ctx[t].real, f.real[i], __ATOMIC_RELEASE);
-            if (!vouched && cutap_fn(id)->typed) {
+            if (vouched || !cutap_lib_info[id - CUTAP_DRIVER_COUNT].typed)
+                continue;
+            int mode = older_mode(id, group);
+            const struct cutap_older_variant *v = mode == CUTAP_OLDER_VARIANT ? find_variant(id, group) : NULL;
+            if (v) {
+                __atomic_store_n(&cutap_lib_variant[id - CUTAP_DRIVER_COUNT], v, __ATOMIC_RELEASE);
+                variants += f.real[i] != NULL;
+            } else if (mode != CUTAP_OLDER_SAME) {
                 /* Until refreshed, the route takes the slow path. */
                 struct cutap_tramp_ctx *c = &cutap_route_ctx[id - CUTAP_DRIVER_COUNT];
                 c->id = id;
                 __atomic_store_n(&c->active, 1, __ATOMIC_RELAXED);
                 __atomic_store_n(&c->real, f.real[i], __ATOMIC_RELEASE);
+                atomic_store_explicit(&id_routed[id - CUTAP_DRIVER_COUNT], 1, memory_order_release);
+                routed += f.real[i] != NULL;
             }
         }
         if (!vouched)
@@ -186,8 +234,12 @@ static int adopt(int k, uintptr_t addr)
     if (won) {
         for (uint32_t i = 0; i < d->count; i++)
             cutap_refresh_id(d->first + i);
-        cutap_log_debug("layer %s: %s, %u of %u functions resolved%s", d->name, f.path, f.found, d->count,
-                        vouched ? "" : " (another major: calls recorded untyped)");
+        if (vouched)
+            cutap_log_debug("layer %s: %s, %u of %u functions resolved", d->name, f.path, f.found, d->count);
+        else
+            cutap_log_debug("layer %s: %s, %u of %u functions resolved (%s major: %u typed by a signature of "
+                            "its own, %u untyped)", d->name, f.path, f.found, d->count,
+                            group < 0 ? "an unknown" : "an older", variants, routed);
     } else if (h) {
         dlclose(h);
     }
@@ -199,11 +251,11 @@ static int adopt(int k, uintptr_t addr)
  * for every other id. */
 struct cutap_tramp_ctx *cutap_lib_route_ctx(uint32_t id)
 {
-    if (id < CUTAP_DRIVER_COUNT || id >= CUTAP_STATIC_COUNT || !cutap_fn(id)->typed)
+    if (id < CUTAP_DRIVER_COUNT || id >= CUTAP_STATIC_COUNT)
         return NULL;
-    int k = cutap_fn(id)->layer - CUTAP_FIRST_LIB_LAYER;
-    return atomic_load_explicit(&cutap_lib_routed[k], memory_order_acquire) ? &cutap_route_ctx[id - CUTAP_DRIVER_COUNT]
-                                                                         : NULL;
+    return atomic_load_explicit(&id_routed[id - CUTAP_DRIVER_COUNT], memory_order_acquire)
+               ? &cutap_route_ctx[id - CUTAP_DRIVER_COUNT]
+               : NULL;
 }
 
 void *cutap_lib_route_stub(uint32_t id)

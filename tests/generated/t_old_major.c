@@ -8,126 +8,412 @@
 #include <string.h>
 #include "old_major_internal.h"
 
+
 #if ERA == 12
-OLD_DECL(__cudaGetKernel, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
-OLD_DECL(__cudaPopCallConfiguration, (uint64_t, uint64_t))
-OLD_DECL(cublasAlloc, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
-OLD_DECL(cublasCreate_v2, (void))
-OLD_DECL(cublasLtCreate, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
-OLD_DECL(cublasLtEmulationDescCreate, (void))
+OLD_DECL(cudaGraphAddDependencies, (void *, void *, void *, unsigned long))
+OLD_DECL(cudaGraphAddNode, (void *, void *, void *, unsigned long, void *))
+OLD_DECL(cudaGraphGetEdges, (void *, void *, void *, void *))
+OLD_DECL(cudaGraphNodeGetDependencies, (void *, void *, void *))
+OLD_DECL(cudaGraphNodeGetDependentNodes, (void *, void *, void *))
+OLD_DECL(cudaGraphRemoveDependencies, (void *, void *, void *, unsigned long))
+OLD_DECL(cudaMemAdvise, (void *, unsigned long, unsigned int, int))
+OLD_DECL(cudaMemPrefetchAsync, (void *, unsigned long, int, void *))
+OLD_DECL(cudaMemPrefetchAsync_ptsz, (void *, unsigned long, int, void *))
+OLD_DECL(cudaStreamUpdateCaptureDependencies, (void *, void *, unsigned long, unsigned int))
+OLD_DECL(cudaStreamUpdateCaptureDependencies_ptsz, (void *, void *, unsigned long, unsigned int))
+OLD_DECL(cudaDeviceGetHostAtomicCapabilities, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
+OLD_DECL(cudaDeviceGetP2PAtomicCapabilities, (void))
+OLD_DECL(cublasGetEmulationSpecialValuesSupport, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
+OLD_DECL(cublasGetFixedPointEmulationMantissaBitCountPointer, (uint64_t))
+OLD_DECL(cublasLtEmulationDescCreate, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
 OLD_DECL(cudnnAdvVersionCheck, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
 OLD_DECL(cudnnBackendCreateDescriptor, (uint64_t))
-OLD_DECL(cufftCreate, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
-OLD_DECL(cufftXtMalloc, (uint64_t))
-OLD_DECL(cusolverDnCgebrd_bufferSize, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
-OLD_DECL(cusolverDnCreate, (void))
-OLD_DECL(nvrtcAddNameExpression, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
-OLD_DECL(nvrtcCreateProgram, (void))
+OLD_DECL(cufftXtSetJITCallback, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
+OLD_DECL(cusolverDnGetEmulationStrategy, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
+OLD_DECL(nvrtcGetPCHCreateStatus, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
 OLD_DECL(__nvJitLinkAddData_13_0, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
 OLD_DECL(__nvJitLinkCreate_13_0, (void))
 static void calls(void)
 {
     OLD_OPEN("libcudart.so.12");
-    OLD_SYM("libcudart.so.12", __cudaGetKernel);
-    OLD_CALL("__cudaGetKernel", __cudaGetKernel(OLD_PTR, OLD_PTR, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
-    OLD_SYM("libcudart.so.12", __cudaPopCallConfiguration);
-    OLD_CALL6("__cudaPopCallConfiguration", __cudaPopCallConfiguration, OLD_PTR, OLD_PTR, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
+    OLD_SYM("libcudart.so.12", cudaGraphAddDependencies);
+    fprintf(stderr, "TYPED cudaGraphAddDependencies 4 %llx %llx %llx %llx graph,from,to,numDependencies\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33));
+    OLD_CALL("cudaGraphAddDependencies", cudaGraphAddDependencies((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned long)0x5a33));
+    OLD_SYM("libcudart.so.12", cudaGraphAddNode);
+    fprintf(stderr, "TYPED cudaGraphAddNode 5 %llx %llx %llx %llx %llx pGraphNode,graph,pDependencies,numDependencies,nodeParams\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33), (unsigned long long)(OLD_PTR + 256));
+    OLD_CALL("cudaGraphAddNode", cudaGraphAddNode((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned long)0x5a33, (void *)(old_buf + 256)));
+    OLD_SYM("libcudart.so.12", cudaGraphGetEdges);
+    fprintf(stderr, "TYPED cudaGraphGetEdges 4 %llx %llx %llx %llx graph,from,to,numEdges\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192));
+    OLD_CALL("cudaGraphGetEdges", cudaGraphGetEdges((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (void *)(old_buf + 192)));
+    OLD_SYM("libcudart.so.12", cudaGraphNodeGetDependencies);
+    fprintf(stderr, "TYPED cudaGraphNodeGetDependencies 3 %llx %llx %llx node,pDependencies,pNumDependencies\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
+    OLD_CALL("cudaGraphNodeGetDependencies", cudaGraphNodeGetDependencies((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));
+    OLD_SYM("libcudart.so.12", cudaGraphNodeGetDependentNodes);
+    fprintf(stderr, "TYPED cudaGraphNodeGetDependentNodes 3 %llx %llx %llx node,pDependentNodes,pNumDependentNodes\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
+    OLD_CALL("cudaGraphNodeGetDependentNodes", cudaGraphNodeGetDependentNodes((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));
+    OLD_SYM("libcudart.so.12", cudaGraphRemoveDependencies);
+    fprintf(stderr, "TYPED cudaGraphRemoveDependencies 4 %llx %llx %llx %llx graph,from,to,numDependencies\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33));
+    OLD_CALL("cudaGraphRemoveDependencies", cudaGraphRemoveDependencies((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned long)0x5a33));
+    OLD_SYM("libcudart.so.12", cudaMemAdvise);
+    fprintf(stderr, "TYPED cudaMemAdvise 4 %llx %llx %llx %llx devPtr,count,advice,device\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(0x5a33));
+    OLD_CALL("cudaMemAdvise", cudaMemAdvise((void *)(old_buf + 0), (unsigned long)0x5a11, (unsigned int)0x5a22, (int)0x5a33));
+    OLD_SYM("libcudart.so.12", cudaMemPrefetchAsync);
+    fprintf(stderr, "TYPED cudaMemPrefetchAsync 4 %llx %llx %llx %llx devPtr,count,dstDevice,stream\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192));
+    OLD_CALL("cudaMemPrefetchAsync", cudaMemPrefetchAsync((void *)(old_buf + 0), (unsigned long)0x5a11, (int)0x5a22, (void *)(old_buf + 192)));
+    OLD_SYM("libcudart.so.12", cudaMemPrefetchAsync_ptsz);
+    fprintf(stderr, "TYPED cudaMemPrefetchAsync_ptsz 4 %llx %llx %llx %llx devPtr,count,dstDevice,stream\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192));
+    OLD_CALL("cudaMemPrefetchAsync_ptsz", cudaMemPrefetchAsync_ptsz((void *)(old_buf + 0), (unsigned long)0x5a11, (int)0x5a22, (void *)(old_buf + 192)));
+    OLD_SYM("libcudart.so.12", cudaStreamUpdateCaptureDependencies);
+    fprintf(stderr, "TYPED cudaStreamUpdateCaptureDependencies 4 %llx %llx %llx %llx stream,dependencies,numDependencies,flags\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(0x5a22), (unsigned long long)(0x5a33));
+    OLD_CALL("cudaStreamUpdateCaptureDependencies", cudaStreamUpdateCaptureDependencies((void *)(old_buf + 0), (void *)(old_buf + 64), (unsigned long)0x5a22, (unsigned int)0x5a33));
+    OLD_SYM("libcudart.so.12", cudaStreamUpdateCaptureDependencies_ptsz);
+    fprintf(stderr, "TYPED cudaStreamUpdateCaptureDependencies_ptsz 4 %llx %llx %llx %llx stream,dependencies,numDependencies,flags\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(0x5a22), (unsigned long long)(0x5a33));
+    OLD_CALL("cudaStreamUpdateCaptureDependencies_ptsz", cudaStreamUpdateCaptureDependencies_ptsz((void *)(old_buf + 0), (void *)(old_buf + 64), (unsigned long)0x5a22, (unsigned int)0x5a33));
+    OLD_SYM("libcudart.so.12", cudaDeviceGetHostAtomicCapabilities);
+    fprintf(stderr, "UNTYPED cudaDeviceGetHostAtomicCapabilities\n");
+    OLD_CALL("cudaDeviceGetHostAtomicCapabilities", cudaDeviceGetHostAtomicCapabilities(OLD_PTR, OLD_PTR, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
+    OLD_SYM("libcudart.so.12", cudaDeviceGetP2PAtomicCapabilities);
+    fprintf(stderr, "UNTYPED cudaDeviceGetP2PAtomicCapabilities\n");
+    OLD_CALL6("cudaDeviceGetP2PAtomicCapabilities", cudaDeviceGetP2PAtomicCapabilities, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
     OLD_OPEN("libcublas.so.12");
-    OLD_SYM("libcublas.so.12", cublasAlloc);
-    OLD_CALL("cublasAlloc", cublasAlloc(0x5a00, 0x5a11, OLD_PTR, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
-    OLD_SYM("libcublas.so.12", cublasCreate_v2);
-    OLD_CALL6("cublasCreate_v2", cublasCreate_v2, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
+    OLD_SYM("libcublas.so.12", cublasGetEmulationSpecialValuesSupport);
+    fprintf(stderr, "UNTYPED cublasGetEmulationSpecialValuesSupport\n");
+    OLD_CALL("cublasGetEmulationSpecialValuesSupport", cublasGetEmulationSpecialValuesSupport(OLD_PTR, OLD_PTR, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
+    OLD_SYM("libcublas.so.12", cublasGetFixedPointEmulationMantissaBitCountPointer);
+    fprintf(stderr, "UNTYPED cublasGetFixedPointEmulationMantissaBitCountPointer\n");
+    OLD_CALL6("cublasGetFixedPointEmulationMantissaBitCountPointer", cublasGetFixedPointEmulationMantissaBitCountPointer, OLD_PTR, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
     OLD_OPEN("libcublasLt.so.12");
-    OLD_SYM("libcublasLt.so.12", cublasLtCreate);
-    OLD_CALL("cublasLtCreate", cublasLtCreate(OLD_PTR, 0x5a11, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
     OLD_SYM("libcublasLt.so.12", cublasLtEmulationDescCreate);
-    OLD_CALL6("cublasLtEmulationDescCreate", cublasLtEmulationDescCreate, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
+    fprintf(stderr, "UNTYPED cublasLtEmulationDescCreate\n");
+    OLD_CALL("cublasLtEmulationDescCreate", cublasLtEmulationDescCreate(OLD_PTR, 0x5a11, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
     OLD_OPEN("libcudnn.so.8");
     OLD_SYM("libcudnn.so.8", cudnnAdvVersionCheck);
+    fprintf(stderr, "UNTYPED cudnnAdvVersionCheck\n");
     OLD_CALL("cudnnAdvVersionCheck", cudnnAdvVersionCheck(0x5a00, 0x5a11, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
     OLD_SYM("libcudnn.so.8", cudnnBackendCreateDescriptor);
+    fprintf(stderr, "UNTYPED cudnnBackendCreateDescriptor\n");
     OLD_CALL6("cudnnBackendCreateDescriptor", cudnnBackendCreateDescriptor, 0x6b00, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
     OLD_OPEN("libcufft.so.11");
-    OLD_SYM("libcufft.so.11", cufftCreate);
-    OLD_CALL("cufftCreate", cufftCreate(OLD_PTR, 0x5a11, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
-    OLD_SYM("libcufft.so.11", cufftXtMalloc);
-    OLD_CALL6("cufftXtMalloc", cufftXtMalloc, 0x6b00, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
+    OLD_SYM("libcufft.so.11", cufftXtSetJITCallback);
+    fprintf(stderr, "UNTYPED cufftXtSetJITCallback\n");
+    OLD_CALL("cufftXtSetJITCallback", cufftXtSetJITCallback(0x5a00, OLD_PTR, OLD_PTR, 0x5a33, 0x5a44, OLD_PTR, 0x5a66, 0x5a77, 0x5a88));
     OLD_OPEN("libcusolver.so.11");
-    OLD_SYM("libcusolver.so.11", cusolverDnCgebrd_bufferSize);
-    OLD_CALL("cusolverDnCgebrd_bufferSize", cusolverDnCgebrd_bufferSize(OLD_PTR, 0x5a11, 0x5a22, OLD_PTR, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
-    OLD_SYM("libcusolver.so.11", cusolverDnCreate);
-    OLD_CALL6("cusolverDnCreate", cusolverDnCreate, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
+    OLD_SYM("libcusolver.so.11", cusolverDnGetEmulationStrategy);
+    fprintf(stderr, "UNTYPED cusolverDnGetEmulationStrategy\n");
+    OLD_CALL("cusolverDnGetEmulationStrategy", cusolverDnGetEmulationStrategy(OLD_PTR, OLD_PTR, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
     OLD_OPEN("libnvrtc.so.12");
-    OLD_SYM("libnvrtc.so.12", nvrtcAddNameExpression);
-    OLD_CALL("nvrtcAddNameExpression", nvrtcAddNameExpression(OLD_PTR, OLD_PTR, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
-    OLD_SYM("libnvrtc.so.12", nvrtcCreateProgram);
-    OLD_CALL6("nvrtcCreateProgram", nvrtcCreateProgram, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
+    OLD_SYM("libnvrtc.so.12", nvrtcGetPCHCreateStatus);
+    fprintf(stderr, "UNTYPED nvrtcGetPCHCreateStatus\n");
+    OLD_CALL("nvrtcGetPCHCreateStatus", nvrtcGetPCHCreateStatus(OLD_PTR, 0x5a11, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
     OLD_OPEN("libnvJitLink.so.12");
     OLD_SYM("libnvJitLink.so.12", __nvJitLinkAddData_13_0);
+    fprintf(stderr, "UNTYPED __nvJitLinkAddData_13_0\n");
     OLD_CALL("__nvJitLinkAddData_13_0", __nvJitLinkAddData_13_0(OLD_PTR, 0x5a11, OLD_PTR, 0x5a33, OLD_PTR, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
     OLD_SYM("libnvJitLink.so.12", __nvJitLinkCreate_13_0);
+    fprintf(stderr, "UNTYPED __nvJitLinkCreate_13_0\n");
     OLD_CALL6("__nvJitLinkCreate_13_0", __nvJitLinkCreate_13_0, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
 }
 #endif
+
 #if ERA == 11
+OLD_DECL(cudaGetDriverEntryPoint, (void *, void *, unsigned long long))
+OLD_DECL(cudaGetDriverEntryPoint_ptsz, (void *, void *, unsigned long long))
+OLD_DECL(cudaGraphAddDependencies, (void *, void *, void *, unsigned long))
+OLD_DECL(cudaGraphExecUpdate, (void *, void *, void *, void *))
+OLD_DECL(cudaGraphGetEdges, (void *, void *, void *, void *))
+OLD_DECL(cudaGraphInstantiate, (void *, void *, void *, void *, unsigned long))
+OLD_DECL(cudaGraphNodeGetDependencies, (void *, void *, void *))
+OLD_DECL(cudaGraphNodeGetDependentNodes, (void *, void *, void *))
+OLD_DECL(cudaGraphRemoveDependencies, (void *, void *, void *, unsigned long))
+OLD_DECL(cudaMemAdvise, (void *, unsigned long, unsigned int, int))
+OLD_DECL(cudaMemPrefetchAsync, (void *, unsigned long, int, void *))
+OLD_DECL(cudaMemPrefetchAsync_ptsz, (void *, unsigned long, int, void *))
+OLD_DECL(cudaStreamGetCaptureInfo, (void *, void *, void *))
+OLD_DECL(cudaStreamGetCaptureInfo_ptsz, (void *, void *, void *))
+OLD_DECL(cudaStreamUpdateCaptureDependencies, (void *, void *, unsigned long, unsigned int))
 OLD_DECL(__cudaGetKernel, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
-OLD_DECL(__cudaPopCallConfiguration, (uint64_t, uint64_t))
-OLD_DECL(cublasAlloc, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
-OLD_DECL(cublasCreate_v2, (void))
-OLD_DECL(cublasLtCreate, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
-OLD_DECL(cublasLtEmulationDescCreate, (void))
+OLD_DECL(cudaDeviceGetHostAtomicCapabilities, (void))
+OLD_DECL(cublasCcopy_v2_64, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
+OLD_DECL(cublasGetFixedPointEmulationMantissaBitCountPointer, (uint64_t))
+OLD_DECL(cublasLtEmulationDescCreate, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
 OLD_DECL(cudnnAdvVersionCheck, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
 OLD_DECL(cudnnBackendCreateDescriptor, (uint64_t))
-OLD_DECL(cufftCreate, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
-OLD_DECL(cufftXtMalloc, (uint64_t))
-OLD_DECL(cusparseAxpby, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
+OLD_DECL(cufftGetPlanPropertyInt64, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
+OLD_DECL(cufftXtSetJITCallback, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
+OLD_DECL(cusparseAxpby, (void *, void *, void *, void *, void *))
+OLD_DECL(cusparseDenseToSparse_analysis, (void *, void *, void *, unsigned int, void *))
+OLD_DECL(cusparseDenseToSparse_bufferSize, (void *, void *, void *, unsigned int, void *))
+OLD_DECL(cusparseDenseToSparse_convert, (void *, void *, void *, unsigned int, void *))
+OLD_DECL(cusparseDestroyDnMat, (void *))
+OLD_DECL(cusparseDestroyDnVec, (void *))
+OLD_DECL(cusparseDestroySpMat, (void *))
+OLD_DECL(cusparseDestroySpVec, (void *))
+OLD_DECL(cusparseDnMatGetStridedBatch, (void *, void *, void *))
+OLD_DECL(cusparseGather, (void *, void *, void *))
+OLD_DECL(cusparseSDDMM, (void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))
+OLD_DECL(cusparseSDDMM_bufferSize, (void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))
+OLD_DECL(cusparseSDDMM_preprocess, (void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))
+OLD_DECL(cusparseScatter, (void *, void *, void *))
+OLD_DECL(cusparseSpGEMM_compute, (void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *, void *))
+OLD_DECL(cusparseSpGEMM_copy, (void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))
+OLD_DECL(cusparseSpGEMM_workEstimation, (void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *, void *))
+OLD_DECL(cusparseSpGEMMreuse_compute, (void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))
+OLD_DECL(cusparseSpGEMMreuse_copy, (void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *))
+OLD_DECL(cusparseSpGEMMreuse_nnz, (void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *))
+OLD_DECL(cusparseSpGEMMreuse_workEstimation, (void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *))
+OLD_DECL(cusparseSpMM, (void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))
+OLD_DECL(cusparseSpMMOp_createPlan, (void *, void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, unsigned int, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))
+OLD_DECL(cusparseSpMM_bufferSize, (void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))
+OLD_DECL(cusparseSpMM_preprocess, (void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))
+OLD_DECL(cusparseSpMV, (void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))
+OLD_DECL(cusparseSpMV_bufferSize, (void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))
+OLD_DECL(cusparseSpMatGetAttribute, (void *, unsigned int, void *, unsigned long))
+OLD_DECL(cusparseSpMatGetFormat, (void *, void *))
+OLD_DECL(cusparseSpMatGetIndexBase, (void *, void *))
+OLD_DECL(cusparseSpMatGetSize, (void *, void *, void *, void *))
+OLD_DECL(cusparseSpMatGetStridedBatch, (void *, void *))
+OLD_DECL(cusparseSpSM_analysis, (void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))
+OLD_DECL(cusparseSpSM_bufferSize, (void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))
+OLD_DECL(cusparseSpSM_solve, (void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *))
+OLD_DECL(cusparseSpSV_analysis, (void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))
+OLD_DECL(cusparseSpSV_bufferSize, (void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))
+OLD_DECL(cusparseSpSV_solve, (void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *))
+OLD_DECL(cusparseSpVV, (void *, unsigned int, void *, void *, void *, unsigned int, void *))
+OLD_DECL(cusparseSpVV_bufferSize, (void *, unsigned int, void *, void *, void *, unsigned int, void *))
+OLD_DECL(cusparseSpVecGetIndexBase, (void *, void *))
+OLD_DECL(cusparseSparseToDense, (void *, void *, void *, unsigned int, void *))
+OLD_DECL(cusparseSparseToDense_bufferSize, (void *, void *, void *, unsigned int, void *))
+OLD_DECL(cusparseBsrSetStridedBatch, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
 OLD_DECL(cusparseConstDnMatGetValues, (uint64_t))
-OLD_DECL(cusolverDnCgebrd_bufferSize, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
-OLD_DECL(cusolverDnCreate, (void))
-OLD_DECL(nvrtcAddNameExpression, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
-OLD_DECL(nvrtcCreateProgram, (void))
+OLD_DECL(cusolverDnGetEmulationStrategy, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
+OLD_DECL(nvrtcGetLTOIR, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
+OLD_DECL(nvrtcGetOptiXIR, (uint64_t))
 static void calls(void)
 {
     OLD_OPEN("libcudart.so.11.0");
+    OLD_SYM("libcudart.so.11.0", cudaGetDriverEntryPoint);
+    fprintf(stderr, "TYPED cudaGetDriverEntryPoint 3 %llx %llx %llx symbol,funcPtr,flags\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(0x5a22));
+    OLD_CALL("cudaGetDriverEntryPoint", cudaGetDriverEntryPoint((void *)(old_buf + 0), (void *)(old_buf + 64), (unsigned long long)0x5a22));
+    OLD_SYM("libcudart.so.11.0", cudaGetDriverEntryPoint_ptsz);
+    fprintf(stderr, "TYPED cudaGetDriverEntryPoint_ptsz 3 %llx %llx %llx symbol,funcPtr,flags\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(0x5a22));
+    OLD_CALL("cudaGetDriverEntryPoint_ptsz", cudaGetDriverEntryPoint_ptsz((void *)(old_buf + 0), (void *)(old_buf + 64), (unsigned long long)0x5a22));
+    OLD_SYM("libcudart.so.11.0", cudaGraphAddDependencies);
+    fprintf(stderr, "TYPED cudaGraphAddDependencies 4 %llx %llx %llx %llx graph,from,to,numDependencies\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33));
+    OLD_CALL("cudaGraphAddDependencies", cudaGraphAddDependencies((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned long)0x5a33));
+    OLD_SYM("libcudart.so.11.0", cudaGraphExecUpdate);
+    fprintf(stderr, "TYPED cudaGraphExecUpdate 4 %llx %llx %llx %llx hGraphExec,hGraph,hErrorNode_out,updateResult_out\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192));
+    OLD_CALL("cudaGraphExecUpdate", cudaGraphExecUpdate((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (void *)(old_buf + 192)));
+    OLD_SYM("libcudart.so.11.0", cudaGraphGetEdges);
+    fprintf(stderr, "TYPED cudaGraphGetEdges 4 %llx %llx %llx %llx graph,from,to,numEdges\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192));
+    OLD_CALL("cudaGraphGetEdges", cudaGraphGetEdges((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (void *)(old_buf + 192)));
+    OLD_SYM("libcudart.so.11.0", cudaGraphInstantiate);
+    fprintf(stderr, "TYPED cudaGraphInstantiate 5 %llx %llx %llx %llx %llx pGraphExec,graph,pErrorNode,pLogBuffer,bufferSize\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(0x5a44));
+    OLD_CALL("cudaGraphInstantiate", cudaGraphInstantiate((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (void *)(old_buf + 192), (unsigned long)0x5a44));
+    OLD_SYM("libcudart.so.11.0", cudaGraphNodeGetDependencies);
+    fprintf(stderr, "TYPED cudaGraphNodeGetDependencies 3 %llx %llx %llx node,pDependencies,pNumDependencies\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
+    OLD_CALL("cudaGraphNodeGetDependencies", cudaGraphNodeGetDependencies((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));
+    OLD_SYM("libcudart.so.11.0", cudaGraphNodeGetDependentNodes);
+    fprintf(stderr, "TYPED cudaGraphNodeGetDependentNodes 3 %llx %llx %llx node,pDependentNodes,pNumDependentNodes\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
+    OLD_CALL("cudaGraphNodeGetDependentNodes", cudaGraphNodeGetDependentNodes((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));
+    OLD_SYM("libcudart.so.11.0", cudaGraphRemoveDependencies);
+    fprintf(stderr, "TYPED cudaGraphRemoveDependencies 4 %llx %llx %llx %llx graph,from,to,numDependencies\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33));
+    OLD_CALL("cudaGraphRemoveDependencies", cudaGraphRemoveDependencies((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned long)0x5a33));
+    OLD_SYM("libcudart.so.11.0", cudaMemAdvise);
+    fprintf(stderr, "TYPED cudaMemAdvise 4 %llx %llx %llx %llx devPtr,count,advice,device\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(0x5a33));
+    OLD_CALL("cudaMemAdvise", cudaMemAdvise((void *)(old_buf + 0), (unsigned long)0x5a11, (unsigned int)0x5a22, (int)0x5a33));
+    OLD_SYM("libcudart.so.11.0", cudaMemPrefetchAsync);
+    fprintf(stderr, "TYPED cudaMemPrefetchAsync 4 %llx %llx %llx %llx devPtr,count,dstDevice,stream\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192));
+    OLD_CALL("cudaMemPrefetchAsync", cudaMemPrefetchAsync((void *)(old_buf + 0), (unsigned long)0x5a11, (int)0x5a22, (void *)(old_buf + 192)));
+    OLD_SYM("libcudart.so.11.0", cudaMemPrefetchAsync_ptsz);
+    fprintf(stderr, "TYPED cudaMemPrefetchAsync_ptsz 4 %llx %llx %llx %llx devPtr,count,dstDevice,stream\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192));
+    OLD_CALL("cudaMemPrefetchAsync_ptsz", cudaMemPrefetchAsync_ptsz((void *)(old_buf + 0), (unsigned long)0x5a11, (int)0x5a22, (void *)(old_buf + 192)));
+    OLD_SYM("libcudart.so.11.0", cudaStreamGetCaptureInfo);
+    fprintf(stderr, "TYPED cudaStreamGetCaptureInfo 3 %llx %llx %llx stream,pCaptureStatus,pId\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
+    OLD_CALL("cudaStreamGetCaptureInfo", cudaStreamGetCaptureInfo((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));
+    OLD_SYM("libcudart.so.11.0", cudaStreamGetCaptureInfo_ptsz);
+    fprintf(stderr, "TYPED cudaStreamGetCaptureInfo_ptsz 3 %llx %llx %llx stream,pCaptureStatus,pId\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
+    OLD_CALL("cudaStreamGetCaptureInfo_ptsz", cudaStreamGetCaptureInfo_ptsz((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));
+    OLD_SYM("libcudart.so.11.0", cudaStreamUpdateCaptureDependencies);
+    fprintf(stderr, "TYPED cudaStreamUpdateCaptureDependencies 4 %llx %llx %llx %llx stream,dependencies,numDependencies,flags\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(0x5a22), (unsigned long long)(0x5a33));
+    OLD_CALL("cudaStreamUpdateCaptureDependencies", cudaStreamUpdateCaptureDependencies((void *)(old_buf + 0), (void *)(old_buf + 64), (unsigned long)0x5a22, (unsigned int)0x5a33));
     OLD_SYM("libcudart.so.11.0", __cudaGetKernel);
+    fprintf(stderr, "UNTYPED __cudaGetKernel\n");
     OLD_CALL("__cudaGetKernel", __cudaGetKernel(OLD_PTR, OLD_PTR, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
-    OLD_SYM("libcudart.so.11.0", __cudaPopCallConfiguration);
-    OLD_CALL6("__cudaPopCallConfiguration", __cudaPopCallConfiguration, OLD_PTR, OLD_PTR, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
+    OLD_SYM("libcudart.so.11.0", cudaDeviceGetHostAtomicCapabilities);
+    fprintf(stderr, "UNTYPED cudaDeviceGetHostAtomicCapabilities\n");
+    OLD_CALL6("cudaDeviceGetHostAtomicCapabilities", cudaDeviceGetHostAtomicCapabilities, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
     OLD_OPEN("libcublas.so.11");
-    OLD_SYM("libcublas.so.11", cublasAlloc);
-    OLD_CALL("cublasAlloc", cublasAlloc(0x5a00, 0x5a11, OLD_PTR, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
-    OLD_SYM("libcublas.so.11", cublasCreate_v2);
-    OLD_CALL6("cublasCreate_v2", cublasCreate_v2, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
+    OLD_SYM("libcublas.so.11", cublasCcopy_v2_64);
+    fprintf(stderr, "UNTYPED cublasCcopy_v2_64\n");
+    OLD_CALL("cublasCcopy_v2_64", cublasCcopy_v2_64(OLD_PTR, 0x5a11, OLD_PTR, 0x5a33, OLD_PTR, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
+    OLD_SYM("libcublas.so.11", cublasGetFixedPointEmulationMantissaBitCountPointer);
+    fprintf(stderr, "UNTYPED cublasGetFixedPointEmulationMantissaBitCountPointer\n");
+    OLD_CALL6("cublasGetFixedPointEmulationMantissaBitCountPointer", cublasGetFixedPointEmulationMantissaBitCountPointer, OLD_PTR, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
     OLD_OPEN("libcublasLt.so.11");
-    OLD_SYM("libcublasLt.so.11", cublasLtCreate);
-    OLD_CALL("cublasLtCreate", cublasLtCreate(OLD_PTR, 0x5a11, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
     OLD_SYM("libcublasLt.so.11", cublasLtEmulationDescCreate);
-    OLD_CALL6("cublasLtEmulationDescCreate", cublasLtEmulationDescCreate, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
+    fprintf(stderr, "UNTYPED cublasLtEmulationDescCreate\n");
+    OLD_CALL("cublasLtEmulationDescCreate", cublasLtEmulationDescCreate(OLD_PTR, 0x5a11, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
     OLD_OPEN("libcudnn.so.8");
     OLD_SYM("libcudnn.so.8", cudnnAdvVersionCheck);
+    fprintf(stderr, "UNTYPED cudnnAdvVersionCheck\n");
     OLD_CALL("cudnnAdvVersionCheck", cudnnAdvVersionCheck(0x5a00, 0x5a11, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
     OLD_SYM("libcudnn.so.8", cudnnBackendCreateDescriptor);
+    fprintf(stderr, "UNTYPED cudnnBackendCreateDescriptor\n");
     OLD_CALL6("cudnnBackendCreateDescriptor", cudnnBackendCreateDescriptor, 0x6b00, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
     OLD_OPEN("libcufft.so.10");
-    OLD_SYM("libcufft.so.10", cufftCreate);
-    OLD_CALL("cufftCreate", cufftCreate(OLD_PTR, 0x5a11, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
-    OLD_SYM("libcufft.so.10", cufftXtMalloc);
-    OLD_CALL6("cufftXtMalloc", cufftXtMalloc, 0x6b00, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
+    OLD_SYM("libcufft.so.10", cufftGetPlanPropertyInt64);
+    fprintf(stderr, "UNTYPED cufftGetPlanPropertyInt64\n");
+    OLD_CALL("cufftGetPlanPropertyInt64", cufftGetPlanPropertyInt64(0x5a00, 0x5a11, OLD_PTR, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
+    OLD_SYM("libcufft.so.10", cufftXtSetJITCallback);
+    fprintf(stderr, "UNTYPED cufftXtSetJITCallback\n");
+    OLD_CALL6("cufftXtSetJITCallback", cufftXtSetJITCallback, 0x6b00, OLD_PTR, OLD_PTR, 0x6b33, 0x6b44, OLD_POISON);
     OLD_OPEN("libcusparse.so.11");
     OLD_SYM("libcusparse.so.11", cusparseAxpby);
-    OLD_CALL("cusparseAxpby", cusparseAxpby(OLD_PTR, OLD_PTR, OLD_PTR, OLD_PTR, OLD_PTR, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
+    fprintf(stderr, "TYPED cusparseAxpby 5 %llx %llx %llx %llx %llx handle,alpha,vecX,beta,vecY\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256));
+    OLD_CALL("cusparseAxpby", cusparseAxpby((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (void *)(old_buf + 192), (void *)(old_buf + 256)));
+    OLD_SYM("libcusparse.so.11", cusparseDenseToSparse_analysis);
+    fprintf(stderr, "TYPED cusparseDenseToSparse_analysis 5 %llx %llx %llx %llx %llx handle,matA,matB,alg,externalBuffer\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33), (unsigned long long)(OLD_PTR + 256));
+    OLD_CALL("cusparseDenseToSparse_analysis", cusparseDenseToSparse_analysis((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned int)0x5a33, (void *)(old_buf + 256)));
+    OLD_SYM("libcusparse.so.11", cusparseDenseToSparse_bufferSize);
+    fprintf(stderr, "TYPED cusparseDenseToSparse_bufferSize 5 %llx %llx %llx %llx %llx handle,matA,matB,alg,bufferSize\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33), (unsigned long long)(OLD_PTR + 256));
+    OLD_CALL("cusparseDenseToSparse_bufferSize", cusparseDenseToSparse_bufferSize((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned int)0x5a33, (void *)(old_buf + 256)));
+    OLD_SYM("libcusparse.so.11", cusparseDenseToSparse_convert);
+    fprintf(stderr, "TYPED cusparseDenseToSparse_convert 5 %llx %llx %llx %llx %llx handle,matA,matB,alg,externalBuffer\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33), (unsigned long long)(OLD_PTR + 256));
+    OLD_CALL("cusparseDenseToSparse_convert", cusparseDenseToSparse_convert((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned int)0x5a33, (void *)(old_buf + 256)));
+    OLD_SYM("libcusparse.so.11", cusparseDestroyDnMat);
+    fprintf(stderr, "TYPED cusparseDestroyDnMat 1 %llx dnMatDescr\n", (unsigned long long)(OLD_PTR + 0));
+    OLD_CALL("cusparseDestroyDnMat", cusparseDestroyDnMat((void *)(old_buf + 0)));
+    OLD_SYM("libcusparse.so.11", cusparseDestroyDnVec);
+    fprintf(stderr, "TYPED cusparseDestroyDnVec 1 %llx dnVecDescr\n", (unsigned long long)(OLD_PTR + 0));
+    OLD_CALL("cusparseDestroyDnVec", cusparseDestroyDnVec((void *)(old_buf + 0)));
+    OLD_SYM("libcusparse.so.11", cusparseDestroySpMat);
+    fprintf(stderr, "TYPED cusparseDestroySpMat 1 %llx spMatDescr\n", (unsigned long long)(OLD_PTR + 0));
+    OLD_CALL("cusparseDestroySpMat", cusparseDestroySpMat((void *)(old_buf + 0)));
+    OLD_SYM("libcusparse.so.11", cusparseDestroySpVec);
+    fprintf(stderr, "TYPED cusparseDestroySpVec 1 %llx spVecDescr\n", (unsigned long long)(OLD_PTR + 0));
+    OLD_CALL("cusparseDestroySpVec", cusparseDestroySpVec((void *)(old_buf + 0)));
+    OLD_SYM("libcusparse.so.11", cusparseDnMatGetStridedBatch);
+    fprintf(stderr, "TYPED cusparseDnMatGetStridedBatch 3 %llx %llx %llx dnMatDescr,batchCount,batchStride\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
+    OLD_CALL("cusparseDnMatGetStridedBatch", cusparseDnMatGetStridedBatch((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));
+    OLD_SYM("libcusparse.so.11", cusparseGather);
+    fprintf(stderr, "TYPED cusparseGather 3 %llx %llx %llx handle,vecY,vecX\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
+    OLD_CALL("cusparseGather", cusparseGather((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));
+    OLD_SYM("libcusparse.so.11", cusparseSDDMM);
+    fprintf(stderr, "TYPED cusparseSDDMM 11 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,alpha,matA,matB,beta,matC,computeType,alg,externalBuffer\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(OLD_PTR + 448), (unsigned long long)(0x5a88), (unsigned long long)(0x5a99), (unsigned long long)(OLD_PTR + 640));
+    OLD_CALL("cusparseSDDMM", cusparseSDDMM((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (void *)(old_buf + 448), (unsigned int)0x5a88, (unsigned int)0x5a99, (void *)(old_buf + 640)));
+    OLD_SYM("libcusparse.so.11", cusparseSDDMM_bufferSize);
+    fprintf(stderr, "TYPED cusparseSDDMM_bufferSize 11 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,alpha,matA,matB,beta,matC,computeType,alg,bufferSize\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(OLD_PTR + 448), (unsigned long long)(0x5a88), (unsigned long long)(0x5a99), (unsigned long long)(OLD_PTR + 640));
+    OLD_CALL("cusparseSDDMM_bufferSize", cusparseSDDMM_bufferSize((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (void *)(old_buf + 448), (unsigned int)0x5a88, (unsigned int)0x5a99, (void *)(old_buf + 640)));
+    OLD_SYM("libcusparse.so.11", cusparseSDDMM_preprocess);
+    fprintf(stderr, "TYPED cusparseSDDMM_preprocess 11 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,alpha,matA,matB,beta,matC,computeType,alg,externalBuffer\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(OLD_PTR + 448), (unsigned long long)(0x5a88), (unsigned long long)(0x5a99), (unsigned long long)(OLD_PTR + 640));
+    OLD_CALL("cusparseSDDMM_preprocess", cusparseSDDMM_preprocess((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (void *)(old_buf + 448), (unsigned int)0x5a88, (unsigned int)0x5a99, (void *)(old_buf + 640)));
+    OLD_SYM("libcusparse.so.11", cusparseScatter);
+    fprintf(stderr, "TYPED cusparseScatter 3 %llx %llx %llx handle,vecX,vecY\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
+    OLD_CALL("cusparseScatter", cusparseScatter((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));
+    OLD_SYM("libcusparse.so.11", cusparseSpGEMM_compute);
+    fprintf(stderr, "TYPED cusparseSpGEMM_compute 13 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,alpha,matA,matB,beta,matC,computeType,alg,spgemmDescr,bufferSize2,externalBuffer2\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(OLD_PTR + 448), (unsigned long long)(0x5a88), (unsigned long long)(0x5a99), (unsigned long long)(OLD_PTR + 640), (unsigned long long)(OLD_PTR + 704), (unsigned long long)(OLD_PTR + 768));
+    OLD_CALL("cusparseSpGEMM_compute", cusparseSpGEMM_compute((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (void *)(old_buf + 448), (unsigned int)0x5a88, (unsigned int)0x5a99, (void *)(old_buf + 640), (void *)(old_buf + 704), (void *)(old_buf + 768)));
+    OLD_SYM("libcusparse.so.11", cusparseSpGEMM_copy);
+    fprintf(stderr, "TYPED cusparseSpGEMM_copy 11 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,alpha,matA,matB,beta,matC,computeType,alg,spgemmDescr\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(OLD_PTR + 448), (unsigned long long)(0x5a88), (unsigned long long)(0x5a99), (unsigned long long)(OLD_PTR + 640));
+    OLD_CALL("cusparseSpGEMM_copy", cusparseSpGEMM_copy((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (void *)(old_buf + 448), (unsigned int)0x5a88, (unsigned int)0x5a99, (void *)(old_buf + 640)));
+    OLD_SYM("libcusparse.so.11", cusparseSpGEMM_workEstimation);
+    fprintf(stderr, "TYPED cusparseSpGEMM_workEstimation 13 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,alpha,matA,matB,beta,matC,computeType,alg,spgemmDescr,bufferSize1,externalBuffer1\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(OLD_PTR + 448), (unsigned long long)(0x5a88), (unsigned long long)(0x5a99), (unsigned long long)(OLD_PTR + 640), (unsigned long long)(OLD_PTR + 704), (unsigned long long)(OLD_PTR + 768));
+    OLD_CALL("cusparseSpGEMM_workEstimation", cusparseSpGEMM_workEstimation((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (void *)(old_buf + 448), (unsigned int)0x5a88, (unsigned int)0x5a99, (void *)(old_buf + 640), (void *)(old_buf + 704), (void *)(old_buf + 768)));
+    OLD_SYM("libcusparse.so.11", cusparseSpGEMMreuse_compute);
+    fprintf(stderr, "TYPED cusparseSpGEMMreuse_compute 11 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,alpha,matA,matB,beta,matC,computeType,alg,spgemmDescr\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(OLD_PTR + 448), (unsigned long long)(0x5a88), (unsigned long long)(0x5a99), (unsigned long long)(OLD_PTR + 640));
+    OLD_CALL("cusparseSpGEMMreuse_compute", cusparseSpGEMMreuse_compute((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (void *)(old_buf + 448), (unsigned int)0x5a88, (unsigned int)0x5a99, (void *)(old_buf + 640)));
+    OLD_SYM("libcusparse.so.11", cusparseSpGEMMreuse_copy);
+    fprintf(stderr, "TYPED cusparseSpGEMMreuse_copy 10 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,matA,matB,matC,alg,spgemmDescr,bufferSize5,externalBuffer5\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(0x5a66), (unsigned long long)(OLD_PTR + 448), (unsigned long long)(OLD_PTR + 512), (unsigned long long)(OLD_PTR + 576));
+    OLD_CALL("cusparseSpGEMMreuse_copy", cusparseSpGEMMreuse_copy((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (unsigned int)0x5a66, (void *)(old_buf + 448), (void *)(old_buf + 512), (void *)(old_buf + 576)));
+    OLD_SYM("libcusparse.so.11", cusparseSpGEMMreuse_nnz);
+    fprintf(stderr, "TYPED cusparseSpGEMMreuse_nnz 14 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,matA,matB,matC,alg,spgemmDescr,bufferSize2,externalBuffer2,bufferSize3,externalBuffer3,bufferSize4,externalBuffer4\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(0x5a66), (unsigned long long)(OLD_PTR + 448), (unsigned long long)(OLD_PTR + 512), (unsigned long long)(OLD_PTR + 576), (unsigned long long)(OLD_PTR + 640), (unsigned long long)(OLD_PTR + 704), (unsigned long long)(OLD_PTR + 768), (unsigned long long)(OLD_PTR + 832));
+    OLD_CALL("cusparseSpGEMMreuse_nnz", cusparseSpGEMMreuse_nnz((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (unsigned int)0x5a66, (void *)(old_buf + 448), (void *)(old_buf + 512), (void *)(old_buf + 576), (void *)(old_buf + 640), (void *)(old_buf + 704), (void *)(old_buf + 768), (void *)(old_buf + 832)));
+    OLD_SYM("libcusparse.so.11", cusparseSpGEMMreuse_workEstimation);
+    fprintf(stderr, "TYPED cusparseSpGEMMreuse_workEstimation 10 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,matA,matB,matC,alg,spgemmDescr,bufferSize1,externalBuffer1\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(0x5a66), (unsigned long long)(OLD_PTR + 448), (unsigned long long)(OLD_PTR + 512), (unsigned long long)(OLD_PTR + 576));
+    OLD_CALL("cusparseSpGEMMreuse_workEstimation", cusparseSpGEMMreuse_workEstimation((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (unsigned int)0x5a66, (void *)(old_buf + 448), (void *)(old_buf + 512), (void *)(old_buf + 576)));
+    OLD_SYM("libcusparse.so.11", cusparseSpMM);
+    fprintf(stderr, "TYPED cusparseSpMM 11 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,alpha,matA,matB,beta,matC,computeType,alg,externalBuffer\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(OLD_PTR + 448), (unsigned long long)(0x5a88), (unsigned long long)(0x5a99), (unsigned long long)(OLD_PTR + 640));
+    OLD_CALL("cusparseSpMM", cusparseSpMM((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (void *)(old_buf + 448), (unsigned int)0x5a88, (unsigned int)0x5a99, (void *)(old_buf + 640)));
+    OLD_SYM("libcusparse.so.11", cusparseSpMMOp_createPlan);
+    fprintf(stderr, "TYPED cusparseSpMMOp_createPlan 16 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,plan,opA,opB,matA,matB,matC,computeType,alg,addOperationNvvmBuffer,addOperationBufferSize,mulOperationNvvmBuffer,mulOperationBufferSize,epilogueNvvmBuffer,epilogueBufferSize,SpMMWorkspaceSize\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(0x5a22), (unsigned long long)(0x5a33), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(0x5a77), (unsigned long long)(0x5a88), (unsigned long long)(OLD_PTR + 576), (unsigned long long)(0x5aaa), (unsigned long long)(OLD_PTR + 704), (unsigned long long)(0x5acc), (unsigned long long)(OLD_PTR + 832), (unsigned long long)(0x5aee), (unsigned long long)(OLD_PTR + 960));
+    OLD_CALL("cusparseSpMMOp_createPlan", cusparseSpMMOp_createPlan((void *)(old_buf + 0), (void *)(old_buf + 64), (unsigned int)0x5a22, (unsigned int)0x5a33, (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (unsigned int)0x5a77, (unsigned int)0x5a88, (void *)(old_buf + 576), (unsigned long)0x5aaa, (void *)(old_buf + 704), (unsigned long)0x5acc, (void *)(old_buf + 832), (unsigned long)0x5aee, (void *)(old_buf + 960)));
+    OLD_SYM("libcusparse.so.11", cusparseSpMM_bufferSize);
+    fprintf(stderr, "TYPED cusparseSpMM_bufferSize 11 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,alpha,matA,matB,beta,matC,computeType,alg,bufferSize\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(OLD_PTR + 448), (unsigned long long)(0x5a88), (unsigned long long)(0x5a99), (unsigned long long)(OLD_PTR + 640));
+    OLD_CALL("cusparseSpMM_bufferSize", cusparseSpMM_bufferSize((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (void *)(old_buf + 448), (unsigned int)0x5a88, (unsigned int)0x5a99, (void *)(old_buf + 640)));
+    OLD_SYM("libcusparse.so.11", cusparseSpMM_preprocess);
+    fprintf(stderr, "TYPED cusparseSpMM_preprocess 11 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,alpha,matA,matB,beta,matC,computeType,alg,externalBuffer\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(OLD_PTR + 448), (unsigned long long)(0x5a88), (unsigned long long)(0x5a99), (unsigned long long)(OLD_PTR + 640));
+    OLD_CALL("cusparseSpMM_preprocess", cusparseSpMM_preprocess((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (void *)(old_buf + 448), (unsigned int)0x5a88, (unsigned int)0x5a99, (void *)(old_buf + 640)));
+    OLD_SYM("libcusparse.so.11", cusparseSpMV);
+    fprintf(stderr, "TYPED cusparseSpMV 10 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,alpha,matA,vecX,beta,vecY,computeType,alg,externalBuffer\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(0x5a77), (unsigned long long)(0x5a88), (unsigned long long)(OLD_PTR + 576));
+    OLD_CALL("cusparseSpMV", cusparseSpMV((void *)(old_buf + 0), (unsigned int)0x5a11, (void *)(old_buf + 128), (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (unsigned int)0x5a77, (unsigned int)0x5a88, (void *)(old_buf + 576)));
+    OLD_SYM("libcusparse.so.11", cusparseSpMV_bufferSize);
+    fprintf(stderr, "TYPED cusparseSpMV_bufferSize 10 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,alpha,matA,vecX,beta,vecY,computeType,alg,bufferSize\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(0x5a77), (unsigned long long)(0x5a88), (unsigned long long)(OLD_PTR + 576));
+    OLD_CALL("cusparseSpMV_bufferSize", cusparseSpMV_bufferSize((void *)(old_buf + 0), (unsigned int)0x5a11, (void *)(old_buf + 128), (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (unsigned int)0x5a77, (unsigned int)0x5a88, (void *)(old_buf + 576)));
+    OLD_SYM("libcusparse.so.11", cusparseSpMatGetAttribute);
+    fprintf(stderr, "TYPED cusparseSpMatGetAttribute 4 %llx %llx %llx %llx spMatDescr,attribute,data,dataSize\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33));
+    OLD_CALL("cusparseSpMatGetAttribute", cusparseSpMatGetAttribute((void *)(old_buf + 0), (unsigned int)0x5a11, (void *)(old_buf + 128), (unsigned long)0x5a33));
+    OLD_SYM("libcusparse.so.11", cusparseSpMatGetFormat);
+    fprintf(stderr, "TYPED cusparseSpMatGetFormat 2 %llx %llx spMatDescr,format\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64));
+    OLD_CALL("cusparseSpMatGetFormat", cusparseSpMatGetFormat((void *)(old_buf + 0), (void *)(old_buf + 64)));
+    OLD_SYM("libcusparse.so.11", cusparseSpMatGetIndexBase);
+    fprintf(stderr, "TYPED cusparseSpMatGetIndexBase 2 %llx %llx spMatDescr,idxBase\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64));
+    OLD_CALL("cusparseSpMatGetIndexBase", cusparseSpMatGetIndexBase((void *)(old_buf + 0), (void *)(old_buf + 64)));
+    OLD_SYM("libcusparse.so.11", cusparseSpMatGetSize);
+    fprintf(stderr, "TYPED cusparseSpMatGetSize 4 %llx %llx %llx %llx spMatDescr,rows,cols,nnz\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192));
+    OLD_CALL("cusparseSpMatGetSize", cusparseSpMatGetSize((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (void *)(old_buf + 192)));
+    OLD_SYM("libcusparse.so.11", cusparseSpMatGetStridedBatch);
+    fprintf(stderr, "TYPED cusparseSpMatGetStridedBatch 2 %llx %llx spMatDescr,batchCount\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64));
+    OLD_CALL("cusparseSpMatGetStridedBatch", cusparseSpMatGetStridedBatch((void *)(old_buf + 0), (void *)(old_buf + 64)));
+    OLD_SYM("libcusparse.so.11", cusparseSpSM_analysis);
+    fprintf(stderr, "TYPED cusparseSpSM_analysis 11 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,alpha,matA,matB,matC,computeType,alg,spsmDescr,externalBuffer\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(0x5a77), (unsigned long long)(0x5a88), (unsigned long long)(OLD_PTR + 576), (unsigned long long)(OLD_PTR + 640));
+    OLD_CALL("cusparseSpSM_analysis", cusparseSpSM_analysis((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (unsigned int)0x5a77, (unsigned int)0x5a88, (void *)(old_buf + 576), (void *)(old_buf + 640)));
+    OLD_SYM("libcusparse.so.11", cusparseSpSM_bufferSize);
+    fprintf(stderr, "TYPED cusparseSpSM_bufferSize 11 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,alpha,matA,matB,matC,computeType,alg,spsmDescr,bufferSize\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(0x5a77), (unsigned long long)(0x5a88), (unsigned long long)(OLD_PTR + 576), (unsigned long long)(OLD_PTR + 640));
+    OLD_CALL("cusparseSpSM_bufferSize", cusparseSpSM_bufferSize((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (unsigned int)0x5a77, (unsigned int)0x5a88, (void *)(old_buf + 576), (void *)(old_buf + 640)));
+    OLD_SYM("libcusparse.so.11", cusparseSpSM_solve);
+    fprintf(stderr, "TYPED cusparseSpSM_solve 10 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,opB,alpha,matA,matB,matC,computeType,alg,spsmDescr\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(OLD_PTR + 384), (unsigned long long)(0x5a77), (unsigned long long)(0x5a88), (unsigned long long)(OLD_PTR + 576));
+    OLD_CALL("cusparseSpSM_solve", cusparseSpSM_solve((void *)(old_buf + 0), (unsigned int)0x5a11, (unsigned int)0x5a22, (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (void *)(old_buf + 384), (unsigned int)0x5a77, (unsigned int)0x5a88, (void *)(old_buf + 576)));
+    OLD_SYM("libcusparse.so.11", cusparseSpSV_analysis);
+    fprintf(stderr, "TYPED cusparseSpSV_analysis 10 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,alpha,matA,vecX,vecY,computeType,alg,spsvDescr,externalBuffer\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(0x5a66), (unsigned long long)(0x5a77), (unsigned long long)(OLD_PTR + 512), (unsigned long long)(OLD_PTR + 576));
+    OLD_CALL("cusparseSpSV_analysis", cusparseSpSV_analysis((void *)(old_buf + 0), (unsigned int)0x5a11, (void *)(old_buf + 128), (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (unsigned int)0x5a66, (unsigned int)0x5a77, (void *)(old_buf + 512), (void *)(old_buf + 576)));
+    OLD_SYM("libcusparse.so.11", cusparseSpSV_bufferSize);
+    fprintf(stderr, "TYPED cusparseSpSV_bufferSize 10 %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,alpha,matA,vecX,vecY,computeType,alg,spsvDescr,bufferSize\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(0x5a66), (unsigned long long)(0x5a77), (unsigned long long)(OLD_PTR + 512), (unsigned long long)(OLD_PTR + 576));
+    OLD_CALL("cusparseSpSV_bufferSize", cusparseSpSV_bufferSize((void *)(old_buf + 0), (unsigned int)0x5a11, (void *)(old_buf + 128), (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (unsigned int)0x5a66, (unsigned int)0x5a77, (void *)(old_buf + 512), (void *)(old_buf + 576)));
+    OLD_SYM("libcusparse.so.11", cusparseSpSV_solve);
+    fprintf(stderr, "TYPED cusparseSpSV_solve 9 %llx %llx %llx %llx %llx %llx %llx %llx %llx handle,opA,alpha,matA,vecX,vecY,computeType,alg,spsvDescr\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(OLD_PTR + 320), (unsigned long long)(0x5a66), (unsigned long long)(0x5a77), (unsigned long long)(OLD_PTR + 512));
+    OLD_CALL("cusparseSpSV_solve", cusparseSpSV_solve((void *)(old_buf + 0), (unsigned int)0x5a11, (void *)(old_buf + 128), (void *)(old_buf + 192), (void *)(old_buf + 256), (void *)(old_buf + 320), (unsigned int)0x5a66, (unsigned int)0x5a77, (void *)(old_buf + 512)));
+    OLD_SYM("libcusparse.so.11", cusparseSpVV);
+    fprintf(stderr, "TYPED cusparseSpVV 7 %llx %llx %llx %llx %llx %llx %llx handle,opX,vecX,vecY,result,computeType,externalBuffer\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(0x5a55), (unsigned long long)(OLD_PTR + 384));
+    OLD_CALL("cusparseSpVV", cusparseSpVV((void *)(old_buf + 0), (unsigned int)0x5a11, (void *)(old_buf + 128), (void *)(old_buf + 192), (void *)(old_buf + 256), (unsigned int)0x5a55, (void *)(old_buf + 384)));
+    OLD_SYM("libcusparse.so.11", cusparseSpVV_bufferSize);
+    fprintf(stderr, "TYPED cusparseSpVV_bufferSize 7 %llx %llx %llx %llx %llx %llx %llx handle,opX,vecX,vecY,result,computeType,bufferSize\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192), (unsigned long long)(OLD_PTR + 256), (unsigned long long)(0x5a55), (unsigned long long)(OLD_PTR + 384));
+    OLD_CALL("cusparseSpVV_bufferSize", cusparseSpVV_bufferSize((void *)(old_buf + 0), (unsigned int)0x5a11, (void *)(old_buf + 128), (void *)(old_buf + 192), (void *)(old_buf + 256), (unsigned int)0x5a55, (void *)(old_buf + 384)));
+    OLD_SYM("libcusparse.so.11", cusparseSpVecGetIndexBase);
+    fprintf(stderr, "TYPED cusparseSpVecGetIndexBase 2 %llx %llx spVecDescr,idxBase\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64));
+    OLD_CALL("cusparseSpVecGetIndexBase", cusparseSpVecGetIndexBase((void *)(old_buf + 0), (void *)(old_buf + 64)));
+    OLD_SYM("libcusparse.so.11", cusparseSparseToDense);
+    fprintf(stderr, "TYPED cusparseSparseToDense 5 %llx %llx %llx %llx %llx handle,matA,matB,alg,externalBuffer\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33), (unsigned long long)(OLD_PTR + 256));
+    OLD_CALL("cusparseSparseToDense", cusparseSparseToDense((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned int)0x5a33, (void *)(old_buf + 256)));
+    OLD_SYM("libcusparse.so.11", cusparseSparseToDense_bufferSize);
+    fprintf(stderr, "TYPED cusparseSparseToDense_bufferSize 5 %llx %llx %llx %llx %llx handle,matA,matB,alg,bufferSize\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33), (unsigned long long)(OLD_PTR + 256));
+    OLD_CALL("cusparseSparseToDense_bufferSize", cusparseSparseToDense_bufferSize((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned int)0x5a33, (void *)(old_buf + 256)));
+    OLD_SYM("libcusparse.so.11", cusparseBsrSetStridedBatch);
+    fprintf(stderr, "UNTYPED cusparseBsrSetStridedBatch\n");
+    OLD_CALL("cusparseBsrSetStridedBatch", cusparseBsrSetStridedBatch(OLD_PTR, 0x5a11, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
     OLD_SYM("libcusparse.so.11", cusparseConstDnMatGetValues);
+    fprintf(stderr, "UNTYPED cusparseConstDnMatGetValues\n");
     OLD_CALL6("cusparseConstDnMatGetValues", cusparseConstDnMatGetValues, OLD_PTR, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
     OLD_OPEN("libcusolver.so.11");
-    OLD_SYM("libcusolver.so.11", cusolverDnCgebrd_bufferSize);
-    OLD_CALL("cusolverDnCgebrd_bufferSize", cusolverDnCgebrd_bufferSize(OLD_PTR, 0x5a11, 0x5a22, OLD_PTR, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
-    OLD_SYM("libcusolver.so.11", cusolverDnCreate);
-    OLD_CALL6("cusolverDnCreate", cusolverDnCreate, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
+    OLD_SYM("libcusolver.so.11", cusolverDnGetEmulationStrategy);
+    fprintf(stderr, "UNTYPED cusolverDnGetEmulationStrategy\n");
+    OLD_CALL("cusolverDnGetEmulationStrategy", cusolverDnGetEmulationStrategy(OLD_PTR, OLD_PTR, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
     OLD_OPEN("libnvrtc.so.11.2");
-    OLD_SYM("libnvrtc.so.11.2", nvrtcAddNameExpression);
-    OLD_CALL("nvrtcAddNameExpression", nvrtcAddNameExpression(OLD_PTR, OLD_PTR, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
-    OLD_SYM("libnvrtc.so.11.2", nvrtcCreateProgram);
-    OLD_CALL6("nvrtcCreateProgram", nvrtcCreateProgram, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
+    OLD_SYM("libnvrtc.so.11.2", nvrtcGetLTOIR);
+    fprintf(stderr, "UNTYPED nvrtcGetLTOIR\n");
+    OLD_CALL("nvrtcGetLTOIR", nvrtcGetLTOIR(OLD_PTR, OLD_PTR, 0x5a22, 0x5a33, 0x5a44, 0x5a55, 0x5a66, 0x5a77, 0x5a88));
+    OLD_SYM("libnvrtc.so.11.2", nvrtcGetOptiXIR);
+    fprintf(stderr, "UNTYPED nvrtcGetOptiXIR\n");
+    OLD_CALL6("nvrtcGetOptiXIR", nvrtcGetOptiXIR, OLD_PTR, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON, OLD_POISON);
 }
 #endif
 

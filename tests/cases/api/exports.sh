@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Every API export of the real driver (580) and every export of the
 # runtime and libraries (pinned lists in gen/exports/, the names with
-# each layer's prefixes from gen/layers.py) is exported by libcutap.so,
+# each layer's prefixes from gen/layers.py; and those of the older majors'
+# libraries that their headers declare and 13.0 dropped, from
+# gen/snapshots/) is exported by libcutap.so,
 # plus dlsym/dlvsym, the public API, InitializeInjectionNvtx2 (the
 # NVTX injection entry point), the exec family (noted in the trace
 # registry, src/front/exec.c), the ioctl layer's libc functions

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# 4 threads call cublasAlloc with 9 arguments through the program's
+# 4 threads call cublasGetFixedPointEmulationMantissaBitCountPointer (not
+# declared by 12.4's headers) with 9 arguments through the program's
 # reference while the main thread opens libcublas.so.12: a call that
 # took the typed path (the layer had no library) just before the layer
-# was adopted must not be made with 13.0's 3-argument signature; every
+# was adopted must not be made with 13.0's 2-argument signature; every
 # call made gets the caller's 9 words. Pass-through and trace, 3 runs each.
 # serial: a 30 ms race between its threads and a dlopen, which a loaded machine can starve (seen: 0 calls made at -j 10)
 . "$(dirname "$0")/../../lib/init.sh"
@@ -19,15 +20,15 @@ for i in 1 2 3; do
         fi || { say "  $mode run $i: status $?"; tail -5 "$d.err" >&2; exit 1; }
         grep -q '^race: [1-9][0-9]* made, [1-9][0-9]* refused, 0 other$' "$d.out" \
             || { say "  $mode run $i: $(grep '^race' "$d.out")"; exit 1; }
-        if grep '^min12 cublasAlloc' "$d.out" | grep -vqx 'min12 cublasAlloc: 5a00 5a11 18 5a33 5a44 5a55 5a66 5a77 5a88'; then
+        if grep '^min12 cublasGetFixedPointEmulationMantissaBitCountPointer' "$d.out" | grep -vqx 'min12 cublasGetFixedPointEmulationMantissaBitCountPointer: 5a00 18 5a22 5a33 5a44 5a55 5a66 5a77 5a88'; then
             say "  $mode run $i: a call reached the library without the caller's words:"
-            grep '^min12 cublasAlloc' "$d.out" | sort | uniq -c | sort -n | head -3 >&2
+            grep '^min12 cublasGetFixedPointEmulationMantissaBitCountPointer' "$d.out" | sort | uniq -c | sort -n | head -3 >&2
             exit 1
         fi
     done
     # every call recorded: the refused ones and the ones made
     made=$(sed -n 's/^race: \([0-9]*\) made, \([0-9]*\) refused.*/\1/p' "$d.out")
     refused=$(sed -n 's/^race: \([0-9]*\) made, \([0-9]*\) refused.*/\2/p' "$d.out")
-    [ "$("$CUTAP" report --format csv "$d.tr" | awk -F, '$2 == "cublasAlloc" { print $3 }')" = $((made + refused)) ] \
+    [ "$("$CUTAP" report --format csv "$d.tr" | awk -F, '$2 == "cublasGetFixedPointEmulationMantissaBitCountPointer" { print $3 }')" = $((made + refused)) ] \
         || { say "  trace run $i: $((made + refused)) calls made, recorded:"; "$CUTAP" report --format csv "$d.tr" >&2; exit 1; }
 done

@@ -277,6 +277,11 @@ FAKE_EXPORT unsigned int cufftXtSetCallbackSharedSize(int plan, unsigned int cbT
     uint64_t fake_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)cbType, (uint64_t)sharedSize};
     return (unsigned int)fake_lib_call(CUTAP_ID_cufftXtSetCallbackSharedSize, fake_w, 3);
 }
+FAKE_EXPORT unsigned int cufftXtSetDistribution(int plan, void *box_in, void *box_out)
+{
+    uint64_t fake_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)box_in, (uint64_t)(uintptr_t)box_out};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cufftXtSetDistribution, fake_w, 3);
+}
 FAKE_EXPORT unsigned int cufftXtSetGPUs(int handle, int nGPUs, void *whichGPUs)
 {
     uint64_t fake_w[3] = {(uint64_t)(int64_t)handle, (uint64_t)(int64_t)nGPUs, (uint64_t)(uintptr_t)whichGPUs};
@@ -300,8 +305,8 @@ FAKE_EXPORT unsigned int cufftXtSetWorkAreaPolicy(int plan, unsigned int policy,
 
 const char *const fake_lib_layer = "cufft";
 const uint32_t fake_lib_first = CUTAP_ID_cufftCreate;
-const uint32_t fake_lib_n = 58;
-const char *const fake_lib_names[58] = {
+const uint32_t fake_lib_n = 59;
+const char *const fake_lib_names[59] = {
     "cufftCreate",
     "cufftDebug",
     "cufftDestroy",
@@ -356,6 +361,7 @@ const char *const fake_lib_names[58] = {
     "cufftXtQueryPlan",
     "cufftXtSetCallback",
     "cufftXtSetCallbackSharedSize",
+    "cufftXtSetDistribution",
     "cufftXtSetGPUs",
     "cufftXtSetJITCallback",
     "cufftXtSetWorkArea",
@@ -363,7 +369,7 @@ const char *const fake_lib_names[58] = {
 };
 /* Own addresses, bound at link time (-Bsymbolic): what the library's
  * own symbol table gives, never cutap's wrappers. */
-void *const fake_lib_addresses[58] = {
+void *const fake_lib_addresses[59] = {
     (void *)cufftCreate,
     (void *)cufftDebug,
     (void *)cufftDestroy,
@@ -418,9 +424,10 @@ void *const fake_lib_addresses[58] = {
     (void *)cufftXtQueryPlan,
     (void *)cufftXtSetCallback,
     (void *)cufftXtSetCallbackSharedSize,
+    (void *)cufftXtSetDistribution,
     (void *)cufftXtSetGPUs,
     (void *)cufftXtSetJITCallback,
     (void *)cufftXtSetWorkArea,
     (void *)cufftXtSetWorkAreaPolicy,
 };
-_Static_assert(CUTAP_ID_cufftXtSetWorkAreaPolicy - CUTAP_ID_cufftCreate == 57, "ids of cufft are consecutive");
+_Static_assert(CUTAP_ID_cufftXtSetWorkAreaPolicy - CUTAP_ID_cufftCreate == 58, "ids of cufft are consecutive");

@@ -1121,6 +1121,26 @@ FAKE_EXPORT int cusolverDnDtrtriHost(FAKE_UNTYPED_PARAMS)
     FAKE_UNTYPED_WORDS(a);
     return (int)fake_lib_call(CUTAP_ID_cusolverDnDtrtriHost, a, 10);
 }
+FAKE_EXPORT unsigned int cusolverDnGeqrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t fake_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeTau, (uint64_t)(uintptr_t)tau, (uint64_t)computeType, (uint64_t)(uintptr_t)pBuffer, (uint64_t)workspaceInBytes, (uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnGeqrf, fake_w, 13);
+}
+FAKE_EXPORT unsigned int cusolverDnGeqrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t fake_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeTau, (uint64_t)(uintptr_t)tau, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnGeqrf_bufferSize, fake_w, 11);
+}
+FAKE_EXPORT unsigned int cusolverDnGesvd(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t fake_w[21] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)jobu, (uint64_t)(int64_t)jobvt, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeS, (uint64_t)(uintptr_t)S, (uint64_t)dataTypeU, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)dataTypeVT, (uint64_t)(uintptr_t)VT, (uint64_t)(int64_t)ldvt, (uint64_t)computeType, (uint64_t)(uintptr_t)pBuffer, (uint64_t)workspaceInBytes, (uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnGesvd, fake_w, 21);
+}
+FAKE_EXPORT unsigned int cusolverDnGesvd_bufferSize(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t fake_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)jobu, (uint64_t)(int64_t)jobvt, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeS, (uint64_t)(uintptr_t)S, (uint64_t)dataTypeU, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)dataTypeVT, (uint64_t)(uintptr_t)VT, (uint64_t)(int64_t)ldvt, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnGesvd_bufferSize, fake_w, 19);
+}
 FAKE_EXPORT unsigned int cusolverDnGetDeterministicMode(void *handle, void *mode)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)mode};
@@ -1140,6 +1160,21 @@ FAKE_EXPORT unsigned int cusolverDnGetStream(void *handle, void *streamId)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnGetStream, fake_w, 2);
+}
+FAKE_EXPORT unsigned int cusolverDnGetrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t fake_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)computeType, (uint64_t)(uintptr_t)pBuffer, (uint64_t)workspaceInBytes, (uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnGetrf, fake_w, 12);
+}
+FAKE_EXPORT unsigned int cusolverDnGetrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnGetrf_bufferSize, fake_w, 9);
+}
+FAKE_EXPORT unsigned int cusolverDnGetrs(void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    uint64_t fake_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)dataTypeB, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnGetrs, fake_w, 13);
 }
 FAKE_EXPORT unsigned int cusolverDnIRSInfosCreate(void *infos_ptr)
 {
@@ -1260,6 +1295,21 @@ FAKE_EXPORT unsigned int cusolverDnIRSXgesv_bufferSize(void *handle, void *param
 {
     uint64_t fake_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnIRSXgesv_bufferSize, fake_w, 5);
+}
+FAKE_EXPORT unsigned int cusolverDnPotrf(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t fake_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)computeType, (uint64_t)(uintptr_t)pBuffer, (uint64_t)workspaceInBytes, (uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnPotrf, fake_w, 11);
+}
+FAKE_EXPORT unsigned int cusolverDnPotrf_bufferSize(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnPotrf_bufferSize, fake_w, 9);
+}
+FAKE_EXPORT unsigned int cusolverDnPotrs(void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    uint64_t fake_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeB, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnPotrs, fake_w, 12);
 }
 FAKE_EXPORT unsigned int cusolverDnSBgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
@@ -1815,6 +1865,26 @@ FAKE_EXPORT int cusolverDnStrtriHost(FAKE_UNTYPED_PARAMS)
 {
     FAKE_UNTYPED_WORDS(a);
     return (int)fake_lib_call(CUTAP_ID_cusolverDnStrtriHost, a, 10);
+}
+FAKE_EXPORT unsigned int cusolverDnSyevd(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)pBuffer, (uint64_t)workspaceInBytes, (uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnSyevd, fake_w, 14);
+}
+FAKE_EXPORT unsigned int cusolverDnSyevd_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t fake_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnSyevd_bufferSize, fake_w, 12);
+}
+FAKE_EXPORT unsigned int cusolverDnSyevdx(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    uint64_t fake_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)vl, (uint64_t)(uintptr_t)vu, (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig64, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)pBuffer, (uint64_t)workspaceInBytes, (uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnSyevdx, fake_w, 20);
+}
+FAKE_EXPORT unsigned int cusolverDnSyevdx_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
+{
+    uint64_t fake_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)vl, (uint64_t)(uintptr_t)vu, (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)h_meig, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusolverDnSyevdx_bufferSize, fake_w, 18);
 }
 FAKE_EXPORT int cusolverDnXfillRandNormalOnDevice(FAKE_UNTYPED_PARAMS)
 {
@@ -4039,8 +4109,8 @@ FAKE_EXPORT int cusolverXcsrqr_dump(FAKE_UNTYPED_PARAMS)
 
 const char *const fake_lib_layer = "cusolver";
 const uint32_t fake_lib_first = CUTAP_ID_cusolverDnCCgels;
-const uint32_t fake_lib_n = 804;
-const char *const fake_lib_names[804] = {
+const uint32_t fake_lib_n = 818;
+const char *const fake_lib_names[818] = {
     "cusolverDnCCgels",
     "cusolverDnCCgels_bufferSize",
     "cusolverDnCCgesv",
@@ -4262,10 +4332,17 @@ const char *const fake_lib_names[804] = {
     "cusolverDnDsytri_bufferSize",
     "cusolverDnDsytrsHost",
     "cusolverDnDtrtriHost",
+    "cusolverDnGeqrf",
+    "cusolverDnGeqrf_bufferSize",
+    "cusolverDnGesvd",
+    "cusolverDnGesvd_bufferSize",
     "cusolverDnGetDeterministicMode",
     "cusolverDnGetEmulationStrategy",
     "cusolverDnGetMathMode",
     "cusolverDnGetStream",
+    "cusolverDnGetrf",
+    "cusolverDnGetrf_bufferSize",
+    "cusolverDnGetrs",
     "cusolverDnIRSInfosCreate",
     "cusolverDnIRSInfosDestroy",
     "cusolverDnIRSInfosGetMaxIters",
@@ -4290,6 +4367,9 @@ const char *const fake_lib_names[804] = {
     "cusolverDnIRSXgels_bufferSize",
     "cusolverDnIRSXgesv",
     "cusolverDnIRSXgesv_bufferSize",
+    "cusolverDnPotrf",
+    "cusolverDnPotrf_bufferSize",
+    "cusolverDnPotrs",
     "cusolverDnSBgels",
     "cusolverDnSBgels_bufferSize",
     "cusolverDnSBgesv",
@@ -4401,6 +4481,10 @@ const char *const fake_lib_names[804] = {
     "cusolverDnSsytri_bufferSize",
     "cusolverDnSsytrsHost",
     "cusolverDnStrtriHost",
+    "cusolverDnSyevd",
+    "cusolverDnSyevd_bufferSize",
+    "cusolverDnSyevdx",
+    "cusolverDnSyevdx_bufferSize",
     "cusolverDnXfillRandNormalOnDevice",
     "cusolverDnXfillRandNormalOnHost",
     "cusolverDnXgeev",
@@ -4848,7 +4932,7 @@ const char *const fake_lib_names[804] = {
 };
 /* Own addresses, bound at link time (-Bsymbolic): what the library's
  * own symbol table gives, never cutap's wrappers. */
-void *const fake_lib_addresses[804] = {
+void *const fake_lib_addresses[818] = {
     (void *)cusolverDnCCgels,
     (void *)cusolverDnCCgels_bufferSize,
     (void *)cusolverDnCCgesv,
@@ -5070,10 +5154,17 @@ void *const fake_lib_addresses[804] = {
     (void *)cusolverDnDsytri_bufferSize,
     (void *)cusolverDnDsytrsHost,
     (void *)cusolverDnDtrtriHost,
+    (void *)cusolverDnGeqrf,
+    (void *)cusolverDnGeqrf_bufferSize,
+    (void *)cusolverDnGesvd,
+    (void *)cusolverDnGesvd_bufferSize,
     (void *)cusolverDnGetDeterministicMode,
     (void *)cusolverDnGetEmulationStrategy,
     (void *)cusolverDnGetMathMode,
     (void *)cusolverDnGetStream,
+    (void *)cusolverDnGetrf,
+    (void *)cusolverDnGetrf_bufferSize,
+    (void *)cusolverDnGetrs,
     (void *)cusolverDnIRSInfosCreate,
     (void *)cusolverDnIRSInfosDestroy,
     (void *)cusolverDnIRSInfosGetMaxIters,
@@ -5098,6 +5189,9 @@ void *const fake_lib_addresses[804] = {
     (void *)cusolverDnIRSXgels_bufferSize,
     (void *)cusolverDnIRSXgesv,
     (void *)cusolverDnIRSXgesv_bufferSize,
+    (void *)cusolverDnPotrf,
+    (void *)cusolverDnPotrf_bufferSize,
+    (void *)cusolverDnPotrs,
     (void *)cusolverDnSBgels,
     (void *)cusolverDnSBgels_bufferSize,
     (void *)cusolverDnSBgesv,
@@ -5209,6 +5303,10 @@ void *const fake_lib_addresses[804] = {
     (void *)cusolverDnSsytri_bufferSize,
     (void *)cusolverDnSsytrsHost,
     (void *)cusolverDnStrtriHost,
+    (void *)cusolverDnSyevd,
+    (void *)cusolverDnSyevd_bufferSize,
+    (void *)cusolverDnSyevdx,
+    (void *)cusolverDnSyevdx_bufferSize,
     (void *)cusolverDnXfillRandNormalOnDevice,
     (void *)cusolverDnXfillRandNormalOnHost,
     (void *)cusolverDnXgeev,
@@ -5654,4 +5752,4 @@ void *const fake_lib_addresses[804] = {
     (void *)cusolverSpZsymgthrHost,
     (void *)cusolverXcsrqr_dump,
 };
-_Static_assert(CUTAP_ID_cusolverXcsrqr_dump - CUTAP_ID_cusolverDnCCgels == 803, "ids of cusolver are consecutive");
+_Static_assert(CUTAP_ID_cusolverXcsrqr_dump - CUTAP_ID_cusolverDnCCgels == 817, "ids of cusolver are consecutive");

@@ -31,6 +31,11 @@ FAKE_EXPORT unsigned int cusparseBsrSetStridedBatch(void *spMatDescr, int batchC
     uint64_t fake_w[5] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)offsetsBatchStride, (uint64_t)(int64_t)columnsBatchStride, (uint64_t)(int64_t)ValuesBatchStride};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseBsrSetStridedBatch, fake_w, 5);
 }
+FAKE_EXPORT unsigned int cusparseCaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t fake_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCaxpyi, fake_w, 7);
+}
 FAKE_EXPORT unsigned int cusparseCbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
     uint64_t fake_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC};
@@ -116,6 +121,11 @@ FAKE_EXPORT unsigned int cusparseCbsrxmv(void *handle, unsigned int dirA, unsign
     uint64_t fake_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)sizeOfMask, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedMaskPtrA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedEndPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCbsrxmv, fake_w, 18);
 }
+FAKE_EXPORT unsigned int cusparseCcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsc2dense, fake_w, 9);
+}
 FAKE_EXPORT unsigned int cusparseCcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
     uint64_t fake_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC};
@@ -130,6 +140,11 @@ FAKE_EXPORT unsigned int cusparseCcsr2csru(void *handle, int m, int n, int nnz, 
 {
     uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsr2csru, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseCcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsr2dense, fake_w, 9);
 }
 FAKE_EXPORT unsigned int cusparseCcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
@@ -155,6 +170,16 @@ FAKE_EXPORT unsigned int cusparseCcsrgeam2_bufferSizeExt(void *handle, int m, in
 {
     uint64_t fake_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt, fake_w, 20);
+}
+FAKE_EXPORT unsigned int cusparseCcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    uint64_t fake_w[27] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedValD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsrgemm2, fake_w, 27);
+}
+FAKE_EXPORT unsigned int cusparseCcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t fake_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt, fake_w, 20);
 }
 FAKE_EXPORT unsigned int cusparseCcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
@@ -191,6 +216,36 @@ FAKE_EXPORT unsigned int cusparseCcsrilu02_numericBoost(void *handle, void *info
     uint64_t fake_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsrilu02_numericBoost, fake_w, 5);
 }
+FAKE_EXPORT unsigned int cusparseCcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsrsm2_analysis, fake_w, 17);
+}
+FAKE_EXPORT unsigned int cusparseCcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    uint64_t fake_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBufferSize};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsrsm2_bufferSizeExt, fake_w, 17);
+}
+FAKE_EXPORT unsigned int cusparseCcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsrsm2_solve, fake_w, 17);
+}
+FAKE_EXPORT unsigned int cusparseCcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsrsv2_analysis, fake_w, 11);
+}
+FAKE_EXPORT unsigned int cusparseCcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsrsv2_bufferSize, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseCcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)x, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsrsv2_solve, fake_w, 14);
+}
 FAKE_EXPORT unsigned int cusparseCcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
@@ -200,6 +255,16 @@ FAKE_EXPORT unsigned int cusparseCcsru2csr_bufferSizeExt(void *handle, int m, in
 {
     uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCcsru2csr_bufferSizeExt, fake_w, 9);
+}
+FAKE_EXPORT unsigned int cusparseCdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerCol, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCdense2csc, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseCdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCdense2csr, fake_w, 10);
 }
 FAKE_EXPORT unsigned int cusparseCgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
@@ -226,6 +291,11 @@ FAKE_EXPORT unsigned int cusparseCgebsr2gebsr_bufferSize(void *handle, unsigned 
     uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCgebsr2gebsr_bufferSize, fake_w, 14);
 }
+FAKE_EXPORT unsigned int cusparseCgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)cscValB, (uint64_t)(uintptr_t)cscColPtrB, (uint64_t)(uintptr_t)cscRowIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCgemmi, fake_w, 14);
+}
 FAKE_EXPORT unsigned int cusparseCgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
     uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)idxBase, (uint64_t)(uintptr_t)pBuffer};
@@ -245,6 +315,16 @@ FAKE_EXPORT unsigned int cusparseCgpsvInterleavedBatch_bufferSizeExt(void *handl
 {
     uint64_t fake_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt, fake_w, 11);
+}
+FAKE_EXPORT unsigned int cusparseCgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCgthr, fake_w, 6);
+}
+FAKE_EXPORT unsigned int cusparseCgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCgthrz, fake_w, 6);
 }
 FAKE_EXPORT unsigned int cusparseCgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
@@ -351,6 +431,21 @@ FAKE_EXPORT unsigned int cusparseConstSpVecGetValues(void *spVecDescr, void *val
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)spVecDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseConstSpVecGetValues, fake_w, 2);
 }
+FAKE_EXPORT unsigned int cusparseConstrainedGeMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *externalBuffer)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)(uintptr_t)externalBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseConstrainedGeMM, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseConstrainedGeMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *bufferSize)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferSize};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseConstrainedGeMM_bufferSize, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseCooAoSGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cooInd, void *cooValues, void *idxType, void *idxBase, void *valueType)
+{
+    uint64_t fake_w[9] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)nnz, (uint64_t)(uintptr_t)cooInd, (uint64_t)(uintptr_t)cooValues, (uint64_t)(uintptr_t)idxType, (uint64_t)(uintptr_t)idxBase, (uint64_t)(uintptr_t)valueType};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCooAoSGet, fake_w, 9);
+}
 FAKE_EXPORT unsigned int cusparseCooGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cooRowInd, void *cooColInd, void *cooValues, void *idxType, void *idxBase, void *valueType)
 {
     uint64_t fake_w[10] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)nnz, (uint64_t)(uintptr_t)cooRowInd, (uint64_t)(uintptr_t)cooColInd, (uint64_t)(uintptr_t)cooValues, (uint64_t)(uintptr_t)idxType, (uint64_t)(uintptr_t)idxBase, (uint64_t)(uintptr_t)valueType};
@@ -456,6 +551,11 @@ FAKE_EXPORT unsigned int cusparseCreateCoo(void *spMatDescr, long rows, long col
     uint64_t fake_w[10] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)cooRowInd, (uint64_t)(uintptr_t)cooColInd, (uint64_t)(uintptr_t)cooValues, (uint64_t)cooIdxType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCreateCoo, fake_w, 10);
 }
+FAKE_EXPORT unsigned int cusparseCreateCooAoS(void *spMatDescr, long rows, long cols, long nnz, void *cooInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
+{
+    uint64_t fake_w[9] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)cooInd, (uint64_t)(uintptr_t)cooValues, (uint64_t)cooIdxType, (uint64_t)idxBase, (uint64_t)valueType};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCreateCooAoS, fake_w, 9);
+}
 FAKE_EXPORT unsigned int cusparseCreateCsc(void *spMatDescr, long rows, long cols, long nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, unsigned int cscColOffsetsType, unsigned int cscRowIndType, unsigned int idxBase, unsigned int valueType)
 {
     uint64_t fake_w[11] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)cscColOffsets, (uint64_t)(uintptr_t)cscRowInd, (uint64_t)(uintptr_t)cscValues, (uint64_t)cscColOffsetsType, (uint64_t)cscRowIndType, (uint64_t)idxBase, (uint64_t)valueType};
@@ -466,6 +566,11 @@ FAKE_EXPORT unsigned int cusparseCreateCsr(void *spMatDescr, long rows, long col
     uint64_t fake_w[11] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrRowOffsets, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)csrValues, (uint64_t)csrRowOffsetsType, (uint64_t)csrColIndType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCreateCsr, fake_w, 11);
 }
+FAKE_EXPORT unsigned int cusparseCreateCsrgemm2Info(void *info)
+{
+    uint64_t fake_w[1] = {(uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCreateCsrgemm2Info, fake_w, 1);
+}
 FAKE_EXPORT unsigned int cusparseCreateCsric02Info(void *info)
 {
     uint64_t fake_w[1] = {(uint64_t)(uintptr_t)info};
@@ -475,6 +580,16 @@ FAKE_EXPORT unsigned int cusparseCreateCsrilu02Info(void *info)
 {
     uint64_t fake_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCreateCsrilu02Info, fake_w, 1);
+}
+FAKE_EXPORT unsigned int cusparseCreateCsrsm2Info(void *info)
+{
+    uint64_t fake_w[1] = {(uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCreateCsrsm2Info, fake_w, 1);
+}
+FAKE_EXPORT unsigned int cusparseCreateCsrsv2Info(void *info)
+{
+    uint64_t fake_w[1] = {(uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCreateCsrsv2Info, fake_w, 1);
 }
 FAKE_EXPORT unsigned int cusparseCreateCsru2csrInfo(void *info)
 {
@@ -526,6 +641,11 @@ FAKE_EXPORT unsigned int cusparseCscSetPointers(void *spMatDescr, void *cscColOf
     uint64_t fake_w[4] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)cscColOffsets, (uint64_t)(uintptr_t)cscRowInd, (uint64_t)(uintptr_t)cscValues};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCscSetPointers, fake_w, 4);
 }
+FAKE_EXPORT unsigned int cusparseCsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCsctr, fake_w, 6);
+}
 FAKE_EXPORT unsigned int cusparseCsr2cscEx2(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *buffer)
 {
     uint64_t fake_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)cscVal, (uint64_t)(uintptr_t)cscColPtr, (uint64_t)(uintptr_t)cscRowInd, (uint64_t)valType, (uint64_t)copyValues, (uint64_t)idxBase, (uint64_t)alg, (uint64_t)(uintptr_t)buffer};
@@ -550,6 +670,21 @@ FAKE_EXPORT unsigned int cusparseCsrSetStridedBatch(void *spMatDescr, int batchC
 {
     uint64_t fake_w[4] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)offsetsBatchStride, (uint64_t)(int64_t)columnsValuesBatchStride};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCsrSetStridedBatch, fake_w, 4);
+}
+FAKE_EXPORT unsigned int cusparseCsrmvEx(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *buffer)
+{
+    uint64_t fake_w[21] = {(uint64_t)(uintptr_t)handle, (uint64_t)alg, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)alphatype, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)csrValAtype, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)x, (uint64_t)xtype, (uint64_t)(uintptr_t)beta, (uint64_t)betatype, (uint64_t)(uintptr_t)y, (uint64_t)ytype, (uint64_t)executiontype, (uint64_t)(uintptr_t)buffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCsrmvEx, fake_w, 21);
+}
+FAKE_EXPORT unsigned int cusparseCsrmvEx_bufferSize(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *bufferSizeInBytes)
+{
+    uint64_t fake_w[21] = {(uint64_t)(uintptr_t)handle, (uint64_t)alg, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)alphatype, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)csrValAtype, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)x, (uint64_t)xtype, (uint64_t)(uintptr_t)beta, (uint64_t)betatype, (uint64_t)(uintptr_t)y, (uint64_t)ytype, (uint64_t)executiontype, (uint64_t)(uintptr_t)bufferSizeInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseCsrmvEx_bufferSize, fake_w, 21);
+}
+FAKE_EXPORT unsigned int cusparseDaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t fake_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDaxpyi, fake_w, 7);
 }
 FAKE_EXPORT unsigned int cusparseDbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
@@ -636,6 +771,11 @@ FAKE_EXPORT unsigned int cusparseDbsrxmv(void *handle, unsigned int dirA, unsign
     uint64_t fake_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)sizeOfMask, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedMaskPtrA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedEndPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDbsrxmv, fake_w, 18);
 }
+FAKE_EXPORT unsigned int cusparseDcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsc2dense, fake_w, 9);
+}
 FAKE_EXPORT unsigned int cusparseDcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
     uint64_t fake_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC};
@@ -650,6 +790,11 @@ FAKE_EXPORT unsigned int cusparseDcsr2csru(void *handle, int m, int n, int nnz, 
 {
     uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsr2csru, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseDcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsr2dense, fake_w, 9);
 }
 FAKE_EXPORT unsigned int cusparseDcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
@@ -675,6 +820,16 @@ FAKE_EXPORT unsigned int cusparseDcsrgeam2_bufferSizeExt(void *handle, int m, in
 {
     uint64_t fake_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt, fake_w, 20);
+}
+FAKE_EXPORT unsigned int cusparseDcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    uint64_t fake_w[27] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedValD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsrgemm2, fake_w, 27);
+}
+FAKE_EXPORT unsigned int cusparseDcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t fake_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt, fake_w, 20);
 }
 FAKE_EXPORT unsigned int cusparseDcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
@@ -711,6 +866,36 @@ FAKE_EXPORT unsigned int cusparseDcsrilu02_numericBoost(void *handle, void *info
     uint64_t fake_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsrilu02_numericBoost, fake_w, 5);
 }
+FAKE_EXPORT unsigned int cusparseDcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsrsm2_analysis, fake_w, 17);
+}
+FAKE_EXPORT unsigned int cusparseDcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    uint64_t fake_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBufferSize};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsrsm2_bufferSizeExt, fake_w, 17);
+}
+FAKE_EXPORT unsigned int cusparseDcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsrsm2_solve, fake_w, 17);
+}
+FAKE_EXPORT unsigned int cusparseDcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsrsv2_analysis, fake_w, 11);
+}
+FAKE_EXPORT unsigned int cusparseDcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsrsv2_bufferSize, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseDcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)x, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsrsv2_solve, fake_w, 14);
+}
 FAKE_EXPORT unsigned int cusparseDcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
@@ -720,6 +905,16 @@ FAKE_EXPORT unsigned int cusparseDcsru2csr_bufferSizeExt(void *handle, int m, in
 {
     uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDcsru2csr_bufferSizeExt, fake_w, 9);
+}
+FAKE_EXPORT unsigned int cusparseDdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerCol, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDdense2csc, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseDdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDdense2csr, fake_w, 10);
 }
 FAKE_EXPORT unsigned int cusparseDenseToSparse_analysis(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
 {
@@ -766,6 +961,11 @@ FAKE_EXPORT unsigned int cusparseDestroyColorInfo(void *info)
     uint64_t fake_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDestroyColorInfo, fake_w, 1);
 }
+FAKE_EXPORT unsigned int cusparseDestroyCsrgemm2Info(void *info)
+{
+    uint64_t fake_w[1] = {(uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDestroyCsrgemm2Info, fake_w, 1);
+}
 FAKE_EXPORT unsigned int cusparseDestroyCsric02Info(void *info)
 {
     uint64_t fake_w[1] = {(uint64_t)(uintptr_t)info};
@@ -775,6 +975,16 @@ FAKE_EXPORT unsigned int cusparseDestroyCsrilu02Info(void *info)
 {
     uint64_t fake_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDestroyCsrilu02Info, fake_w, 1);
+}
+FAKE_EXPORT unsigned int cusparseDestroyCsrsm2Info(void *info)
+{
+    uint64_t fake_w[1] = {(uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDestroyCsrsm2Info, fake_w, 1);
+}
+FAKE_EXPORT unsigned int cusparseDestroyCsrsv2Info(void *info)
+{
+    uint64_t fake_w[1] = {(uint64_t)(uintptr_t)info};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDestroyCsrsv2Info, fake_w, 1);
 }
 FAKE_EXPORT unsigned int cusparseDestroyCsru2csrInfo(void *info)
 {
@@ -836,6 +1046,11 @@ FAKE_EXPORT unsigned int cusparseDgebsr2gebsr_bufferSize(void *handle, unsigned 
     uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDgebsr2gebsr_bufferSize, fake_w, 14);
 }
+FAKE_EXPORT unsigned int cusparseDgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)cscValB, (uint64_t)(uintptr_t)cscColPtrB, (uint64_t)(uintptr_t)cscRowIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDgemmi, fake_w, 14);
+}
 FAKE_EXPORT unsigned int cusparseDgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
     uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)idxBase, (uint64_t)(uintptr_t)pBuffer};
@@ -855,6 +1070,16 @@ FAKE_EXPORT unsigned int cusparseDgpsvInterleavedBatch_bufferSizeExt(void *handl
 {
     uint64_t fake_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt, fake_w, 11);
+}
+FAKE_EXPORT unsigned int cusparseDgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDgthr, fake_w, 6);
+}
+FAKE_EXPORT unsigned int cusparseDgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDgthrz, fake_w, 6);
 }
 FAKE_EXPORT unsigned int cusparseDgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
@@ -1005,6 +1230,16 @@ FAKE_EXPORT unsigned int cusparseDpruneDense2csr_bufferSizeExt(void *handle, int
 {
     uint64_t fake_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDpruneDense2csr_bufferSizeExt, fake_w, 11);
+}
+FAKE_EXPORT unsigned int cusparseDroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
+{
+    uint64_t fake_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDroti, fake_w, 8);
+}
+FAKE_EXPORT unsigned int cusparseDsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseDsctr, fake_w, 6);
 }
 FAKE_EXPORT unsigned int cusparseGather(void *handle, void *vecY, void *vecX)
 {
@@ -1171,6 +1406,11 @@ FAKE_EXPORT unsigned int cusparseSDDMM_preprocess(void *handle, unsigned int opA
     uint64_t fake_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSDDMM_preprocess, fake_w, 11);
 }
+FAKE_EXPORT unsigned int cusparseSaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t fake_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSaxpyi, fake_w, 7);
+}
 FAKE_EXPORT unsigned int cusparseSbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
     uint64_t fake_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC};
@@ -1261,6 +1501,11 @@ FAKE_EXPORT unsigned int cusparseScatter(void *handle, void *vecX, void *vecY)
     uint64_t fake_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)vecX, (uint64_t)(uintptr_t)vecY};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScatter, fake_w, 3);
 }
+FAKE_EXPORT unsigned int cusparseScsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsc2dense, fake_w, 9);
+}
 FAKE_EXPORT unsigned int cusparseScsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
     uint64_t fake_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC};
@@ -1275,6 +1520,11 @@ FAKE_EXPORT unsigned int cusparseScsr2csru(void *handle, int m, int n, int nnz, 
 {
     uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsr2csru, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseScsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsr2dense, fake_w, 9);
 }
 FAKE_EXPORT unsigned int cusparseScsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
@@ -1300,6 +1550,16 @@ FAKE_EXPORT unsigned int cusparseScsrgeam2_bufferSizeExt(void *handle, int m, in
 {
     uint64_t fake_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsrgeam2_bufferSizeExt, fake_w, 20);
+}
+FAKE_EXPORT unsigned int cusparseScsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    uint64_t fake_w[27] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedValD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsrgemm2, fake_w, 27);
+}
+FAKE_EXPORT unsigned int cusparseScsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t fake_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsrgemm2_bufferSizeExt, fake_w, 20);
 }
 FAKE_EXPORT unsigned int cusparseScsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
@@ -1336,6 +1596,36 @@ FAKE_EXPORT unsigned int cusparseScsrilu02_numericBoost(void *handle, void *info
     uint64_t fake_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsrilu02_numericBoost, fake_w, 5);
 }
+FAKE_EXPORT unsigned int cusparseScsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsrsm2_analysis, fake_w, 17);
+}
+FAKE_EXPORT unsigned int cusparseScsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    uint64_t fake_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBufferSize};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsrsm2_bufferSizeExt, fake_w, 17);
+}
+FAKE_EXPORT unsigned int cusparseScsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsrsm2_solve, fake_w, 17);
+}
+FAKE_EXPORT unsigned int cusparseScsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsrsv2_analysis, fake_w, 11);
+}
+FAKE_EXPORT unsigned int cusparseScsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsrsv2_bufferSize, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseScsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)x, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsrsv2_solve, fake_w, 14);
+}
 FAKE_EXPORT unsigned int cusparseScsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
@@ -1345,6 +1635,16 @@ FAKE_EXPORT unsigned int cusparseScsru2csr_bufferSizeExt(void *handle, int m, in
 {
     uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseScsru2csr_bufferSizeExt, fake_w, 9);
+}
+FAKE_EXPORT unsigned int cusparseSdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerCol, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSdense2csc, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseSdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSdense2csr, fake_w, 10);
 }
 FAKE_EXPORT unsigned int cusparseSetMatDiagType(void *descrA, unsigned int diagType)
 {
@@ -1401,6 +1701,11 @@ FAKE_EXPORT unsigned int cusparseSgebsr2gebsr_bufferSize(void *handle, unsigned 
     uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSgebsr2gebsr_bufferSize, fake_w, 14);
 }
+FAKE_EXPORT unsigned int cusparseSgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)cscValB, (uint64_t)(uintptr_t)cscColPtrB, (uint64_t)(uintptr_t)cscRowIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSgemmi, fake_w, 14);
+}
 FAKE_EXPORT unsigned int cusparseSgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
     uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)idxBase, (uint64_t)(uintptr_t)pBuffer};
@@ -1420,6 +1725,16 @@ FAKE_EXPORT unsigned int cusparseSgpsvInterleavedBatch_bufferSizeExt(void *handl
 {
     uint64_t fake_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt, fake_w, 11);
+}
+FAKE_EXPORT unsigned int cusparseSgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSgthr, fake_w, 6);
+}
+FAKE_EXPORT unsigned int cusparseSgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSgthrz, fake_w, 6);
 }
 FAKE_EXPORT unsigned int cusparseSgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
@@ -1606,6 +1921,11 @@ FAKE_EXPORT unsigned int cusparseSpMatSetAttribute(void *spMatDescr, unsigned in
     uint64_t fake_w[4] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)attribute, (uint64_t)(uintptr_t)data, (uint64_t)dataSize};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSpMatSetAttribute, fake_w, 4);
 }
+FAKE_EXPORT unsigned int cusparseSpMatSetStridedBatch(void *spMatDescr, int batchCount)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)batchCount};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSpMatSetStridedBatch, fake_w, 2);
+}
 FAKE_EXPORT unsigned int cusparseSpMatSetValues(void *spMatDescr, void *values)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)values};
@@ -1771,6 +2091,16 @@ FAKE_EXPORT unsigned int cusparseSpruneDense2csr_bufferSizeExt(void *handle, int
     uint64_t fake_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSpruneDense2csr_bufferSizeExt, fake_w, 11);
 }
+FAKE_EXPORT unsigned int cusparseSroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
+{
+    uint64_t fake_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSroti, fake_w, 8);
+}
+FAKE_EXPORT unsigned int cusparseSsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseSsctr, fake_w, 6);
+}
 FAKE_EXPORT unsigned int cusparseXbsric02_zeroPivot(void *handle, void *info, void *position)
 {
     uint64_t fake_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
@@ -1841,6 +2171,11 @@ FAKE_EXPORT unsigned int cusparseXcsrgeam2Nnz(void *handle, int m, int n, void *
     uint64_t fake_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)workspace};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseXcsrgeam2Nnz, fake_w, 15);
 }
+FAKE_EXPORT unsigned int cusparseXcsrgemm2Nnz(void *handle, int m, int n, int k, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+{
+    uint64_t fake_w[21] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseXcsrgemm2Nnz, fake_w, 21);
+}
 FAKE_EXPORT unsigned int cusparseXcsric02_zeroPivot(void *handle, void *info, void *position)
 {
     uint64_t fake_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
@@ -1850,6 +2185,11 @@ FAKE_EXPORT unsigned int cusparseXcsrilu02_zeroPivot(void *handle, void *info, v
 {
     uint64_t fake_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseXcsrilu02_zeroPivot, fake_w, 3);
+}
+FAKE_EXPORT unsigned int cusparseXcsrsm2_zeroPivot(void *handle, void *info, void *position)
+{
+    uint64_t fake_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseXcsrsm2_zeroPivot, fake_w, 3);
 }
 FAKE_EXPORT unsigned int cusparseXcsrsort(void *handle, int m, int n, int nnz, void *descrA, void *csrRowPtrA, void *csrColIndA, void *P, void *pBuffer)
 {
@@ -1861,10 +2201,20 @@ FAKE_EXPORT unsigned int cusparseXcsrsort_bufferSizeExt(void *handle, int m, int
     uint64_t fake_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseXcsrsort_bufferSizeExt, fake_w, 7);
 }
+FAKE_EXPORT unsigned int cusparseXcsrsv2_zeroPivot(void *handle, void *info, void *position)
+{
+    uint64_t fake_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseXcsrsv2_zeroPivot, fake_w, 3);
+}
 FAKE_EXPORT unsigned int cusparseXgebsr2gebsrNnz(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
     uint64_t fake_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseXgebsr2gebsrNnz, fake_w, 16);
+}
+FAKE_EXPORT unsigned int cusparseZaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t fake_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZaxpyi, fake_w, 7);
 }
 FAKE_EXPORT unsigned int cusparseZbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
@@ -1951,6 +2301,11 @@ FAKE_EXPORT unsigned int cusparseZbsrxmv(void *handle, unsigned int dirA, unsign
     uint64_t fake_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)sizeOfMask, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedMaskPtrA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedEndPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZbsrxmv, fake_w, 18);
 }
+FAKE_EXPORT unsigned int cusparseZcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsc2dense, fake_w, 9);
+}
 FAKE_EXPORT unsigned int cusparseZcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
     uint64_t fake_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC};
@@ -1965,6 +2320,11 @@ FAKE_EXPORT unsigned int cusparseZcsr2csru(void *handle, int m, int n, int nnz, 
 {
     uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsr2csru, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseZcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsr2dense, fake_w, 9);
 }
 FAKE_EXPORT unsigned int cusparseZcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
@@ -1990,6 +2350,16 @@ FAKE_EXPORT unsigned int cusparseZcsrgeam2_bufferSizeExt(void *handle, int m, in
 {
     uint64_t fake_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt, fake_w, 20);
+}
+FAKE_EXPORT unsigned int cusparseZcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    uint64_t fake_w[27] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedValD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsrgemm2, fake_w, 27);
+}
+FAKE_EXPORT unsigned int cusparseZcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t fake_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrD, (uint64_t)(int64_t)nnzD, (uint64_t)(uintptr_t)csrSortedRowPtrD, (uint64_t)(uintptr_t)csrSortedColIndD, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt, fake_w, 20);
 }
 FAKE_EXPORT unsigned int cusparseZcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
@@ -2026,6 +2396,36 @@ FAKE_EXPORT unsigned int cusparseZcsrilu02_numericBoost(void *handle, void *info
     uint64_t fake_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsrilu02_numericBoost, fake_w, 5);
 }
+FAKE_EXPORT unsigned int cusparseZcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsrsm2_analysis, fake_w, 17);
+}
+FAKE_EXPORT unsigned int cusparseZcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    uint64_t fake_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBufferSize};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsrsm2_bufferSizeExt, fake_w, 17);
+}
+FAKE_EXPORT unsigned int cusparseZcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nrhs, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsrsm2_solve, fake_w, 17);
+}
+FAKE_EXPORT unsigned int cusparseZcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsrsv2_analysis, fake_w, 11);
+}
+FAKE_EXPORT unsigned int cusparseZcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsrsv2_bufferSize, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseZcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)x, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsrsv2_solve, fake_w, 14);
+}
 FAKE_EXPORT unsigned int cusparseZcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
@@ -2035,6 +2435,16 @@ FAKE_EXPORT unsigned int cusparseZcsru2csr_bufferSizeExt(void *handle, int m, in
 {
     uint64_t fake_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZcsru2csr_bufferSizeExt, fake_w, 9);
+}
+FAKE_EXPORT unsigned int cusparseZdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerCol, (uint64_t)(uintptr_t)cscSortedValA, (uint64_t)(uintptr_t)cscSortedRowIndA, (uint64_t)(uintptr_t)cscSortedColPtrA};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZdense2csc, fake_w, 10);
+}
+FAKE_EXPORT unsigned int cusparseZdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    uint64_t fake_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZdense2csr, fake_w, 10);
 }
 FAKE_EXPORT unsigned int cusparseZgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
@@ -2061,6 +2471,11 @@ FAKE_EXPORT unsigned int cusparseZgebsr2gebsr_bufferSize(void *handle, unsigned 
     uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZgebsr2gebsr_bufferSize, fake_w, 14);
 }
+FAKE_EXPORT unsigned int cusparseZgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)cscValB, (uint64_t)(uintptr_t)cscColPtrB, (uint64_t)(uintptr_t)cscRowIndB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZgemmi, fake_w, 14);
+}
 FAKE_EXPORT unsigned int cusparseZgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
     uint64_t fake_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)idxBase, (uint64_t)(uintptr_t)pBuffer};
@@ -2080,6 +2495,16 @@ FAKE_EXPORT unsigned int cusparseZgpsvInterleavedBatch_bufferSizeExt(void *handl
 {
     uint64_t fake_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt, fake_w, 11);
+}
+FAKE_EXPORT unsigned int cusparseZgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZgthr, fake_w, 6);
+}
+FAKE_EXPORT unsigned int cusparseZgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZgthrz, fake_w, 6);
 }
 FAKE_EXPORT unsigned int cusparseZgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
@@ -2131,14 +2556,20 @@ FAKE_EXPORT unsigned int cusparseZnnz_compress(void *handle, int m, void *descr,
     uint64_t fake_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)descr, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)nnzC, fake_struct_word(&tol, sizeof tol)};
     return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZnnz_compress, fake_w, 8);
 }
+FAKE_EXPORT unsigned int cusparseZsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)y, (uint64_t)idxBase};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cusparseZsctr, fake_w, 6);
+}
 
 const char *const fake_lib_layer = "cusparse";
 const uint32_t fake_lib_first = CUTAP_ID_cusparseAxpby;
-const uint32_t fake_lib_n = 423;
-const char *const fake_lib_names[423] = {
+const uint32_t fake_lib_n = 509;
+const char *const fake_lib_names[509] = {
     "cusparseAxpby",
     "cusparseBlockedEllGet",
     "cusparseBsrSetStridedBatch",
+    "cusparseCaxpyi",
     "cusparseCbsr2csr",
     "cusparseCbsric02",
     "cusparseCbsric02_analysis",
@@ -2156,14 +2587,18 @@ const char *const fake_lib_names[423] = {
     "cusparseCbsrsv2_bufferSize",
     "cusparseCbsrsv2_solve",
     "cusparseCbsrxmv",
+    "cusparseCcsc2dense",
     "cusparseCcsr2bsr",
     "cusparseCcsr2csr_compress",
     "cusparseCcsr2csru",
+    "cusparseCcsr2dense",
     "cusparseCcsr2gebsr",
     "cusparseCcsr2gebsr_bufferSize",
     "cusparseCcsrcolor",
     "cusparseCcsrgeam2",
     "cusparseCcsrgeam2_bufferSizeExt",
+    "cusparseCcsrgemm2",
+    "cusparseCcsrgemm2_bufferSizeExt",
     "cusparseCcsric02",
     "cusparseCcsric02_analysis",
     "cusparseCcsric02_bufferSize",
@@ -2171,17 +2606,28 @@ const char *const fake_lib_names[423] = {
     "cusparseCcsrilu02_analysis",
     "cusparseCcsrilu02_bufferSize",
     "cusparseCcsrilu02_numericBoost",
+    "cusparseCcsrsm2_analysis",
+    "cusparseCcsrsm2_bufferSizeExt",
+    "cusparseCcsrsm2_solve",
+    "cusparseCcsrsv2_analysis",
+    "cusparseCcsrsv2_bufferSize",
+    "cusparseCcsrsv2_solve",
     "cusparseCcsru2csr",
     "cusparseCcsru2csr_bufferSizeExt",
+    "cusparseCdense2csc",
+    "cusparseCdense2csr",
     "cusparseCgebsr2csr",
     "cusparseCgebsr2gebsc",
     "cusparseCgebsr2gebsc_bufferSize",
     "cusparseCgebsr2gebsr",
     "cusparseCgebsr2gebsr_bufferSize",
+    "cusparseCgemmi",
     "cusparseCgemvi",
     "cusparseCgemvi_bufferSize",
     "cusparseCgpsvInterleavedBatch",
     "cusparseCgpsvInterleavedBatch_bufferSizeExt",
+    "cusparseCgthr",
+    "cusparseCgthrz",
     "cusparseCgtsv2",
     "cusparseCgtsv2StridedBatch",
     "cusparseCgtsv2StridedBatch_bufferSizeExt",
@@ -2203,6 +2649,9 @@ const char *const fake_lib_names[423] = {
     "cusparseConstSpMatGetValues",
     "cusparseConstSpVecGet",
     "cusparseConstSpVecGetValues",
+    "cusparseConstrainedGeMM",
+    "cusparseConstrainedGeMM_bufferSize",
+    "cusparseCooAoSGet",
     "cusparseCooGet",
     "cusparseCooSetPointers",
     "cusparseCooSetStridedBatch",
@@ -2224,10 +2673,14 @@ const char *const fake_lib_names[423] = {
     "cusparseCreateConstSlicedEll",
     "cusparseCreateConstSpVec",
     "cusparseCreateCoo",
+    "cusparseCreateCooAoS",
     "cusparseCreateCsc",
     "cusparseCreateCsr",
+    "cusparseCreateCsrgemm2Info",
     "cusparseCreateCsric02Info",
     "cusparseCreateCsrilu02Info",
+    "cusparseCreateCsrsm2Info",
+    "cusparseCreateCsrsv2Info",
     "cusparseCreateCsru2csrInfo",
     "cusparseCreateDnMat",
     "cusparseCreateDnVec",
@@ -2238,11 +2691,15 @@ const char *const fake_lib_names[423] = {
     "cusparseCreateSpVec",
     "cusparseCscGet",
     "cusparseCscSetPointers",
+    "cusparseCsctr",
     "cusparseCsr2cscEx2",
     "cusparseCsr2cscEx2_bufferSize",
     "cusparseCsrGet",
     "cusparseCsrSetPointers",
     "cusparseCsrSetStridedBatch",
+    "cusparseCsrmvEx",
+    "cusparseCsrmvEx_bufferSize",
+    "cusparseDaxpyi",
     "cusparseDbsr2csr",
     "cusparseDbsric02",
     "cusparseDbsric02_analysis",
@@ -2260,14 +2717,18 @@ const char *const fake_lib_names[423] = {
     "cusparseDbsrsv2_bufferSize",
     "cusparseDbsrsv2_solve",
     "cusparseDbsrxmv",
+    "cusparseDcsc2dense",
     "cusparseDcsr2bsr",
     "cusparseDcsr2csr_compress",
     "cusparseDcsr2csru",
+    "cusparseDcsr2dense",
     "cusparseDcsr2gebsr",
     "cusparseDcsr2gebsr_bufferSize",
     "cusparseDcsrcolor",
     "cusparseDcsrgeam2",
     "cusparseDcsrgeam2_bufferSizeExt",
+    "cusparseDcsrgemm2",
+    "cusparseDcsrgemm2_bufferSizeExt",
     "cusparseDcsric02",
     "cusparseDcsric02_analysis",
     "cusparseDcsric02_bufferSize",
@@ -2275,8 +2736,16 @@ const char *const fake_lib_names[423] = {
     "cusparseDcsrilu02_analysis",
     "cusparseDcsrilu02_bufferSize",
     "cusparseDcsrilu02_numericBoost",
+    "cusparseDcsrsm2_analysis",
+    "cusparseDcsrsm2_bufferSizeExt",
+    "cusparseDcsrsm2_solve",
+    "cusparseDcsrsv2_analysis",
+    "cusparseDcsrsv2_bufferSize",
+    "cusparseDcsrsv2_solve",
     "cusparseDcsru2csr",
     "cusparseDcsru2csr_bufferSizeExt",
+    "cusparseDdense2csc",
+    "cusparseDdense2csr",
     "cusparseDenseToSparse_analysis",
     "cusparseDenseToSparse_bufferSize",
     "cusparseDenseToSparse_convert",
@@ -2286,8 +2755,11 @@ const char *const fake_lib_names[423] = {
     "cusparseDestroyBsrsm2Info",
     "cusparseDestroyBsrsv2Info",
     "cusparseDestroyColorInfo",
+    "cusparseDestroyCsrgemm2Info",
     "cusparseDestroyCsric02Info",
     "cusparseDestroyCsrilu02Info",
+    "cusparseDestroyCsrsm2Info",
+    "cusparseDestroyCsrsv2Info",
     "cusparseDestroyCsru2csrInfo",
     "cusparseDestroyDnMat",
     "cusparseDestroyDnVec",
@@ -2300,10 +2772,13 @@ const char *const fake_lib_names[423] = {
     "cusparseDgebsr2gebsc_bufferSize",
     "cusparseDgebsr2gebsr",
     "cusparseDgebsr2gebsr_bufferSize",
+    "cusparseDgemmi",
     "cusparseDgemvi",
     "cusparseDgemvi_bufferSize",
     "cusparseDgpsvInterleavedBatch",
     "cusparseDgpsvInterleavedBatch_bufferSizeExt",
+    "cusparseDgthr",
+    "cusparseDgthrz",
     "cusparseDgtsv2",
     "cusparseDgtsv2StridedBatch",
     "cusparseDgtsv2StridedBatch_bufferSizeExt",
@@ -2334,6 +2809,8 @@ const char *const fake_lib_names[423] = {
     "cusparseDpruneDense2csrNnz",
     "cusparseDpruneDense2csrNnzByPercentage",
     "cusparseDpruneDense2csr_bufferSizeExt",
+    "cusparseDroti",
+    "cusparseDsctr",
     "cusparseGather",
     "cusparseGetErrorName",
     "cusparseGetErrorString",
@@ -2367,6 +2844,7 @@ const char *const fake_lib_names[423] = {
     "cusparseSDDMM",
     "cusparseSDDMM_bufferSize",
     "cusparseSDDMM_preprocess",
+    "cusparseSaxpyi",
     "cusparseSbsr2csr",
     "cusparseSbsric02",
     "cusparseSbsric02_analysis",
@@ -2385,14 +2863,18 @@ const char *const fake_lib_names[423] = {
     "cusparseSbsrsv2_solve",
     "cusparseSbsrxmv",
     "cusparseScatter",
+    "cusparseScsc2dense",
     "cusparseScsr2bsr",
     "cusparseScsr2csr_compress",
     "cusparseScsr2csru",
+    "cusparseScsr2dense",
     "cusparseScsr2gebsr",
     "cusparseScsr2gebsr_bufferSize",
     "cusparseScsrcolor",
     "cusparseScsrgeam2",
     "cusparseScsrgeam2_bufferSizeExt",
+    "cusparseScsrgemm2",
+    "cusparseScsrgemm2_bufferSizeExt",
     "cusparseScsric02",
     "cusparseScsric02_analysis",
     "cusparseScsric02_bufferSize",
@@ -2400,8 +2882,16 @@ const char *const fake_lib_names[423] = {
     "cusparseScsrilu02_analysis",
     "cusparseScsrilu02_bufferSize",
     "cusparseScsrilu02_numericBoost",
+    "cusparseScsrsm2_analysis",
+    "cusparseScsrsm2_bufferSizeExt",
+    "cusparseScsrsm2_solve",
+    "cusparseScsrsv2_analysis",
+    "cusparseScsrsv2_bufferSize",
+    "cusparseScsrsv2_solve",
     "cusparseScsru2csr",
     "cusparseScsru2csr_bufferSizeExt",
+    "cusparseSdense2csc",
+    "cusparseSdense2csr",
     "cusparseSetMatDiagType",
     "cusparseSetMatFillMode",
     "cusparseSetMatIndexBase",
@@ -2413,10 +2903,13 @@ const char *const fake_lib_names[423] = {
     "cusparseSgebsr2gebsc_bufferSize",
     "cusparseSgebsr2gebsr",
     "cusparseSgebsr2gebsr_bufferSize",
+    "cusparseSgemmi",
     "cusparseSgemvi",
     "cusparseSgemvi_bufferSize",
     "cusparseSgpsvInterleavedBatch",
     "cusparseSgpsvInterleavedBatch_bufferSizeExt",
+    "cusparseSgthr",
+    "cusparseSgthrz",
     "cusparseSgtsv2",
     "cusparseSgtsv2StridedBatch",
     "cusparseSgtsv2StridedBatch_bufferSizeExt",
@@ -2454,6 +2947,7 @@ const char *const fake_lib_names[423] = {
     "cusparseSpMatGetStridedBatch",
     "cusparseSpMatGetValues",
     "cusparseSpMatSetAttribute",
+    "cusparseSpMatSetStridedBatch",
     "cusparseSpMatSetValues",
     "cusparseSpSM_analysis",
     "cusparseSpSM_bufferSize",
@@ -2487,6 +2981,8 @@ const char *const fake_lib_names[423] = {
     "cusparseSpruneDense2csrNnz",
     "cusparseSpruneDense2csrNnzByPercentage",
     "cusparseSpruneDense2csr_bufferSizeExt",
+    "cusparseSroti",
+    "cusparseSsctr",
     "cusparseXbsric02_zeroPivot",
     "cusparseXbsrilu02_zeroPivot",
     "cusparseXbsrsm2_zeroPivot",
@@ -2501,11 +2997,15 @@ const char *const fake_lib_names[423] = {
     "cusparseXcsr2coo",
     "cusparseXcsr2gebsrNnz",
     "cusparseXcsrgeam2Nnz",
+    "cusparseXcsrgemm2Nnz",
     "cusparseXcsric02_zeroPivot",
     "cusparseXcsrilu02_zeroPivot",
+    "cusparseXcsrsm2_zeroPivot",
     "cusparseXcsrsort",
     "cusparseXcsrsort_bufferSizeExt",
+    "cusparseXcsrsv2_zeroPivot",
     "cusparseXgebsr2gebsrNnz",
+    "cusparseZaxpyi",
     "cusparseZbsr2csr",
     "cusparseZbsric02",
     "cusparseZbsric02_analysis",
@@ -2523,14 +3023,18 @@ const char *const fake_lib_names[423] = {
     "cusparseZbsrsv2_bufferSize",
     "cusparseZbsrsv2_solve",
     "cusparseZbsrxmv",
+    "cusparseZcsc2dense",
     "cusparseZcsr2bsr",
     "cusparseZcsr2csr_compress",
     "cusparseZcsr2csru",
+    "cusparseZcsr2dense",
     "cusparseZcsr2gebsr",
     "cusparseZcsr2gebsr_bufferSize",
     "cusparseZcsrcolor",
     "cusparseZcsrgeam2",
     "cusparseZcsrgeam2_bufferSizeExt",
+    "cusparseZcsrgemm2",
+    "cusparseZcsrgemm2_bufferSizeExt",
     "cusparseZcsric02",
     "cusparseZcsric02_analysis",
     "cusparseZcsric02_bufferSize",
@@ -2538,17 +3042,28 @@ const char *const fake_lib_names[423] = {
     "cusparseZcsrilu02_analysis",
     "cusparseZcsrilu02_bufferSize",
     "cusparseZcsrilu02_numericBoost",
+    "cusparseZcsrsm2_analysis",
+    "cusparseZcsrsm2_bufferSizeExt",
+    "cusparseZcsrsm2_solve",
+    "cusparseZcsrsv2_analysis",
+    "cusparseZcsrsv2_bufferSize",
+    "cusparseZcsrsv2_solve",
     "cusparseZcsru2csr",
     "cusparseZcsru2csr_bufferSizeExt",
+    "cusparseZdense2csc",
+    "cusparseZdense2csr",
     "cusparseZgebsr2csr",
     "cusparseZgebsr2gebsc",
     "cusparseZgebsr2gebsc_bufferSize",
     "cusparseZgebsr2gebsr",
     "cusparseZgebsr2gebsr_bufferSize",
+    "cusparseZgemmi",
     "cusparseZgemvi",
     "cusparseZgemvi_bufferSize",
     "cusparseZgpsvInterleavedBatch",
     "cusparseZgpsvInterleavedBatch_bufferSizeExt",
+    "cusparseZgthr",
+    "cusparseZgthrz",
     "cusparseZgtsv2",
     "cusparseZgtsv2StridedBatch",
     "cusparseZgtsv2StridedBatch_bufferSizeExt",
@@ -2559,13 +3074,15 @@ const char *const fake_lib_names[423] = {
     "cusparseZgtsvInterleavedBatch_bufferSizeExt",
     "cusparseZnnz",
     "cusparseZnnz_compress",
+    "cusparseZsctr",
 };
 /* Own addresses, bound at link time (-Bsymbolic): what the library's
  * own symbol table gives, never cutap's wrappers. */
-void *const fake_lib_addresses[423] = {
+void *const fake_lib_addresses[509] = {
     (void *)cusparseAxpby,
     (void *)cusparseBlockedEllGet,
     (void *)cusparseBsrSetStridedBatch,
+    (void *)cusparseCaxpyi,
     (void *)cusparseCbsr2csr,
     (void *)cusparseCbsric02,
     (void *)cusparseCbsric02_analysis,
@@ -2583,14 +3100,18 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseCbsrsv2_bufferSize,
     (void *)cusparseCbsrsv2_solve,
     (void *)cusparseCbsrxmv,
+    (void *)cusparseCcsc2dense,
     (void *)cusparseCcsr2bsr,
     (void *)cusparseCcsr2csr_compress,
     (void *)cusparseCcsr2csru,
+    (void *)cusparseCcsr2dense,
     (void *)cusparseCcsr2gebsr,
     (void *)cusparseCcsr2gebsr_bufferSize,
     (void *)cusparseCcsrcolor,
     (void *)cusparseCcsrgeam2,
     (void *)cusparseCcsrgeam2_bufferSizeExt,
+    (void *)cusparseCcsrgemm2,
+    (void *)cusparseCcsrgemm2_bufferSizeExt,
     (void *)cusparseCcsric02,
     (void *)cusparseCcsric02_analysis,
     (void *)cusparseCcsric02_bufferSize,
@@ -2598,17 +3119,28 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseCcsrilu02_analysis,
     (void *)cusparseCcsrilu02_bufferSize,
     (void *)cusparseCcsrilu02_numericBoost,
+    (void *)cusparseCcsrsm2_analysis,
+    (void *)cusparseCcsrsm2_bufferSizeExt,
+    (void *)cusparseCcsrsm2_solve,
+    (void *)cusparseCcsrsv2_analysis,
+    (void *)cusparseCcsrsv2_bufferSize,
+    (void *)cusparseCcsrsv2_solve,
     (void *)cusparseCcsru2csr,
     (void *)cusparseCcsru2csr_bufferSizeExt,
+    (void *)cusparseCdense2csc,
+    (void *)cusparseCdense2csr,
     (void *)cusparseCgebsr2csr,
     (void *)cusparseCgebsr2gebsc,
     (void *)cusparseCgebsr2gebsc_bufferSize,
     (void *)cusparseCgebsr2gebsr,
     (void *)cusparseCgebsr2gebsr_bufferSize,
+    (void *)cusparseCgemmi,
     (void *)cusparseCgemvi,
     (void *)cusparseCgemvi_bufferSize,
     (void *)cusparseCgpsvInterleavedBatch,
     (void *)cusparseCgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cusparseCgthr,
+    (void *)cusparseCgthrz,
     (void *)cusparseCgtsv2,
     (void *)cusparseCgtsv2StridedBatch,
     (void *)cusparseCgtsv2StridedBatch_bufferSizeExt,
@@ -2630,6 +3162,9 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseConstSpMatGetValues,
     (void *)cusparseConstSpVecGet,
     (void *)cusparseConstSpVecGetValues,
+    (void *)cusparseConstrainedGeMM,
+    (void *)cusparseConstrainedGeMM_bufferSize,
+    (void *)cusparseCooAoSGet,
     (void *)cusparseCooGet,
     (void *)cusparseCooSetPointers,
     (void *)cusparseCooSetStridedBatch,
@@ -2651,10 +3186,14 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseCreateConstSlicedEll,
     (void *)cusparseCreateConstSpVec,
     (void *)cusparseCreateCoo,
+    (void *)cusparseCreateCooAoS,
     (void *)cusparseCreateCsc,
     (void *)cusparseCreateCsr,
+    (void *)cusparseCreateCsrgemm2Info,
     (void *)cusparseCreateCsric02Info,
     (void *)cusparseCreateCsrilu02Info,
+    (void *)cusparseCreateCsrsm2Info,
+    (void *)cusparseCreateCsrsv2Info,
     (void *)cusparseCreateCsru2csrInfo,
     (void *)cusparseCreateDnMat,
     (void *)cusparseCreateDnVec,
@@ -2665,11 +3204,15 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseCreateSpVec,
     (void *)cusparseCscGet,
     (void *)cusparseCscSetPointers,
+    (void *)cusparseCsctr,
     (void *)cusparseCsr2cscEx2,
     (void *)cusparseCsr2cscEx2_bufferSize,
     (void *)cusparseCsrGet,
     (void *)cusparseCsrSetPointers,
     (void *)cusparseCsrSetStridedBatch,
+    (void *)cusparseCsrmvEx,
+    (void *)cusparseCsrmvEx_bufferSize,
+    (void *)cusparseDaxpyi,
     (void *)cusparseDbsr2csr,
     (void *)cusparseDbsric02,
     (void *)cusparseDbsric02_analysis,
@@ -2687,14 +3230,18 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseDbsrsv2_bufferSize,
     (void *)cusparseDbsrsv2_solve,
     (void *)cusparseDbsrxmv,
+    (void *)cusparseDcsc2dense,
     (void *)cusparseDcsr2bsr,
     (void *)cusparseDcsr2csr_compress,
     (void *)cusparseDcsr2csru,
+    (void *)cusparseDcsr2dense,
     (void *)cusparseDcsr2gebsr,
     (void *)cusparseDcsr2gebsr_bufferSize,
     (void *)cusparseDcsrcolor,
     (void *)cusparseDcsrgeam2,
     (void *)cusparseDcsrgeam2_bufferSizeExt,
+    (void *)cusparseDcsrgemm2,
+    (void *)cusparseDcsrgemm2_bufferSizeExt,
     (void *)cusparseDcsric02,
     (void *)cusparseDcsric02_analysis,
     (void *)cusparseDcsric02_bufferSize,
@@ -2702,8 +3249,16 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseDcsrilu02_analysis,
     (void *)cusparseDcsrilu02_bufferSize,
     (void *)cusparseDcsrilu02_numericBoost,
+    (void *)cusparseDcsrsm2_analysis,
+    (void *)cusparseDcsrsm2_bufferSizeExt,
+    (void *)cusparseDcsrsm2_solve,
+    (void *)cusparseDcsrsv2_analysis,
+    (void *)cusparseDcsrsv2_bufferSize,
+    (void *)cusparseDcsrsv2_solve,
     (void *)cusparseDcsru2csr,
     (void *)cusparseDcsru2csr_bufferSizeExt,
+    (void *)cusparseDdense2csc,
+    (void *)cusparseDdense2csr,
     (void *)cusparseDenseToSparse_analysis,
     (void *)cusparseDenseToSparse_bufferSize,
     (void *)cusparseDenseToSparse_convert,
@@ -2713,8 +3268,11 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseDestroyBsrsm2Info,
     (void *)cusparseDestroyBsrsv2Info,
     (void *)cusparseDestroyColorInfo,
+    (void *)cusparseDestroyCsrgemm2Info,
     (void *)cusparseDestroyCsric02Info,
     (void *)cusparseDestroyCsrilu02Info,
+    (void *)cusparseDestroyCsrsm2Info,
+    (void *)cusparseDestroyCsrsv2Info,
     (void *)cusparseDestroyCsru2csrInfo,
     (void *)cusparseDestroyDnMat,
     (void *)cusparseDestroyDnVec,
@@ -2727,10 +3285,13 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseDgebsr2gebsc_bufferSize,
     (void *)cusparseDgebsr2gebsr,
     (void *)cusparseDgebsr2gebsr_bufferSize,
+    (void *)cusparseDgemmi,
     (void *)cusparseDgemvi,
     (void *)cusparseDgemvi_bufferSize,
     (void *)cusparseDgpsvInterleavedBatch,
     (void *)cusparseDgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cusparseDgthr,
+    (void *)cusparseDgthrz,
     (void *)cusparseDgtsv2,
     (void *)cusparseDgtsv2StridedBatch,
     (void *)cusparseDgtsv2StridedBatch_bufferSizeExt,
@@ -2761,6 +3322,8 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseDpruneDense2csrNnz,
     (void *)cusparseDpruneDense2csrNnzByPercentage,
     (void *)cusparseDpruneDense2csr_bufferSizeExt,
+    (void *)cusparseDroti,
+    (void *)cusparseDsctr,
     (void *)cusparseGather,
     (void *)cusparseGetErrorName,
     (void *)cusparseGetErrorString,
@@ -2794,6 +3357,7 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseSDDMM,
     (void *)cusparseSDDMM_bufferSize,
     (void *)cusparseSDDMM_preprocess,
+    (void *)cusparseSaxpyi,
     (void *)cusparseSbsr2csr,
     (void *)cusparseSbsric02,
     (void *)cusparseSbsric02_analysis,
@@ -2812,14 +3376,18 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseSbsrsv2_solve,
     (void *)cusparseSbsrxmv,
     (void *)cusparseScatter,
+    (void *)cusparseScsc2dense,
     (void *)cusparseScsr2bsr,
     (void *)cusparseScsr2csr_compress,
     (void *)cusparseScsr2csru,
+    (void *)cusparseScsr2dense,
     (void *)cusparseScsr2gebsr,
     (void *)cusparseScsr2gebsr_bufferSize,
     (void *)cusparseScsrcolor,
     (void *)cusparseScsrgeam2,
     (void *)cusparseScsrgeam2_bufferSizeExt,
+    (void *)cusparseScsrgemm2,
+    (void *)cusparseScsrgemm2_bufferSizeExt,
     (void *)cusparseScsric02,
     (void *)cusparseScsric02_analysis,
     (void *)cusparseScsric02_bufferSize,
@@ -2827,8 +3395,16 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseScsrilu02_analysis,
     (void *)cusparseScsrilu02_bufferSize,
     (void *)cusparseScsrilu02_numericBoost,
+    (void *)cusparseScsrsm2_analysis,
+    (void *)cusparseScsrsm2_bufferSizeExt,
+    (void *)cusparseScsrsm2_solve,
+    (void *)cusparseScsrsv2_analysis,
+    (void *)cusparseScsrsv2_bufferSize,
+    (void *)cusparseScsrsv2_solve,
     (void *)cusparseScsru2csr,
     (void *)cusparseScsru2csr_bufferSizeExt,
+    (void *)cusparseSdense2csc,
+    (void *)cusparseSdense2csr,
     (void *)cusparseSetMatDiagType,
     (void *)cusparseSetMatFillMode,
     (void *)cusparseSetMatIndexBase,
@@ -2840,10 +3416,13 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseSgebsr2gebsc_bufferSize,
     (void *)cusparseSgebsr2gebsr,
     (void *)cusparseSgebsr2gebsr_bufferSize,
+    (void *)cusparseSgemmi,
     (void *)cusparseSgemvi,
     (void *)cusparseSgemvi_bufferSize,
     (void *)cusparseSgpsvInterleavedBatch,
     (void *)cusparseSgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cusparseSgthr,
+    (void *)cusparseSgthrz,
     (void *)cusparseSgtsv2,
     (void *)cusparseSgtsv2StridedBatch,
     (void *)cusparseSgtsv2StridedBatch_bufferSizeExt,
@@ -2881,6 +3460,7 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseSpMatGetStridedBatch,
     (void *)cusparseSpMatGetValues,
     (void *)cusparseSpMatSetAttribute,
+    (void *)cusparseSpMatSetStridedBatch,
     (void *)cusparseSpMatSetValues,
     (void *)cusparseSpSM_analysis,
     (void *)cusparseSpSM_bufferSize,
@@ -2914,6 +3494,8 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseSpruneDense2csrNnz,
     (void *)cusparseSpruneDense2csrNnzByPercentage,
     (void *)cusparseSpruneDense2csr_bufferSizeExt,
+    (void *)cusparseSroti,
+    (void *)cusparseSsctr,
     (void *)cusparseXbsric02_zeroPivot,
     (void *)cusparseXbsrilu02_zeroPivot,
     (void *)cusparseXbsrsm2_zeroPivot,
@@ -2928,11 +3510,15 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseXcsr2coo,
     (void *)cusparseXcsr2gebsrNnz,
     (void *)cusparseXcsrgeam2Nnz,
+    (void *)cusparseXcsrgemm2Nnz,
     (void *)cusparseXcsric02_zeroPivot,
     (void *)cusparseXcsrilu02_zeroPivot,
+    (void *)cusparseXcsrsm2_zeroPivot,
     (void *)cusparseXcsrsort,
     (void *)cusparseXcsrsort_bufferSizeExt,
+    (void *)cusparseXcsrsv2_zeroPivot,
     (void *)cusparseXgebsr2gebsrNnz,
+    (void *)cusparseZaxpyi,
     (void *)cusparseZbsr2csr,
     (void *)cusparseZbsric02,
     (void *)cusparseZbsric02_analysis,
@@ -2950,14 +3536,18 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseZbsrsv2_bufferSize,
     (void *)cusparseZbsrsv2_solve,
     (void *)cusparseZbsrxmv,
+    (void *)cusparseZcsc2dense,
     (void *)cusparseZcsr2bsr,
     (void *)cusparseZcsr2csr_compress,
     (void *)cusparseZcsr2csru,
+    (void *)cusparseZcsr2dense,
     (void *)cusparseZcsr2gebsr,
     (void *)cusparseZcsr2gebsr_bufferSize,
     (void *)cusparseZcsrcolor,
     (void *)cusparseZcsrgeam2,
     (void *)cusparseZcsrgeam2_bufferSizeExt,
+    (void *)cusparseZcsrgemm2,
+    (void *)cusparseZcsrgemm2_bufferSizeExt,
     (void *)cusparseZcsric02,
     (void *)cusparseZcsric02_analysis,
     (void *)cusparseZcsric02_bufferSize,
@@ -2965,17 +3555,28 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseZcsrilu02_analysis,
     (void *)cusparseZcsrilu02_bufferSize,
     (void *)cusparseZcsrilu02_numericBoost,
+    (void *)cusparseZcsrsm2_analysis,
+    (void *)cusparseZcsrsm2_bufferSizeExt,
+    (void *)cusparseZcsrsm2_solve,
+    (void *)cusparseZcsrsv2_analysis,
+    (void *)cusparseZcsrsv2_bufferSize,
+    (void *)cusparseZcsrsv2_solve,
     (void *)cusparseZcsru2csr,
     (void *)cusparseZcsru2csr_bufferSizeExt,
+    (void *)cusparseZdense2csc,
+    (void *)cusparseZdense2csr,
     (void *)cusparseZgebsr2csr,
     (void *)cusparseZgebsr2gebsc,
     (void *)cusparseZgebsr2gebsc_bufferSize,
     (void *)cusparseZgebsr2gebsr,
     (void *)cusparseZgebsr2gebsr_bufferSize,
+    (void *)cusparseZgemmi,
     (void *)cusparseZgemvi,
     (void *)cusparseZgemvi_bufferSize,
     (void *)cusparseZgpsvInterleavedBatch,
     (void *)cusparseZgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cusparseZgthr,
+    (void *)cusparseZgthrz,
     (void *)cusparseZgtsv2,
     (void *)cusparseZgtsv2StridedBatch,
     (void *)cusparseZgtsv2StridedBatch_bufferSizeExt,
@@ -2986,5 +3587,6 @@ void *const fake_lib_addresses[423] = {
     (void *)cusparseZgtsvInterleavedBatch_bufferSizeExt,
     (void *)cusparseZnnz,
     (void *)cusparseZnnz_compress,
+    (void *)cusparseZsctr,
 };
-_Static_assert(CUTAP_ID_cusparseZnnz_compress - CUTAP_ID_cusparseAxpby == 422, "ids of cusparse are consecutive");
+_Static_assert(CUTAP_ID_cusparseZsctr - CUTAP_ID_cusparseAxpby == 508, "ids of cusparse are consecutive");

@@ -12,65 +12,130 @@ FAKE_EXPORT int __nvJitLinkAPI(FAKE_UNTYPED_PARAMS)
     FAKE_UNTYPED_WORDS(a);
     return (int)fake_lib_call(CUTAP_ID___nvJitLinkAPI, a, 10);
 }
+FAKE_EXPORT unsigned int __nvJitLinkAddData_12_4(void *handle, unsigned int inputType, void *data, unsigned long size, void *name)
+{
+    uint64_t fake_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)inputType, (uint64_t)(uintptr_t)data, (uint64_t)size, (uint64_t)(uintptr_t)name};
+    return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkAddData_12_4, fake_w, 5);
+}
 FAKE_EXPORT unsigned int __nvJitLinkAddData_13_0(void *handle, unsigned int inputType, void *data, unsigned long size, void *name)
 {
     uint64_t fake_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)inputType, (uint64_t)(uintptr_t)data, (uint64_t)size, (uint64_t)(uintptr_t)name};
     return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkAddData_13_0, fake_w, 5);
+}
+FAKE_EXPORT unsigned int __nvJitLinkAddFile_12_4(void *handle, unsigned int inputType, void *fileName)
+{
+    uint64_t fake_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)inputType, (uint64_t)(uintptr_t)fileName};
+    return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkAddFile_12_4, fake_w, 3);
 }
 FAKE_EXPORT unsigned int __nvJitLinkAddFile_13_0(void *handle, unsigned int inputType, void *fileName)
 {
     uint64_t fake_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)inputType, (uint64_t)(uintptr_t)fileName};
     return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkAddFile_13_0, fake_w, 3);
 }
+FAKE_EXPORT unsigned int __nvJitLinkComplete_12_4(void *handle)
+{
+    uint64_t fake_w[1] = {(uint64_t)(uintptr_t)handle};
+    return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkComplete_12_4, fake_w, 1);
+}
 FAKE_EXPORT unsigned int __nvJitLinkComplete_13_0(void *handle)
 {
     uint64_t fake_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkComplete_13_0, fake_w, 1);
+}
+FAKE_EXPORT unsigned int __nvJitLinkCreate_12_4(void *handle, unsigned int numOptions, void *options)
+{
+    uint64_t fake_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)numOptions, (uint64_t)(uintptr_t)options};
+    return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkCreate_12_4, fake_w, 3);
 }
 FAKE_EXPORT unsigned int __nvJitLinkCreate_13_0(void *handle, unsigned int numOptions, void *options)
 {
     uint64_t fake_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)numOptions, (uint64_t)(uintptr_t)options};
     return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkCreate_13_0, fake_w, 3);
 }
+FAKE_EXPORT unsigned int __nvJitLinkDestroy_12_4(void *handle)
+{
+    uint64_t fake_w[1] = {(uint64_t)(uintptr_t)handle};
+    return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkDestroy_12_4, fake_w, 1);
+}
 FAKE_EXPORT unsigned int __nvJitLinkDestroy_13_0(void *handle)
 {
     uint64_t fake_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkDestroy_13_0, fake_w, 1);
+}
+FAKE_EXPORT unsigned int __nvJitLinkGetErrorLogSize_12_4(void *handle, void *size)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
+    return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4, fake_w, 2);
 }
 FAKE_EXPORT unsigned int __nvJitLinkGetErrorLogSize_13_0(void *handle, void *size)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0, fake_w, 2);
 }
+FAKE_EXPORT unsigned int __nvJitLinkGetErrorLog_12_4(void *handle, void *log)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)log};
+    return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetErrorLog_12_4, fake_w, 2);
+}
 FAKE_EXPORT unsigned int __nvJitLinkGetErrorLog_13_0(void *handle, void *log)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)log};
     return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetErrorLog_13_0, fake_w, 2);
+}
+FAKE_EXPORT unsigned int __nvJitLinkGetInfoLogSize_12_4(void *handle, void *size)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
+    return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4, fake_w, 2);
 }
 FAKE_EXPORT unsigned int __nvJitLinkGetInfoLogSize_13_0(void *handle, void *size)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0, fake_w, 2);
 }
+FAKE_EXPORT unsigned int __nvJitLinkGetInfoLog_12_4(void *handle, void *log)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)log};
+    return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetInfoLog_12_4, fake_w, 2);
+}
 FAKE_EXPORT unsigned int __nvJitLinkGetInfoLog_13_0(void *handle, void *log)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)log};
     return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetInfoLog_13_0, fake_w, 2);
+}
+FAKE_EXPORT unsigned int __nvJitLinkGetLinkedCubinSize_12_4(void *handle, void *size)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
+    return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4, fake_w, 2);
 }
 FAKE_EXPORT unsigned int __nvJitLinkGetLinkedCubinSize_13_0(void *handle, void *size)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0, fake_w, 2);
 }
+FAKE_EXPORT unsigned int __nvJitLinkGetLinkedCubin_12_4(void *handle, void *cubin)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)cubin};
+    return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4, fake_w, 2);
+}
 FAKE_EXPORT unsigned int __nvJitLinkGetLinkedCubin_13_0(void *handle, void *cubin)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)cubin};
     return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0, fake_w, 2);
 }
+FAKE_EXPORT unsigned int __nvJitLinkGetLinkedPtxSize_12_4(void *handle, void *size)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
+    return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4, fake_w, 2);
+}
 FAKE_EXPORT unsigned int __nvJitLinkGetLinkedPtxSize_13_0(void *handle, void *size)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0, fake_w, 2);
+}
+FAKE_EXPORT unsigned int __nvJitLinkGetLinkedPtx_12_4(void *handle, void *ptx)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)ptx};
+    return (unsigned int)fake_lib_call(CUTAP_ID___nvJitLinkGetLinkedPtx_12_4, fake_w, 2);
 }
 FAKE_EXPORT unsigned int __nvJitLinkGetLinkedPtx_13_0(void *handle, void *ptx)
 {
@@ -150,21 +215,34 @@ FAKE_EXPORT unsigned int nvJitLinkVersion(void *major, void *minor)
 
 const char *const fake_lib_layer = "nvJitLink";
 const uint32_t fake_lib_first = CUTAP_ID___nvJitLinkAPI;
-const uint32_t fake_lib_n = 28;
-const char *const fake_lib_names[28] = {
+const uint32_t fake_lib_n = 41;
+const char *const fake_lib_names[41] = {
     "__nvJitLinkAPI",
+    "__nvJitLinkAddData_12_4",
     "__nvJitLinkAddData_13_0",
+    "__nvJitLinkAddFile_12_4",
     "__nvJitLinkAddFile_13_0",
+    "__nvJitLinkComplete_12_4",
     "__nvJitLinkComplete_13_0",
+    "__nvJitLinkCreate_12_4",
     "__nvJitLinkCreate_13_0",
+    "__nvJitLinkDestroy_12_4",
     "__nvJitLinkDestroy_13_0",
+    "__nvJitLinkGetErrorLogSize_12_4",
     "__nvJitLinkGetErrorLogSize_13_0",
+    "__nvJitLinkGetErrorLog_12_4",
     "__nvJitLinkGetErrorLog_13_0",
+    "__nvJitLinkGetInfoLogSize_12_4",
     "__nvJitLinkGetInfoLogSize_13_0",
+    "__nvJitLinkGetInfoLog_12_4",
     "__nvJitLinkGetInfoLog_13_0",
+    "__nvJitLinkGetLinkedCubinSize_12_4",
     "__nvJitLinkGetLinkedCubinSize_13_0",
+    "__nvJitLinkGetLinkedCubin_12_4",
     "__nvJitLinkGetLinkedCubin_13_0",
+    "__nvJitLinkGetLinkedPtxSize_12_4",
     "__nvJitLinkGetLinkedPtxSize_13_0",
+    "__nvJitLinkGetLinkedPtx_12_4",
     "__nvJitLinkGetLinkedPtx_13_0",
     "nvJitLinkAddData",
     "nvJitLinkAddFile",
@@ -183,20 +261,33 @@ const char *const fake_lib_names[28] = {
 };
 /* Own addresses, bound at link time (-Bsymbolic): what the library's
  * own symbol table gives, never cutap's wrappers. */
-void *const fake_lib_addresses[28] = {
+void *const fake_lib_addresses[41] = {
     (void *)__nvJitLinkAPI,
+    (void *)__nvJitLinkAddData_12_4,
     (void *)__nvJitLinkAddData_13_0,
+    (void *)__nvJitLinkAddFile_12_4,
     (void *)__nvJitLinkAddFile_13_0,
+    (void *)__nvJitLinkComplete_12_4,
     (void *)__nvJitLinkComplete_13_0,
+    (void *)__nvJitLinkCreate_12_4,
     (void *)__nvJitLinkCreate_13_0,
+    (void *)__nvJitLinkDestroy_12_4,
     (void *)__nvJitLinkDestroy_13_0,
+    (void *)__nvJitLinkGetErrorLogSize_12_4,
     (void *)__nvJitLinkGetErrorLogSize_13_0,
+    (void *)__nvJitLinkGetErrorLog_12_4,
     (void *)__nvJitLinkGetErrorLog_13_0,
+    (void *)__nvJitLinkGetInfoLogSize_12_4,
     (void *)__nvJitLinkGetInfoLogSize_13_0,
+    (void *)__nvJitLinkGetInfoLog_12_4,
     (void *)__nvJitLinkGetInfoLog_13_0,
+    (void *)__nvJitLinkGetLinkedCubinSize_12_4,
     (void *)__nvJitLinkGetLinkedCubinSize_13_0,
+    (void *)__nvJitLinkGetLinkedCubin_12_4,
     (void *)__nvJitLinkGetLinkedCubin_13_0,
+    (void *)__nvJitLinkGetLinkedPtxSize_12_4,
     (void *)__nvJitLinkGetLinkedPtxSize_13_0,
+    (void *)__nvJitLinkGetLinkedPtx_12_4,
     (void *)__nvJitLinkGetLinkedPtx_13_0,
     (void *)nvJitLinkAddData,
     (void *)nvJitLinkAddFile,
@@ -213,4 +304,4 @@ void *const fake_lib_addresses[28] = {
     (void *)nvJitLinkGetLinkedPtxSize,
     (void *)nvJitLinkVersion,
 };
-_Static_assert(CUTAP_ID_nvJitLinkVersion - CUTAP_ID___nvJitLinkAPI == 27, "ids of nvJitLink are consecutive");
+_Static_assert(CUTAP_ID_nvJitLinkVersion - CUTAP_ID___nvJitLinkAPI == 40, "ids of nvJitLink are consecutive");

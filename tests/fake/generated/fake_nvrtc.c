@@ -57,6 +57,16 @@ FAKE_EXPORT unsigned int nvrtcGetLoweredName(void *prog, void *name_expression, 
     uint64_t fake_w[3] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)name_expression, (uint64_t)(uintptr_t)lowered_name};
     return (unsigned int)fake_lib_call(CUTAP_ID_nvrtcGetLoweredName, fake_w, 3);
 }
+FAKE_EXPORT unsigned int nvrtcGetNVVM(void *prog, void *nvvm)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)nvvm};
+    return (unsigned int)fake_lib_call(CUTAP_ID_nvrtcGetNVVM, fake_w, 2);
+}
+FAKE_EXPORT unsigned int nvrtcGetNVVMSize(void *prog, void *nvvmSizeRet)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)nvvmSizeRet};
+    return (unsigned int)fake_lib_call(CUTAP_ID_nvrtcGetNVVMSize, fake_w, 2);
+}
 FAKE_EXPORT unsigned int nvrtcGetNumSupportedArchs(void *numArchs)
 {
     uint64_t fake_w[1] = {(uint64_t)(uintptr_t)numArchs};
@@ -130,8 +140,8 @@ FAKE_EXPORT unsigned int nvrtcVersion(void *major, void *minor)
 
 const char *const fake_lib_layer = "nvrtc";
 const uint32_t fake_lib_first = CUTAP_ID_nvrtcAddNameExpression;
-const uint32_t fake_lib_n = 24;
-const char *const fake_lib_names[24] = {
+const uint32_t fake_lib_n = 26;
+const char *const fake_lib_names[26] = {
     "nvrtcAddNameExpression",
     "nvrtcCompileProgram",
     "nvrtcCreateProgram",
@@ -142,6 +152,8 @@ const char *const fake_lib_names[24] = {
     "nvrtcGetLTOIR",
     "nvrtcGetLTOIRSize",
     "nvrtcGetLoweredName",
+    "nvrtcGetNVVM",
+    "nvrtcGetNVVMSize",
     "nvrtcGetNumSupportedArchs",
     "nvrtcGetOptiXIR",
     "nvrtcGetOptiXIRSize",
@@ -159,7 +171,7 @@ const char *const fake_lib_names[24] = {
 };
 /* Own addresses, bound at link time (-Bsymbolic): what the library's
  * own symbol table gives, never cutap's wrappers. */
-void *const fake_lib_addresses[24] = {
+void *const fake_lib_addresses[26] = {
     (void *)nvrtcAddNameExpression,
     (void *)nvrtcCompileProgram,
     (void *)nvrtcCreateProgram,
@@ -170,6 +182,8 @@ void *const fake_lib_addresses[24] = {
     (void *)nvrtcGetLTOIR,
     (void *)nvrtcGetLTOIRSize,
     (void *)nvrtcGetLoweredName,
+    (void *)nvrtcGetNVVM,
+    (void *)nvrtcGetNVVMSize,
     (void *)nvrtcGetNumSupportedArchs,
     (void *)nvrtcGetOptiXIR,
     (void *)nvrtcGetOptiXIRSize,
@@ -185,4 +199,4 @@ void *const fake_lib_addresses[24] = {
     (void *)nvrtcSetPCHHeapSize,
     (void *)nvrtcVersion,
 };
-_Static_assert(CUTAP_ID_nvrtcVersion - CUTAP_ID_nvrtcAddNameExpression == 23, "ids of nvrtc are consecutive");
+_Static_assert(CUTAP_ID_nvrtcVersion - CUTAP_ID_nvrtcAddNameExpression == 25, "ids of nvrtc are consecutive");

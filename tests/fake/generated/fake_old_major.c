@@ -2,12 +2,269 @@
  * (see gen/known_good.json); regenerate with `make regen`. */
 
 #include <stdio.h>
+#include <stdint.h>
 #include "fake_lib_internal.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
-#ifdef FAKE_LIB_runtime
-/* __cudaGetKernel: 9 arguments (13.0 declares 2). */
+
+#if defined(FAKE_LIB_runtime) && FAKE_GROUP == 0   /* libcudart.so.12 */
+/* cudaGraphAddDependencies as CUDA 12 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cudaGraphAddDependencies(void *a0, void *a1, void *a2, unsigned long a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3};
+    fake_lib_call(CUTAP_ID_cudaGraphAddDependencies, w, 4);
+    printf("fake cudaGraphAddDependencies: p%llx p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]));
+    fflush(stdout);
+    return 0;
+}
+/* cudaGraphAddNode as CUDA 12 declares it (13.0: 6 arguments) */
+FAKE_EXPORT unsigned cudaGraphAddNode(void *a0, void *a1, void *a2, unsigned long a3, void *a4)
+{
+    uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4};
+    fake_lib_call(CUTAP_ID_cudaGraphAddNode, w, 5);
+    printf("fake cudaGraphAddNode: p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaGraphGetEdges as CUDA 12 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cudaGraphGetEdges(void *a0, void *a1, void *a2, void *a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3};
+    fake_lib_call(CUTAP_ID_cudaGraphGetEdges, w, 4);
+    printf("fake cudaGraphGetEdges: p%llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaGraphNodeGetDependencies as CUDA 12 declares it (13.0: 4 arguments) */
+FAKE_EXPORT unsigned cudaGraphNodeGetDependencies(void *a0, void *a1, void *a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
+    fake_lib_call(CUTAP_ID_cudaGraphNodeGetDependencies, w, 3);
+    printf("fake cudaGraphNodeGetDependencies: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaGraphNodeGetDependentNodes as CUDA 12 declares it (13.0: 4 arguments) */
+FAKE_EXPORT unsigned cudaGraphNodeGetDependentNodes(void *a0, void *a1, void *a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
+    fake_lib_call(CUTAP_ID_cudaGraphNodeGetDependentNodes, w, 3);
+    printf("fake cudaGraphNodeGetDependentNodes: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaGraphRemoveDependencies as CUDA 12 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cudaGraphRemoveDependencies(void *a0, void *a1, void *a2, unsigned long a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3};
+    fake_lib_call(CUTAP_ID_cudaGraphRemoveDependencies, w, 4);
+    printf("fake cudaGraphRemoveDependencies: p%llx p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]));
+    fflush(stdout);
+    return 0;
+}
+/* cudaMemAdvise as CUDA 12 declares it (13.0: 4 arguments) */
+FAKE_EXPORT unsigned cudaMemAdvise(void *a0, unsigned long a1, unsigned int a2, int a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(int64_t)a3};
+    fake_lib_call(CUTAP_ID_cudaMemAdvise, w, 4);
+    printf("fake cudaMemAdvise: p%llx %llx %llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3]));
+    fflush(stdout);
+    return 0;
+}
+/* cudaMemPrefetchAsync as CUDA 12 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cudaMemPrefetchAsync(void *a0, unsigned long a1, int a2, void *a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(int64_t)a2, (uint64_t)(uintptr_t)a3};
+    fake_lib_call(CUTAP_ID_cudaMemPrefetchAsync, w, 4);
+    printf("fake cudaMemPrefetchAsync: p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaMemPrefetchAsync_ptsz as CUDA 12 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cudaMemPrefetchAsync_ptsz(void *a0, unsigned long a1, int a2, void *a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(int64_t)a2, (uint64_t)(uintptr_t)a3};
+    fake_lib_call(CUTAP_ID_cudaMemPrefetchAsync_ptsz, w, 4);
+    printf("fake cudaMemPrefetchAsync_ptsz: p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaStreamUpdateCaptureDependencies as CUDA 12 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cudaStreamUpdateCaptureDependencies(void *a0, void *a1, unsigned long a2, unsigned int a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)a2, (uint64_t)a3};
+    fake_lib_call(CUTAP_ID_cudaStreamUpdateCaptureDependencies, w, 4);
+    printf("fake cudaStreamUpdateCaptureDependencies: p%llx p%llx %llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2]), (unsigned long long)(w[3]));
+    fflush(stdout);
+    return 0;
+}
+/* cudaStreamUpdateCaptureDependencies_ptsz as CUDA 12 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cudaStreamUpdateCaptureDependencies_ptsz(void *a0, void *a1, unsigned long a2, unsigned int a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)a2, (uint64_t)a3};
+    fake_lib_call(CUTAP_ID_cudaStreamUpdateCaptureDependencies_ptsz, w, 4);
+    printf("fake cudaStreamUpdateCaptureDependencies_ptsz: p%llx p%llx %llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2]), (unsigned long long)(w[3]));
+    fflush(stdout);
+    return 0;
+}
+/* cudaDeviceGetHostAtomicCapabilities: 9 arguments (13.0 declares 4; CUDA 12's headers do not declare it) */
+FAKE_EXPORT unsigned cudaDeviceGetHostAtomicCapabilities(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+{
+    uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
+    fake_lib_call(CUTAP_ID_cudaDeviceGetHostAtomicCapabilities, w, 9);
+    printf("fake cudaDeviceGetHostAtomicCapabilities: %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a2, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
+    fflush(stdout);
+    return 0;
+}
+/* cudaDeviceGetP2PAtomicCapabilities: 0 arguments (13.0 declares 5, argument 0 an output) */
+FAKE_EXPORT unsigned cudaDeviceGetP2PAtomicCapabilities(void)
+{
+    uint64_t w[1] = {0};
+    fake_lib_call(CUTAP_ID_cudaDeviceGetP2PAtomicCapabilities, w, 0);
+    printf("fake cudaDeviceGetP2PAtomicCapabilities:\n");
+    fflush(stdout);
+    return 1;   /* a failure: counted as an error though untyped */
+}
+#endif
+
+#if defined(FAKE_LIB_runtime) && FAKE_GROUP == 1   /* libcudart.so.11.0 */
+/* cudaGetDriverEntryPoint as CUDA 11 declares it (13.0: 4 arguments) */
+FAKE_EXPORT unsigned cudaGetDriverEntryPoint(void *a0, void *a1, unsigned long long a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)a2};
+    fake_lib_call(CUTAP_ID_cudaGetDriverEntryPoint, w, 3);
+    printf("fake cudaGetDriverEntryPoint: p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2]));
+    fflush(stdout);
+    return 0;
+}
+/* cudaGetDriverEntryPoint_ptsz as CUDA 11 declares it (13.0: 4 arguments) */
+FAKE_EXPORT unsigned cudaGetDriverEntryPoint_ptsz(void *a0, void *a1, unsigned long long a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)a2};
+    fake_lib_call(CUTAP_ID_cudaGetDriverEntryPoint_ptsz, w, 3);
+    printf("fake cudaGetDriverEntryPoint_ptsz: p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2]));
+    fflush(stdout);
+    return 0;
+}
+/* cudaGraphAddDependencies as CUDA 11 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cudaGraphAddDependencies(void *a0, void *a1, void *a2, unsigned long a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3};
+    fake_lib_call(CUTAP_ID_cudaGraphAddDependencies, w, 4);
+    printf("fake cudaGraphAddDependencies: p%llx p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]));
+    fflush(stdout);
+    return 0;
+}
+/* cudaGraphExecUpdate as CUDA 11 declares it (13.0: 3 arguments) */
+FAKE_EXPORT unsigned cudaGraphExecUpdate(void *a0, void *a1, void *a2, void *a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3};
+    fake_lib_call(CUTAP_ID_cudaGraphExecUpdate, w, 4);
+    printf("fake cudaGraphExecUpdate: p%llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaGraphGetEdges as CUDA 11 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cudaGraphGetEdges(void *a0, void *a1, void *a2, void *a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3};
+    fake_lib_call(CUTAP_ID_cudaGraphGetEdges, w, 4);
+    printf("fake cudaGraphGetEdges: p%llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaGraphInstantiate as CUDA 11 declares it (13.0: 3 arguments) */
+FAKE_EXPORT unsigned cudaGraphInstantiate(void *a0, void *a1, void *a2, void *a3, unsigned long a4)
+{
+    uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)a4};
+    fake_lib_call(CUTAP_ID_cudaGraphInstantiate, w, 5);
+    printf("fake cudaGraphInstantiate: p%llx p%llx p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4]));
+    fflush(stdout);
+    return 0;
+}
+/* cudaGraphNodeGetDependencies as CUDA 11 declares it (13.0: 4 arguments) */
+FAKE_EXPORT unsigned cudaGraphNodeGetDependencies(void *a0, void *a1, void *a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
+    fake_lib_call(CUTAP_ID_cudaGraphNodeGetDependencies, w, 3);
+    printf("fake cudaGraphNodeGetDependencies: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaGraphNodeGetDependentNodes as CUDA 11 declares it (13.0: 4 arguments) */
+FAKE_EXPORT unsigned cudaGraphNodeGetDependentNodes(void *a0, void *a1, void *a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
+    fake_lib_call(CUTAP_ID_cudaGraphNodeGetDependentNodes, w, 3);
+    printf("fake cudaGraphNodeGetDependentNodes: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaGraphRemoveDependencies as CUDA 11 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cudaGraphRemoveDependencies(void *a0, void *a1, void *a2, unsigned long a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3};
+    fake_lib_call(CUTAP_ID_cudaGraphRemoveDependencies, w, 4);
+    printf("fake cudaGraphRemoveDependencies: p%llx p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]));
+    fflush(stdout);
+    return 0;
+}
+/* cudaMemAdvise as CUDA 11 declares it (13.0: 4 arguments) */
+FAKE_EXPORT unsigned cudaMemAdvise(void *a0, unsigned long a1, unsigned int a2, int a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(int64_t)a3};
+    fake_lib_call(CUTAP_ID_cudaMemAdvise, w, 4);
+    printf("fake cudaMemAdvise: p%llx %llx %llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3]));
+    fflush(stdout);
+    return 0;
+}
+/* cudaMemPrefetchAsync as CUDA 11 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cudaMemPrefetchAsync(void *a0, unsigned long a1, int a2, void *a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(int64_t)a2, (uint64_t)(uintptr_t)a3};
+    fake_lib_call(CUTAP_ID_cudaMemPrefetchAsync, w, 4);
+    printf("fake cudaMemPrefetchAsync: p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaMemPrefetchAsync_ptsz as CUDA 11 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cudaMemPrefetchAsync_ptsz(void *a0, unsigned long a1, int a2, void *a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(int64_t)a2, (uint64_t)(uintptr_t)a3};
+    fake_lib_call(CUTAP_ID_cudaMemPrefetchAsync_ptsz, w, 4);
+    printf("fake cudaMemPrefetchAsync_ptsz: p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaStreamGetCaptureInfo as CUDA 11 declares it (13.0: 7 arguments) */
+FAKE_EXPORT unsigned cudaStreamGetCaptureInfo(void *a0, void *a1, void *a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
+    fake_lib_call(CUTAP_ID_cudaStreamGetCaptureInfo, w, 3);
+    printf("fake cudaStreamGetCaptureInfo: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaStreamGetCaptureInfo_ptsz as CUDA 11 declares it (13.0: 7 arguments) */
+FAKE_EXPORT unsigned cudaStreamGetCaptureInfo_ptsz(void *a0, void *a1, void *a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
+    fake_lib_call(CUTAP_ID_cudaStreamGetCaptureInfo_ptsz, w, 3);
+    printf("fake cudaStreamGetCaptureInfo_ptsz: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cudaStreamUpdateCaptureDependencies as CUDA 11 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cudaStreamUpdateCaptureDependencies(void *a0, void *a1, unsigned long a2, unsigned int a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)a2, (uint64_t)a3};
+    fake_lib_call(CUTAP_ID_cudaStreamUpdateCaptureDependencies, w, 4);
+    printf("fake cudaStreamUpdateCaptureDependencies: p%llx p%llx %llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2]), (unsigned long long)(w[3]));
+    fflush(stdout);
+    return 0;
+}
+/* __cudaGetKernel: 9 arguments (13.0 declares 2; CUDA 11's headers do not declare it) */
 FAKE_EXPORT unsigned __cudaGetKernel(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
 {
     uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
@@ -16,61 +273,85 @@ FAKE_EXPORT unsigned __cudaGetKernel(uint64_t a0, uint64_t a1, uint64_t a2, uint
     fflush(stdout);
     return 0;
 }
-/* __cudaPopCallConfiguration: 2 arguments (13.0 declares 4, argument 2 an output). */
-FAKE_EXPORT unsigned __cudaPopCallConfiguration(uint64_t a0, uint64_t a1)
+/* cudaDeviceGetHostAtomicCapabilities: 0 arguments (13.0 declares 4, argument 0 an output) */
+FAKE_EXPORT unsigned cudaDeviceGetHostAtomicCapabilities(void)
 {
-    uint64_t w[2] = {a0, a1};
-    fake_lib_call(CUTAP_ID___cudaPopCallConfiguration, w, 2);
-    printf("fake __cudaPopCallConfiguration:\n");
+    uint64_t w[1] = {0};
+    fake_lib_call(CUTAP_ID_cudaDeviceGetHostAtomicCapabilities, w, 0);
+    printf("fake cudaDeviceGetHostAtomicCapabilities:\n");
     fflush(stdout);
     return 1;   /* a failure: counted as an error though untyped */
 }
 #endif
 
-#ifdef FAKE_LIB_cublas
-/* cublasAlloc: 9 arguments (13.0 declares 3). */
-FAKE_EXPORT unsigned cublasAlloc(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+#if defined(FAKE_LIB_cublas) && FAKE_GROUP == 0   /* libcublas.so.12 */
+/* cublasGetEmulationSpecialValuesSupport: 9 arguments (13.0 declares 2; CUDA 12's headers do not declare it) */
+FAKE_EXPORT unsigned cublasGetEmulationSpecialValuesSupport(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
 {
     uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
-    fake_lib_call(CUTAP_ID_cublasAlloc, w, 9);
-    printf("fake cublasAlloc: %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a0, (unsigned long long)a1, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
+    fake_lib_call(CUTAP_ID_cublasGetEmulationSpecialValuesSupport, w, 9);
+    printf("fake cublasGetEmulationSpecialValuesSupport: %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a2, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
     fflush(stdout);
     return 0;
 }
-/* cublasCreate_v2: 0 arguments (13.0 declares 1, argument 0 an output). */
-FAKE_EXPORT unsigned cublasCreate_v2(void)
+/* cublasGetFixedPointEmulationMantissaBitCountPointer: 1 arguments (13.0 declares 2, argument 1 an output) */
+FAKE_EXPORT unsigned cublasGetFixedPointEmulationMantissaBitCountPointer(uint64_t a0)
 {
-    uint64_t w[1] = {0};
-    fake_lib_call(CUTAP_ID_cublasCreate_v2, w, 0);
-    printf("fake cublasCreate_v2:\n");
+    uint64_t w[1] = {a0};
+    fake_lib_call(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitCountPointer, w, 1);
+    printf("fake cublasGetFixedPointEmulationMantissaBitCountPointer:\n");
     fflush(stdout);
     return 1;   /* a failure: counted as an error though untyped */
 }
 #endif
 
-#ifdef FAKE_LIB_cublaslt
-/* cublasLtCreate: 9 arguments (13.0 declares 1). */
-FAKE_EXPORT unsigned cublasLtCreate(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+#if defined(FAKE_LIB_cublas) && FAKE_GROUP == 1   /* libcublas.so.11 */
+/* cublasCcopy_v2_64: 9 arguments (13.0 declares 6; CUDA 11's headers do not declare it) */
+FAKE_EXPORT unsigned cublasCcopy_v2_64(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
 {
     uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
-    fake_lib_call(CUTAP_ID_cublasLtCreate, w, 9);
-    printf("fake cublasLtCreate: %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a1, (unsigned long long)a2, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
+    fake_lib_call(CUTAP_ID_cublasCcopy_v2_64, w, 9);
+    printf("fake cublasCcopy_v2_64: %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a1, (unsigned long long)a3, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
     fflush(stdout);
     return 0;
 }
-/* cublasLtEmulationDescCreate: 0 arguments (13.0 declares 1, argument 0 an output). */
-FAKE_EXPORT unsigned cublasLtEmulationDescCreate(void)
+/* cublasGetFixedPointEmulationMantissaBitCountPointer: 1 arguments (13.0 declares 2, argument 1 an output) */
+FAKE_EXPORT unsigned cublasGetFixedPointEmulationMantissaBitCountPointer(uint64_t a0)
 {
-    uint64_t w[1] = {0};
-    fake_lib_call(CUTAP_ID_cublasLtEmulationDescCreate, w, 0);
-    printf("fake cublasLtEmulationDescCreate:\n");
+    uint64_t w[1] = {a0};
+    fake_lib_call(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitCountPointer, w, 1);
+    printf("fake cublasGetFixedPointEmulationMantissaBitCountPointer:\n");
     fflush(stdout);
     return 1;   /* a failure: counted as an error though untyped */
 }
 #endif
 
-#ifdef FAKE_LIB_cudnn
-/* cudnnAdvVersionCheck: 9 arguments (13.0 declares 0). */
+#if defined(FAKE_LIB_cublaslt) && FAKE_GROUP == 0   /* libcublasLt.so.12 */
+/* cublasLtEmulationDescCreate: 9 arguments (13.0 declares 1; CUDA 12's headers do not declare it) */
+FAKE_EXPORT unsigned cublasLtEmulationDescCreate(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+{
+    uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
+    fake_lib_call(CUTAP_ID_cublasLtEmulationDescCreate, w, 9);
+    printf("fake cublasLtEmulationDescCreate: %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a1, (unsigned long long)a2, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
+    fflush(stdout);
+    return 0;
+}
+#endif
+
+#if defined(FAKE_LIB_cublaslt) && FAKE_GROUP == 1   /* libcublasLt.so.11 */
+/* cublasLtEmulationDescCreate: 9 arguments (13.0 declares 1; CUDA 11's headers do not declare it) */
+FAKE_EXPORT unsigned cublasLtEmulationDescCreate(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+{
+    uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
+    fake_lib_call(CUTAP_ID_cublasLtEmulationDescCreate, w, 9);
+    printf("fake cublasLtEmulationDescCreate: %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a1, (unsigned long long)a2, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
+    fflush(stdout);
+    return 0;
+}
+#endif
+
+#if defined(FAKE_LIB_cudnn) && FAKE_GROUP == 0   /* libcudnn.so.8 */
+/* cudnnAdvVersionCheck: 9 arguments (13.0 declares 0; CUDA ?'s headers do not declare it) */
 FAKE_EXPORT unsigned cudnnAdvVersionCheck(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
 {
     uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
@@ -79,7 +360,7 @@ FAKE_EXPORT unsigned cudnnAdvVersionCheck(uint64_t a0, uint64_t a1, uint64_t a2,
     fflush(stdout);
     return 0;
 }
-/* cudnnBackendCreateDescriptor: 1 arguments (13.0 declares 2, argument 1 an output). */
+/* cudnnBackendCreateDescriptor: 1 arguments (13.0 declares 2, argument 1 an output) */
 FAKE_EXPORT unsigned cudnnBackendCreateDescriptor(uint64_t a0)
 {
     uint64_t w[1] = {a0};
@@ -90,38 +371,437 @@ FAKE_EXPORT unsigned cudnnBackendCreateDescriptor(uint64_t a0)
 }
 #endif
 
-#ifdef FAKE_LIB_cufft
-/* cufftCreate: 9 arguments (13.0 declares 1). */
-FAKE_EXPORT unsigned cufftCreate(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+#if defined(FAKE_LIB_cufft) && FAKE_GROUP == 0   /* libcufft.so.11 */
+/* cufftXtSetJITCallback: 9 arguments (13.0 declares 6; CUDA 12's headers do not declare it) */
+FAKE_EXPORT unsigned cufftXtSetJITCallback(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
 {
     uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
-    fake_lib_call(CUTAP_ID_cufftCreate, w, 9);
-    printf("fake cufftCreate: %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a1, (unsigned long long)a2, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
+    fake_lib_call(CUTAP_ID_cufftXtSetJITCallback, w, 9);
+    printf("fake cufftXtSetJITCallback: %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a0, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
     fflush(stdout);
     return 0;
 }
-/* cufftXtMalloc: 1 arguments (13.0 declares 3, argument 1 an output). */
-FAKE_EXPORT unsigned cufftXtMalloc(uint64_t a0)
+#endif
+
+#if defined(FAKE_LIB_cufft) && FAKE_GROUP == 1   /* libcufft.so.10 */
+/* cufftGetPlanPropertyInt64: 9 arguments (13.0 declares 3; CUDA 11's headers do not declare it) */
+FAKE_EXPORT unsigned cufftGetPlanPropertyInt64(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
 {
-    uint64_t w[1] = {a0};
-    fake_lib_call(CUTAP_ID_cufftXtMalloc, w, 1);
-    printf("fake cufftXtMalloc: %llx\n", (unsigned long long)a0);
+    uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
+    fake_lib_call(CUTAP_ID_cufftGetPlanPropertyInt64, w, 9);
+    printf("fake cufftGetPlanPropertyInt64: %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a0, (unsigned long long)a1, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
+    fflush(stdout);
+    return 0;
+}
+/* cufftXtSetJITCallback: 5 arguments (13.0 declares 6, argument 5 an output) */
+FAKE_EXPORT unsigned cufftXtSetJITCallback(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4)
+{
+    uint64_t w[5] = {a0, a1, a2, a3, a4};
+    fake_lib_call(CUTAP_ID_cufftXtSetJITCallback, w, 5);
+    printf("fake cufftXtSetJITCallback: %llx %llx %llx\n", (unsigned long long)a0, (unsigned long long)a3, (unsigned long long)a4);
     fflush(stdout);
     return 1;   /* a failure: counted as an error though untyped */
 }
 #endif
 
-#ifdef FAKE_LIB_cusparse
-/* cusparseAxpby: 9 arguments (13.0 declares 5). */
-FAKE_EXPORT unsigned cusparseAxpby(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+#if defined(FAKE_LIB_cusparse) && FAKE_GROUP == 0   /* libcusparse.so.11 */
+/* cusparseAxpby as CUDA 11 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cusparseAxpby(void *a0, void *a1, void *a2, void *a3, void *a4)
 {
-    uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
-    fake_lib_call(CUTAP_ID_cusparseAxpby, w, 9);
-    printf("fake cusparseAxpby: %llx %llx %llx %llx\n", (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
+    uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4};
+    fake_lib_call(CUTAP_ID_cusparseAxpby, w, 5);
+    printf("fake cusparseAxpby: p%llx p%llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff));
     fflush(stdout);
     return 0;
 }
-/* cusparseConstDnMatGetValues: 1 arguments (13.0 declares 2, argument 1 an output). */
+/* cusparseDenseToSparse_analysis as CUDA 11 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cusparseDenseToSparse_analysis(void *a0, void *a1, void *a2, unsigned int a3, void *a4)
+{
+    uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4};
+    fake_lib_call(CUTAP_ID_cusparseDenseToSparse_analysis, w, 5);
+    printf("fake cusparseDenseToSparse_analysis: p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseDenseToSparse_bufferSize as CUDA 11 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cusparseDenseToSparse_bufferSize(void *a0, void *a1, void *a2, unsigned int a3, void *a4)
+{
+    uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4};
+    fake_lib_call(CUTAP_ID_cusparseDenseToSparse_bufferSize, w, 5);
+    printf("fake cusparseDenseToSparse_bufferSize: p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseDenseToSparse_convert as CUDA 11 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cusparseDenseToSparse_convert(void *a0, void *a1, void *a2, unsigned int a3, void *a4)
+{
+    uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4};
+    fake_lib_call(CUTAP_ID_cusparseDenseToSparse_convert, w, 5);
+    printf("fake cusparseDenseToSparse_convert: p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseDestroyDnMat as CUDA 11 declares it (13.0: 1 arguments) */
+FAKE_EXPORT unsigned cusparseDestroyDnMat(void *a0)
+{
+    uint64_t w[1] = {(uint64_t)(uintptr_t)a0};
+    fake_lib_call(CUTAP_ID_cusparseDestroyDnMat, w, 1);
+    printf("fake cusparseDestroyDnMat: p%llx\n", (unsigned long long)(w[0] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseDestroyDnVec as CUDA 11 declares it (13.0: 1 arguments) */
+FAKE_EXPORT unsigned cusparseDestroyDnVec(void *a0)
+{
+    uint64_t w[1] = {(uint64_t)(uintptr_t)a0};
+    fake_lib_call(CUTAP_ID_cusparseDestroyDnVec, w, 1);
+    printf("fake cusparseDestroyDnVec: p%llx\n", (unsigned long long)(w[0] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseDestroySpMat as CUDA 11 declares it (13.0: 1 arguments) */
+FAKE_EXPORT unsigned cusparseDestroySpMat(void *a0)
+{
+    uint64_t w[1] = {(uint64_t)(uintptr_t)a0};
+    fake_lib_call(CUTAP_ID_cusparseDestroySpMat, w, 1);
+    printf("fake cusparseDestroySpMat: p%llx\n", (unsigned long long)(w[0] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseDestroySpVec as CUDA 11 declares it (13.0: 1 arguments) */
+FAKE_EXPORT unsigned cusparseDestroySpVec(void *a0)
+{
+    uint64_t w[1] = {(uint64_t)(uintptr_t)a0};
+    fake_lib_call(CUTAP_ID_cusparseDestroySpVec, w, 1);
+    printf("fake cusparseDestroySpVec: p%llx\n", (unsigned long long)(w[0] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseDnMatGetStridedBatch as CUDA 11 declares it (13.0: 3 arguments) */
+FAKE_EXPORT unsigned cusparseDnMatGetStridedBatch(void *a0, void *a1, void *a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
+    fake_lib_call(CUTAP_ID_cusparseDnMatGetStridedBatch, w, 3);
+    printf("fake cusparseDnMatGetStridedBatch: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseGather as CUDA 11 declares it (13.0: 3 arguments) */
+FAKE_EXPORT unsigned cusparseGather(void *a0, void *a1, void *a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
+    fake_lib_call(CUTAP_ID_cusparseGather, w, 3);
+    printf("fake cusparseGather: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSDDMM as CUDA 11 declares it (13.0: 11 arguments) */
+FAKE_EXPORT unsigned cusparseSDDMM(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, void *a6, void *a7, unsigned int a8, unsigned int a9, void *a10)
+{
+    uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
+    fake_lib_call(CUTAP_ID_cusparseSDDMM, w, 11);
+    printf("fake cusparseSDDMM: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSDDMM_bufferSize as CUDA 11 declares it (13.0: 11 arguments) */
+FAKE_EXPORT unsigned cusparseSDDMM_bufferSize(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, void *a6, void *a7, unsigned int a8, unsigned int a9, void *a10)
+{
+    uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
+    fake_lib_call(CUTAP_ID_cusparseSDDMM_bufferSize, w, 11);
+    printf("fake cusparseSDDMM_bufferSize: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSDDMM_preprocess as CUDA 11 declares it (13.0: 11 arguments) */
+FAKE_EXPORT unsigned cusparseSDDMM_preprocess(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, void *a6, void *a7, unsigned int a8, unsigned int a9, void *a10)
+{
+    uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
+    fake_lib_call(CUTAP_ID_cusparseSDDMM_preprocess, w, 11);
+    printf("fake cusparseSDDMM_preprocess: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseScatter as CUDA 11 declares it (13.0: 3 arguments) */
+FAKE_EXPORT unsigned cusparseScatter(void *a0, void *a1, void *a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
+    fake_lib_call(CUTAP_ID_cusparseScatter, w, 3);
+    printf("fake cusparseScatter: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpGEMM_compute as CUDA 11 declares it (13.0: 13 arguments) */
+FAKE_EXPORT unsigned cusparseSpGEMM_compute(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, void *a6, void *a7, unsigned int a8, unsigned int a9, void *a10, void *a11, void *a12)
+{
+    uint64_t w[13] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10, (uint64_t)(uintptr_t)a11, (uint64_t)(uintptr_t)a12};
+    fake_lib_call(CUTAP_ID_cusparseSpGEMM_compute, w, 13);
+    printf("fake cusparseSpGEMM_compute: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff), (unsigned long long)(w[11] & 0xfff), (unsigned long long)(w[12] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpGEMM_copy as CUDA 11 declares it (13.0: 11 arguments) */
+FAKE_EXPORT unsigned cusparseSpGEMM_copy(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, void *a6, void *a7, unsigned int a8, unsigned int a9, void *a10)
+{
+    uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
+    fake_lib_call(CUTAP_ID_cusparseSpGEMM_copy, w, 11);
+    printf("fake cusparseSpGEMM_copy: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpGEMM_workEstimation as CUDA 11 declares it (13.0: 13 arguments) */
+FAKE_EXPORT unsigned cusparseSpGEMM_workEstimation(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, void *a6, void *a7, unsigned int a8, unsigned int a9, void *a10, void *a11, void *a12)
+{
+    uint64_t w[13] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10, (uint64_t)(uintptr_t)a11, (uint64_t)(uintptr_t)a12};
+    fake_lib_call(CUTAP_ID_cusparseSpGEMM_workEstimation, w, 13);
+    printf("fake cusparseSpGEMM_workEstimation: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff), (unsigned long long)(w[11] & 0xfff), (unsigned long long)(w[12] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpGEMMreuse_compute as CUDA 11 declares it (13.0: 11 arguments) */
+FAKE_EXPORT unsigned cusparseSpGEMMreuse_compute(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, void *a6, void *a7, unsigned int a8, unsigned int a9, void *a10)
+{
+    uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
+    fake_lib_call(CUTAP_ID_cusparseSpGEMMreuse_compute, w, 11);
+    printf("fake cusparseSpGEMMreuse_compute: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpGEMMreuse_copy as CUDA 11 declares it (13.0: 10 arguments) */
+FAKE_EXPORT unsigned cusparseSpGEMMreuse_copy(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, unsigned int a6, void *a7, void *a8, void *a9)
+{
+    uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)(uintptr_t)a8, (uint64_t)(uintptr_t)a9};
+    fake_lib_call(CUTAP_ID_cusparseSpGEMMreuse_copy, w, 10);
+    printf("fake cusparseSpGEMMreuse_copy: p%llx %llx %llx p%llx p%llx p%llx %llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6]), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8] & 0xfff), (unsigned long long)(w[9] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpGEMMreuse_nnz as CUDA 11 declares it (13.0: 14 arguments) */
+FAKE_EXPORT unsigned cusparseSpGEMMreuse_nnz(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, unsigned int a6, void *a7, void *a8, void *a9, void *a10, void *a11, void *a12, void *a13)
+{
+    uint64_t w[14] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)(uintptr_t)a8, (uint64_t)(uintptr_t)a9, (uint64_t)(uintptr_t)a10, (uint64_t)(uintptr_t)a11, (uint64_t)(uintptr_t)a12, (uint64_t)(uintptr_t)a13};
+    fake_lib_call(CUTAP_ID_cusparseSpGEMMreuse_nnz, w, 14);
+    printf("fake cusparseSpGEMMreuse_nnz: p%llx %llx %llx p%llx p%llx p%llx %llx p%llx p%llx p%llx p%llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6]), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8] & 0xfff), (unsigned long long)(w[9] & 0xfff), (unsigned long long)(w[10] & 0xfff), (unsigned long long)(w[11] & 0xfff), (unsigned long long)(w[12] & 0xfff), (unsigned long long)(w[13] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpGEMMreuse_workEstimation as CUDA 11 declares it (13.0: 10 arguments) */
+FAKE_EXPORT unsigned cusparseSpGEMMreuse_workEstimation(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, unsigned int a6, void *a7, void *a8, void *a9)
+{
+    uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)(uintptr_t)a8, (uint64_t)(uintptr_t)a9};
+    fake_lib_call(CUTAP_ID_cusparseSpGEMMreuse_workEstimation, w, 10);
+    printf("fake cusparseSpGEMMreuse_workEstimation: p%llx %llx %llx p%llx p%llx p%llx %llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6]), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8] & 0xfff), (unsigned long long)(w[9] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpMM as CUDA 11 declares it (13.0: 11 arguments) */
+FAKE_EXPORT unsigned cusparseSpMM(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, void *a6, void *a7, unsigned int a8, unsigned int a9, void *a10)
+{
+    uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
+    fake_lib_call(CUTAP_ID_cusparseSpMM, w, 11);
+    printf("fake cusparseSpMM: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpMMOp_createPlan as CUDA 11 declares it (13.0: 16 arguments) */
+FAKE_EXPORT unsigned cusparseSpMMOp_createPlan(void *a0, void *a1, unsigned int a2, unsigned int a3, void *a4, void *a5, void *a6, unsigned int a7, unsigned int a8, void *a9, unsigned long a10, void *a11, unsigned long a12, void *a13, unsigned long a14, void *a15)
+{
+    uint64_t w[16] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)a7, (uint64_t)a8, (uint64_t)(uintptr_t)a9, (uint64_t)a10, (uint64_t)(uintptr_t)a11, (uint64_t)a12, (uint64_t)(uintptr_t)a13, (uint64_t)a14, (uint64_t)(uintptr_t)a15};
+    fake_lib_call(CUTAP_ID_cusparseSpMMOp_createPlan, w, 16);
+    printf("fake cusparseSpMMOp_createPlan: p%llx p%llx %llx %llx p%llx p%llx p%llx %llx %llx p%llx %llx p%llx %llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2]), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7]), (unsigned long long)(w[8]), (unsigned long long)(w[9] & 0xfff), (unsigned long long)(w[10]), (unsigned long long)(w[11] & 0xfff), (unsigned long long)(w[12]), (unsigned long long)(w[13] & 0xfff), (unsigned long long)(w[14]), (unsigned long long)(w[15] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpMM_bufferSize as CUDA 11 declares it (13.0: 11 arguments) */
+FAKE_EXPORT unsigned cusparseSpMM_bufferSize(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, void *a6, void *a7, unsigned int a8, unsigned int a9, void *a10)
+{
+    uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
+    fake_lib_call(CUTAP_ID_cusparseSpMM_bufferSize, w, 11);
+    printf("fake cusparseSpMM_bufferSize: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpMM_preprocess as CUDA 11 declares it (13.0: 11 arguments) */
+FAKE_EXPORT unsigned cusparseSpMM_preprocess(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, void *a6, void *a7, unsigned int a8, unsigned int a9, void *a10)
+{
+    uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
+    fake_lib_call(CUTAP_ID_cusparseSpMM_preprocess, w, 11);
+    printf("fake cusparseSpMM_preprocess: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpMV as CUDA 11 declares it (13.0: 10 arguments) */
+FAKE_EXPORT unsigned cusparseSpMV(void *a0, unsigned int a1, void *a2, void *a3, void *a4, void *a5, void *a6, unsigned int a7, unsigned int a8, void *a9)
+{
+    uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)a7, (uint64_t)a8, (uint64_t)(uintptr_t)a9};
+    fake_lib_call(CUTAP_ID_cusparseSpMV, w, 10);
+    printf("fake cusparseSpMV: p%llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7]), (unsigned long long)(w[8]), (unsigned long long)(w[9] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpMV_bufferSize as CUDA 11 declares it (13.0: 10 arguments) */
+FAKE_EXPORT unsigned cusparseSpMV_bufferSize(void *a0, unsigned int a1, void *a2, void *a3, void *a4, void *a5, void *a6, unsigned int a7, unsigned int a8, void *a9)
+{
+    uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)a7, (uint64_t)a8, (uint64_t)(uintptr_t)a9};
+    fake_lib_call(CUTAP_ID_cusparseSpMV_bufferSize, w, 10);
+    printf("fake cusparseSpMV_bufferSize: p%llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7]), (unsigned long long)(w[8]), (unsigned long long)(w[9] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpMatGetAttribute as CUDA 11 declares it (13.0: 4 arguments) */
+FAKE_EXPORT unsigned cusparseSpMatGetAttribute(void *a0, unsigned int a1, void *a2, unsigned long a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3};
+    fake_lib_call(CUTAP_ID_cusparseSpMatGetAttribute, w, 4);
+    printf("fake cusparseSpMatGetAttribute: p%llx %llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpMatGetFormat as CUDA 11 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cusparseSpMatGetFormat(void *a0, void *a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
+    fake_lib_call(CUTAP_ID_cusparseSpMatGetFormat, w, 2);
+    printf("fake cusparseSpMatGetFormat: p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpMatGetIndexBase as CUDA 11 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cusparseSpMatGetIndexBase(void *a0, void *a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
+    fake_lib_call(CUTAP_ID_cusparseSpMatGetIndexBase, w, 2);
+    printf("fake cusparseSpMatGetIndexBase: p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpMatGetSize as CUDA 11 declares it (13.0: 4 arguments) */
+FAKE_EXPORT unsigned cusparseSpMatGetSize(void *a0, void *a1, void *a2, void *a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3};
+    fake_lib_call(CUTAP_ID_cusparseSpMatGetSize, w, 4);
+    printf("fake cusparseSpMatGetSize: p%llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpMatGetStridedBatch as CUDA 11 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cusparseSpMatGetStridedBatch(void *a0, void *a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
+    fake_lib_call(CUTAP_ID_cusparseSpMatGetStridedBatch, w, 2);
+    printf("fake cusparseSpMatGetStridedBatch: p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpSM_analysis as CUDA 11 declares it (13.0: 11 arguments) */
+FAKE_EXPORT unsigned cusparseSpSM_analysis(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, void *a6, unsigned int a7, unsigned int a8, void *a9, void *a10)
+{
+    uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)a7, (uint64_t)a8, (uint64_t)(uintptr_t)a9, (uint64_t)(uintptr_t)a10};
+    fake_lib_call(CUTAP_ID_cusparseSpSM_analysis, w, 11);
+    printf("fake cusparseSpSM_analysis: p%llx %llx %llx p%llx p%llx p%llx p%llx %llx %llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7]), (unsigned long long)(w[8]), (unsigned long long)(w[9] & 0xfff), (unsigned long long)(w[10] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpSM_bufferSize as CUDA 11 declares it (13.0: 11 arguments) */
+FAKE_EXPORT unsigned cusparseSpSM_bufferSize(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, void *a6, unsigned int a7, unsigned int a8, void *a9, void *a10)
+{
+    uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)a7, (uint64_t)a8, (uint64_t)(uintptr_t)a9, (uint64_t)(uintptr_t)a10};
+    fake_lib_call(CUTAP_ID_cusparseSpSM_bufferSize, w, 11);
+    printf("fake cusparseSpSM_bufferSize: p%llx %llx %llx p%llx p%llx p%llx p%llx %llx %llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7]), (unsigned long long)(w[8]), (unsigned long long)(w[9] & 0xfff), (unsigned long long)(w[10] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpSM_solve as CUDA 11 declares it (13.0: 10 arguments) */
+FAKE_EXPORT unsigned cusparseSpSM_solve(void *a0, unsigned int a1, unsigned int a2, void *a3, void *a4, void *a5, void *a6, unsigned int a7, unsigned int a8, void *a9)
+{
+    uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)a7, (uint64_t)a8, (uint64_t)(uintptr_t)a9};
+    fake_lib_call(CUTAP_ID_cusparseSpSM_solve, w, 10);
+    printf("fake cusparseSpSM_solve: p%llx %llx %llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7]), (unsigned long long)(w[8]), (unsigned long long)(w[9] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpSV_analysis as CUDA 11 declares it (13.0: 10 arguments) */
+FAKE_EXPORT unsigned cusparseSpSV_analysis(void *a0, unsigned int a1, void *a2, void *a3, void *a4, void *a5, unsigned int a6, unsigned int a7, void *a8, void *a9)
+{
+    uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)a6, (uint64_t)a7, (uint64_t)(uintptr_t)a8, (uint64_t)(uintptr_t)a9};
+    fake_lib_call(CUTAP_ID_cusparseSpSV_analysis, w, 10);
+    printf("fake cusparseSpSV_analysis: p%llx %llx p%llx p%llx p%llx p%llx %llx %llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6]), (unsigned long long)(w[7]), (unsigned long long)(w[8] & 0xfff), (unsigned long long)(w[9] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpSV_bufferSize as CUDA 11 declares it (13.0: 10 arguments) */
+FAKE_EXPORT unsigned cusparseSpSV_bufferSize(void *a0, unsigned int a1, void *a2, void *a3, void *a4, void *a5, unsigned int a6, unsigned int a7, void *a8, void *a9)
+{
+    uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)a6, (uint64_t)a7, (uint64_t)(uintptr_t)a8, (uint64_t)(uintptr_t)a9};
+    fake_lib_call(CUTAP_ID_cusparseSpSV_bufferSize, w, 10);
+    printf("fake cusparseSpSV_bufferSize: p%llx %llx p%llx p%llx p%llx p%llx %llx %llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6]), (unsigned long long)(w[7]), (unsigned long long)(w[8] & 0xfff), (unsigned long long)(w[9] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpSV_solve as CUDA 11 declares it (13.0: 9 arguments) */
+FAKE_EXPORT unsigned cusparseSpSV_solve(void *a0, unsigned int a1, void *a2, void *a3, void *a4, void *a5, unsigned int a6, unsigned int a7, void *a8)
+{
+    uint64_t w[9] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)a6, (uint64_t)a7, (uint64_t)(uintptr_t)a8};
+    fake_lib_call(CUTAP_ID_cusparseSpSV_solve, w, 9);
+    printf("fake cusparseSpSV_solve: p%llx %llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6]), (unsigned long long)(w[7]), (unsigned long long)(w[8] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpVV as CUDA 11 declares it (13.0: 7 arguments) */
+FAKE_EXPORT unsigned cusparseSpVV(void *a0, unsigned int a1, void *a2, void *a3, void *a4, unsigned int a5, void *a6)
+{
+    uint64_t w[7] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)a5, (uint64_t)(uintptr_t)a6};
+    fake_lib_call(CUTAP_ID_cusparseSpVV, w, 7);
+    printf("fake cusparseSpVV: p%llx %llx p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5]), (unsigned long long)(w[6] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpVV_bufferSize as CUDA 11 declares it (13.0: 7 arguments) */
+FAKE_EXPORT unsigned cusparseSpVV_bufferSize(void *a0, unsigned int a1, void *a2, void *a3, void *a4, unsigned int a5, void *a6)
+{
+    uint64_t w[7] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)a5, (uint64_t)(uintptr_t)a6};
+    fake_lib_call(CUTAP_ID_cusparseSpVV_bufferSize, w, 7);
+    printf("fake cusparseSpVV_bufferSize: p%llx %llx p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5]), (unsigned long long)(w[6] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSpVecGetIndexBase as CUDA 11 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cusparseSpVecGetIndexBase(void *a0, void *a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
+    fake_lib_call(CUTAP_ID_cusparseSpVecGetIndexBase, w, 2);
+    printf("fake cusparseSpVecGetIndexBase: p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSparseToDense as CUDA 11 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cusparseSparseToDense(void *a0, void *a1, void *a2, unsigned int a3, void *a4)
+{
+    uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4};
+    fake_lib_call(CUTAP_ID_cusparseSparseToDense, w, 5);
+    printf("fake cusparseSparseToDense: p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseSparseToDense_bufferSize as CUDA 11 declares it (13.0: 5 arguments) */
+FAKE_EXPORT unsigned cusparseSparseToDense_bufferSize(void *a0, void *a1, void *a2, unsigned int a3, void *a4)
+{
+    uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4};
+    fake_lib_call(CUTAP_ID_cusparseSparseToDense_bufferSize, w, 5);
+    printf("fake cusparseSparseToDense_bufferSize: p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff));
+    fflush(stdout);
+    return 0;
+}
+/* cusparseBsrSetStridedBatch: 9 arguments (13.0 declares 5; CUDA 11's headers do not declare it) */
+FAKE_EXPORT unsigned cusparseBsrSetStridedBatch(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+{
+    uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
+    fake_lib_call(CUTAP_ID_cusparseBsrSetStridedBatch, w, 9);
+    printf("fake cusparseBsrSetStridedBatch: %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a1, (unsigned long long)a2, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
+    fflush(stdout);
+    return 0;
+}
+/* cusparseConstDnMatGetValues: 1 arguments (13.0 declares 2, argument 1 an output) */
 FAKE_EXPORT unsigned cusparseConstDnMatGetValues(uint64_t a0)
 {
     uint64_t w[1] = {a0};
@@ -132,50 +812,53 @@ FAKE_EXPORT unsigned cusparseConstDnMatGetValues(uint64_t a0)
 }
 #endif
 
-#ifdef FAKE_LIB_cusolver
-/* cusolverDnCgebrd_bufferSize: 9 arguments (13.0 declares 4). */
-FAKE_EXPORT unsigned cusolverDnCgebrd_bufferSize(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+#if defined(FAKE_LIB_cusolver) && FAKE_GROUP == 0   /* libcusolver.so.11 */
+/* cusolverDnGetEmulationStrategy: 9 arguments (13.0 declares 2; CUDA 12 and 11's headers do not declare it) */
+FAKE_EXPORT unsigned cusolverDnGetEmulationStrategy(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
 {
     uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
-    fake_lib_call(CUTAP_ID_cusolverDnCgebrd_bufferSize, w, 9);
-    printf("fake cusolverDnCgebrd_bufferSize: %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a1, (unsigned long long)a2, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
+    fake_lib_call(CUTAP_ID_cusolverDnGetEmulationStrategy, w, 9);
+    printf("fake cusolverDnGetEmulationStrategy: %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a2, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
     fflush(stdout);
     return 0;
 }
-/* cusolverDnCreate: 0 arguments (13.0 declares 1, argument 0 an output). */
-FAKE_EXPORT unsigned cusolverDnCreate(void)
+#endif
+
+#if defined(FAKE_LIB_nvrtc) && FAKE_GROUP == 0   /* libnvrtc.so.12 */
+/* nvrtcGetPCHCreateStatus: 9 arguments (13.0 declares 1; CUDA 12's headers do not declare it) */
+FAKE_EXPORT unsigned nvrtcGetPCHCreateStatus(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
 {
-    uint64_t w[1] = {0};
-    fake_lib_call(CUTAP_ID_cusolverDnCreate, w, 0);
-    printf("fake cusolverDnCreate:\n");
+    uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
+    fake_lib_call(CUTAP_ID_nvrtcGetPCHCreateStatus, w, 9);
+    printf("fake nvrtcGetPCHCreateStatus: %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a1, (unsigned long long)a2, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
+    fflush(stdout);
+    return 0;
+}
+#endif
+
+#if defined(FAKE_LIB_nvrtc) && FAKE_GROUP == 1   /* libnvrtc.so.11.2 */
+/* nvrtcGetLTOIR: 9 arguments (13.0 declares 2; CUDA 11's headers do not declare it) */
+FAKE_EXPORT unsigned nvrtcGetLTOIR(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+{
+    uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
+    fake_lib_call(CUTAP_ID_nvrtcGetLTOIR, w, 9);
+    printf("fake nvrtcGetLTOIR: %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a2, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
+    fflush(stdout);
+    return 0;
+}
+/* nvrtcGetOptiXIR: 1 arguments (13.0 declares 2, argument 1 an output) */
+FAKE_EXPORT unsigned nvrtcGetOptiXIR(uint64_t a0)
+{
+    uint64_t w[1] = {a0};
+    fake_lib_call(CUTAP_ID_nvrtcGetOptiXIR, w, 1);
+    printf("fake nvrtcGetOptiXIR:\n");
     fflush(stdout);
     return 1;   /* a failure: counted as an error though untyped */
 }
 #endif
 
-#ifdef FAKE_LIB_nvrtc
-/* nvrtcAddNameExpression: 9 arguments (13.0 declares 2). */
-FAKE_EXPORT unsigned nvrtcAddNameExpression(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
-{
-    uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
-    fake_lib_call(CUTAP_ID_nvrtcAddNameExpression, w, 9);
-    printf("fake nvrtcAddNameExpression: %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)a2, (unsigned long long)a3, (unsigned long long)a4, (unsigned long long)a5, (unsigned long long)a6, (unsigned long long)a7, (unsigned long long)a8);
-    fflush(stdout);
-    return 0;
-}
-/* nvrtcCreateProgram: 0 arguments (13.0 declares 6, argument 0 an output). */
-FAKE_EXPORT unsigned nvrtcCreateProgram(void)
-{
-    uint64_t w[1] = {0};
-    fake_lib_call(CUTAP_ID_nvrtcCreateProgram, w, 0);
-    printf("fake nvrtcCreateProgram:\n");
-    fflush(stdout);
-    return 1;   /* a failure: counted as an error though untyped */
-}
-#endif
-
-#ifdef FAKE_LIB_nvjitlink
-/* __nvJitLinkAddData_13_0: 9 arguments (13.0 declares 5). */
+#if defined(FAKE_LIB_nvjitlink) && FAKE_GROUP == 0   /* libnvJitLink.so.12 */
+/* __nvJitLinkAddData_13_0: 9 arguments (13.0 declares 5; CUDA 12's headers do not declare it) */
 FAKE_EXPORT unsigned __nvJitLinkAddData_13_0(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
 {
     uint64_t w[9] = {a0, a1, a2, a3, a4, a5, a6, a7, a8};
@@ -184,7 +867,7 @@ FAKE_EXPORT unsigned __nvJitLinkAddData_13_0(uint64_t a0, uint64_t a1, uint64_t 
     fflush(stdout);
     return 0;
 }
-/* __nvJitLinkCreate_13_0: 0 arguments (13.0 declares 3, argument 0 an output). */
+/* __nvJitLinkCreate_13_0: 0 arguments (13.0 declares 3, argument 0 an output) */
 FAKE_EXPORT unsigned __nvJitLinkCreate_13_0(void)
 {
     uint64_t w[1] = {0};

@@ -136,6 +136,31 @@ FAKE_EXPORT unsigned int cudaArrayGetSparseProperties(void *sparseProperties, vo
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)sparseProperties, (uint64_t)(uintptr_t)array};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaArrayGetSparseProperties, fake_w, 2);
 }
+FAKE_EXPORT unsigned int cudaBindSurfaceToArray(void *surfref, void *array, void *desc)
+{
+    uint64_t fake_w[3] = {(uint64_t)(uintptr_t)surfref, (uint64_t)(uintptr_t)array, (uint64_t)(uintptr_t)desc};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaBindSurfaceToArray, fake_w, 3);
+}
+FAKE_EXPORT unsigned int cudaBindTexture(void *offset, void *texref, void *devPtr, void *desc, unsigned long size)
+{
+    uint64_t fake_w[5] = {(uint64_t)(uintptr_t)offset, (uint64_t)(uintptr_t)texref, (uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)desc, (uint64_t)size};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaBindTexture, fake_w, 5);
+}
+FAKE_EXPORT unsigned int cudaBindTexture2D(void *offset, void *texref, void *devPtr, void *desc, unsigned long width, unsigned long height, unsigned long pitch)
+{
+    uint64_t fake_w[7] = {(uint64_t)(uintptr_t)offset, (uint64_t)(uintptr_t)texref, (uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)desc, (uint64_t)width, (uint64_t)height, (uint64_t)pitch};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaBindTexture2D, fake_w, 7);
+}
+FAKE_EXPORT unsigned int cudaBindTextureToArray(void *texref, void *array, void *desc)
+{
+    uint64_t fake_w[3] = {(uint64_t)(uintptr_t)texref, (uint64_t)(uintptr_t)array, (uint64_t)(uintptr_t)desc};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaBindTextureToArray, fake_w, 3);
+}
+FAKE_EXPORT unsigned int cudaBindTextureToMipmappedArray(void *texref, void *mipmappedArray, void *desc)
+{
+    uint64_t fake_w[3] = {(uint64_t)(uintptr_t)texref, (uint64_t)(uintptr_t)mipmappedArray, (uint64_t)(uintptr_t)desc};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaBindTextureToMipmappedArray, fake_w, 3);
+}
 FAKE_EXPORT unsigned int cudaChooseDevice(void *device, void *prop)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)prop};
@@ -155,6 +180,11 @@ FAKE_EXPORT unsigned int cudaCreateTextureObject(void *pTexObject, void *pResDes
 {
     uint64_t fake_w[4] = {(uint64_t)(uintptr_t)pTexObject, (uint64_t)(uintptr_t)pResDesc, (uint64_t)(uintptr_t)pTexDesc, (uint64_t)(uintptr_t)pResViewDesc};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaCreateTextureObject, fake_w, 4);
+}
+FAKE_EXPORT unsigned int cudaCreateTextureObject_v2(void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
+{
+    uint64_t fake_w[4] = {(uint64_t)(uintptr_t)pTexObject, (uint64_t)(uintptr_t)pResDesc, (uint64_t)(uintptr_t)pTexDesc, (uint64_t)(uintptr_t)pResViewDesc};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaCreateTextureObject_v2, fake_w, 4);
 }
 FAKE_EXPORT unsigned int cudaCtxResetPersistingL2Cache(void)
 {
@@ -571,6 +601,11 @@ FAKE_EXPORT unsigned int cudaGetDeviceProperties(void *prop, int device)
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)prop, (uint64_t)(int64_t)device};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaGetDeviceProperties, fake_w, 2);
 }
+FAKE_EXPORT unsigned int cudaGetDeviceProperties_v2(void *prop, int device)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)prop, (uint64_t)(int64_t)device};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaGetDeviceProperties_v2, fake_w, 2);
+}
 FAKE_EXPORT unsigned int cudaGetDriverEntryPoint(void *symbol, void *funcPtr, unsigned long long flags, void *driverStatus)
 {
     uint64_t fake_w[4] = {(uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)funcPtr, (uint64_t)flags, (uint64_t)(uintptr_t)driverStatus};
@@ -631,6 +666,11 @@ FAKE_EXPORT unsigned int cudaGetSurfaceObjectResourceDesc(void *pResDesc, unsign
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)pResDesc, (uint64_t)surfObject};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaGetSurfaceObjectResourceDesc, fake_w, 2);
 }
+FAKE_EXPORT unsigned int cudaGetSurfaceReference(void *surfref, void *symbol)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)surfref, (uint64_t)(uintptr_t)symbol};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaGetSurfaceReference, fake_w, 2);
+}
 FAKE_EXPORT unsigned int cudaGetSymbolAddress(void *devPtr, void *symbol)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)symbol};
@@ -640,6 +680,11 @@ FAKE_EXPORT unsigned int cudaGetSymbolSize(void *size, void *symbol)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)size, (uint64_t)(uintptr_t)symbol};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaGetSymbolSize, fake_w, 2);
+}
+FAKE_EXPORT unsigned int cudaGetTextureAlignmentOffset(void *offset, void *texref)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)offset, (uint64_t)(uintptr_t)texref};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaGetTextureAlignmentOffset, fake_w, 2);
 }
 FAKE_EXPORT unsigned int cudaGetTextureObjectResourceDesc(void *pResDesc, unsigned long long texObject)
 {
@@ -656,6 +701,16 @@ FAKE_EXPORT unsigned int cudaGetTextureObjectTextureDesc(void *pTexDesc, unsigne
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)pTexDesc, (uint64_t)texObject};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaGetTextureObjectTextureDesc, fake_w, 2);
 }
+FAKE_EXPORT unsigned int cudaGetTextureObjectTextureDesc_v2(void *pTexDesc, unsigned long long texObject)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)pTexDesc, (uint64_t)texObject};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaGetTextureObjectTextureDesc_v2, fake_w, 2);
+}
+FAKE_EXPORT unsigned int cudaGetTextureReference(void *texref, void *symbol)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)texref, (uint64_t)(uintptr_t)symbol};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaGetTextureReference, fake_w, 2);
+}
 FAKE_EXPORT unsigned int cudaGraphAddChildGraphNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *childGraph)
 {
     uint64_t fake_w[5] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)childGraph};
@@ -665,6 +720,11 @@ FAKE_EXPORT unsigned int cudaGraphAddDependencies(void *graph, void *from, void 
 {
     uint64_t fake_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)numDependencies};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaGraphAddDependencies, fake_w, 5);
+}
+FAKE_EXPORT unsigned int cudaGraphAddDependencies_v2(void *graph, void *from, void *to, void *edgeData, unsigned long numDependencies)
+{
+    uint64_t fake_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)numDependencies};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaGraphAddDependencies_v2, fake_w, 5);
 }
 FAKE_EXPORT unsigned int cudaGraphAddEmptyNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies)
 {
@@ -740,6 +800,11 @@ FAKE_EXPORT unsigned int cudaGraphAddNode(void *pGraphNode, void *graph, void *p
 {
     uint64_t fake_w[6] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaGraphAddNode, fake_w, 6);
+}
+FAKE_EXPORT unsigned int cudaGraphAddNode_v2(void *pGraphNode, void *graph, void *pDependencies, void *dependencyData, unsigned long numDependencies, void *nodeParams)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaGraphAddNode_v2, fake_w, 6);
 }
 FAKE_EXPORT unsigned int cudaGraphChildGraphNodeGetGraph(void *node, void *pGraph)
 {
@@ -901,6 +966,11 @@ FAKE_EXPORT unsigned int cudaGraphGetEdges(void *graph, void *from, void *to, vo
     uint64_t fake_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)numEdges};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaGraphGetEdges, fake_w, 5);
 }
+FAKE_EXPORT unsigned int cudaGraphGetEdges_v2(void *graph, void *from, void *to, void *edgeData, void *numEdges)
+{
+    uint64_t fake_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)numEdges};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaGraphGetEdges_v2, fake_w, 5);
+}
 FAKE_EXPORT unsigned int cudaGraphGetNodes(void *graph, void *nodes, void *numNodes)
 {
     uint64_t fake_w[3] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)nodes, (uint64_t)(uintptr_t)numNodes};
@@ -1031,10 +1101,20 @@ FAKE_EXPORT unsigned int cudaGraphNodeGetDependencies(void *node, void *pDepende
     uint64_t fake_w[4] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pDependencies, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)pNumDependencies};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaGraphNodeGetDependencies, fake_w, 4);
 }
+FAKE_EXPORT unsigned int cudaGraphNodeGetDependencies_v2(void *node, void *pDependencies, void *edgeData, void *pNumDependencies)
+{
+    uint64_t fake_w[4] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pDependencies, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)pNumDependencies};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaGraphNodeGetDependencies_v2, fake_w, 4);
+}
 FAKE_EXPORT unsigned int cudaGraphNodeGetDependentNodes(void *node, void *pDependentNodes, void *edgeData, void *pNumDependentNodes)
 {
     uint64_t fake_w[4] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pDependentNodes, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)pNumDependentNodes};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaGraphNodeGetDependentNodes, fake_w, 4);
+}
+FAKE_EXPORT unsigned int cudaGraphNodeGetDependentNodes_v2(void *node, void *pDependentNodes, void *edgeData, void *pNumDependentNodes)
+{
+    uint64_t fake_w[4] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pDependentNodes, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)pNumDependentNodes};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaGraphNodeGetDependentNodes_v2, fake_w, 4);
 }
 FAKE_EXPORT unsigned int cudaGraphNodeGetEnabled(void *hGraphExec, void *hNode, void *isEnabled)
 {
@@ -1065,6 +1145,11 @@ FAKE_EXPORT unsigned int cudaGraphRemoveDependencies(void *graph, void *from, vo
 {
     uint64_t fake_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)numDependencies};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaGraphRemoveDependencies, fake_w, 5);
+}
+FAKE_EXPORT unsigned int cudaGraphRemoveDependencies_v2(void *graph, void *from, void *to, void *edgeData, unsigned long numDependencies)
+{
+    uint64_t fake_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)numDependencies};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaGraphRemoveDependencies_v2, fake_w, 5);
 }
 FAKE_EXPORT unsigned int cudaGraphRetainUserObject(void *graph, void *object, unsigned int count, unsigned int flags)
 {
@@ -1220,6 +1305,11 @@ FAKE_EXPORT unsigned int cudaLaunchCooperativeKernel(void *func, struct cutap_sv
 {
     uint64_t fake_w[6] = {(uint64_t)(uintptr_t)func, fake_struct_word(&gridDim, sizeof gridDim), fake_struct_word(&blockDim, sizeof blockDim), (uint64_t)(uintptr_t)args, (uint64_t)sharedMem, (uint64_t)(uintptr_t)stream};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaLaunchCooperativeKernel, fake_w, 6);
+}
+FAKE_EXPORT unsigned int cudaLaunchCooperativeKernelMultiDevice(void *launchParamsList, unsigned int numDevices, unsigned int flags)
+{
+    uint64_t fake_w[3] = {(uint64_t)(uintptr_t)launchParamsList, (uint64_t)numDevices, (uint64_t)flags};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaLaunchCooperativeKernelMultiDevice, fake_w, 3);
 }
 FAKE_EXPORT unsigned int cudaLaunchCooperativeKernel_ptsz(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
@@ -1391,6 +1481,11 @@ FAKE_EXPORT unsigned int cudaMemAdvise(void *devPtr, unsigned long count, unsign
     uint64_t fake_w[4] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, (uint64_t)advice, fake_struct_word(&location, sizeof location)};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaMemAdvise, fake_w, 4);
 }
+FAKE_EXPORT unsigned int cudaMemAdvise_v2(void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location)
+{
+    uint64_t fake_w[4] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, (uint64_t)advice, fake_struct_word(&location, sizeof location)};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaMemAdvise_v2, fake_w, 4);
+}
 FAKE_EXPORT unsigned int cudaMemDiscardAndPrefetchBatchAsync(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *stream)
 {
     uint64_t fake_w[8] = {(uint64_t)(uintptr_t)dptrs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)prefetchLocs, (uint64_t)(uintptr_t)prefetchLocIdxs, (uint64_t)numPrefetchLocs, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
@@ -1490,6 +1585,16 @@ FAKE_EXPORT unsigned int cudaMemPrefetchAsync_ptsz(void *devPtr, unsigned long c
 {
     uint64_t fake_w[5] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, fake_struct_word(&location, sizeof location), (uint64_t)flags, (uint64_t)(uintptr_t)stream};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaMemPrefetchAsync_ptsz, fake_w, 5);
+}
+FAKE_EXPORT unsigned int cudaMemPrefetchAsync_v2(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    uint64_t fake_w[5] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, fake_struct_word(&location, sizeof location), (uint64_t)flags, (uint64_t)(uintptr_t)stream};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaMemPrefetchAsync_v2, fake_w, 5);
+}
+FAKE_EXPORT unsigned int cudaMemPrefetchAsync_v2_ptsz(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    uint64_t fake_w[5] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, fake_struct_word(&location, sizeof location), (uint64_t)flags, (uint64_t)(uintptr_t)stream};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz, fake_w, 5);
 }
 FAKE_EXPORT unsigned int cudaMemPrefetchBatchAsync(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *stream)
 {
@@ -1871,6 +1976,11 @@ FAKE_EXPORT unsigned int cudaPointerGetAttributes(void *attributes, void *ptr)
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)attributes, (uint64_t)(uintptr_t)ptr};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaPointerGetAttributes, fake_w, 2);
 }
+FAKE_EXPORT unsigned int cudaProfilerInitialize(void *configFile, void *outputFile, unsigned int outputMode)
+{
+    uint64_t fake_w[3] = {(uint64_t)(uintptr_t)configFile, (uint64_t)(uintptr_t)outputFile, (uint64_t)outputMode};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaProfilerInitialize, fake_w, 3);
+}
 FAKE_EXPORT unsigned int cudaProfilerStart(void)
 {
     uint64_t fake_w[1] = {0};
@@ -1896,6 +2006,16 @@ FAKE_EXPORT unsigned int cudaSetDeviceFlags(unsigned int flags)
     uint64_t fake_w[1] = {(uint64_t)flags};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaSetDeviceFlags, fake_w, 1);
 }
+FAKE_EXPORT unsigned int cudaSetDoubleForDevice(void *d)
+{
+    uint64_t fake_w[1] = {(uint64_t)(uintptr_t)d};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaSetDoubleForDevice, fake_w, 1);
+}
+FAKE_EXPORT unsigned int cudaSetDoubleForHost(void *d)
+{
+    uint64_t fake_w[1] = {(uint64_t)(uintptr_t)d};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaSetDoubleForHost, fake_w, 1);
+}
 FAKE_EXPORT unsigned int cudaSetValidDevices(void *device_arr, int len)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)device_arr, (uint64_t)(int64_t)len};
@@ -1910,6 +2030,16 @@ FAKE_EXPORT unsigned int cudaSignalExternalSemaphoresAsync_ptsz(void *extSemArra
 {
     uint64_t fake_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz, fake_w, 4);
+}
+FAKE_EXPORT unsigned int cudaSignalExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    uint64_t fake_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2, fake_w, 4);
+}
+FAKE_EXPORT unsigned int cudaSignalExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    uint64_t fake_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz, fake_w, 4);
 }
 FAKE_EXPORT unsigned int cudaStreamAddCallback(void *stream, void *callback, void *userData, unsigned int flags)
 {
@@ -2011,6 +2141,26 @@ FAKE_EXPORT unsigned int cudaStreamGetCaptureInfo_ptsz(void *stream, void *captu
     uint64_t fake_w[7] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)edgeData_out, (uint64_t)(uintptr_t)numDependencies_out};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaStreamGetCaptureInfo_ptsz, fake_w, 7);
 }
+FAKE_EXPORT unsigned int cudaStreamGetCaptureInfo_v2(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *numDependencies_out)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)numDependencies_out};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaStreamGetCaptureInfo_v2, fake_w, 6);
+}
+FAKE_EXPORT unsigned int cudaStreamGetCaptureInfo_v2_ptsz(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *numDependencies_out)
+{
+    uint64_t fake_w[6] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)numDependencies_out};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaStreamGetCaptureInfo_v2_ptsz, fake_w, 6);
+}
+FAKE_EXPORT unsigned int cudaStreamGetCaptureInfo_v3(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out)
+{
+    uint64_t fake_w[7] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)edgeData_out, (uint64_t)(uintptr_t)numDependencies_out};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaStreamGetCaptureInfo_v3, fake_w, 7);
+}
+FAKE_EXPORT unsigned int cudaStreamGetCaptureInfo_v3_ptsz(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out)
+{
+    uint64_t fake_w[7] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)edgeData_out, (uint64_t)(uintptr_t)numDependencies_out};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaStreamGetCaptureInfo_v3_ptsz, fake_w, 7);
+}
 FAKE_EXPORT unsigned int cudaStreamGetDevice(void *hStream, void *device)
 {
     uint64_t fake_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)device};
@@ -2101,6 +2251,16 @@ FAKE_EXPORT unsigned int cudaStreamUpdateCaptureDependencies_ptsz(void *stream, 
     uint64_t fake_w[5] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)flags};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaStreamUpdateCaptureDependencies_ptsz, fake_w, 5);
 }
+FAKE_EXPORT unsigned int cudaStreamUpdateCaptureDependencies_v2(void *stream, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int flags)
+{
+    uint64_t fake_w[5] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)flags};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaStreamUpdateCaptureDependencies_v2, fake_w, 5);
+}
+FAKE_EXPORT unsigned int cudaStreamUpdateCaptureDependencies_v2_ptsz(void *stream, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int flags)
+{
+    uint64_t fake_w[5] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)flags};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaStreamUpdateCaptureDependencies_v2_ptsz, fake_w, 5);
+}
 FAKE_EXPORT unsigned int cudaStreamWaitEvent(void *stream, void *event, unsigned int flags)
 {
     uint64_t fake_w[3] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)event, (uint64_t)flags};
@@ -2115,6 +2275,41 @@ FAKE_EXPORT unsigned int cudaThreadExchangeStreamCaptureMode(void *mode)
 {
     uint64_t fake_w[1] = {(uint64_t)(uintptr_t)mode};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaThreadExchangeStreamCaptureMode, fake_w, 1);
+}
+FAKE_EXPORT unsigned int cudaThreadExit(void)
+{
+    uint64_t fake_w[1] = {0};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaThreadExit, fake_w, 0);
+}
+FAKE_EXPORT unsigned int cudaThreadGetCacheConfig(void *pCacheConfig)
+{
+    uint64_t fake_w[1] = {(uint64_t)(uintptr_t)pCacheConfig};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaThreadGetCacheConfig, fake_w, 1);
+}
+FAKE_EXPORT unsigned int cudaThreadGetLimit(void *pValue, unsigned int limit)
+{
+    uint64_t fake_w[2] = {(uint64_t)(uintptr_t)pValue, (uint64_t)limit};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaThreadGetLimit, fake_w, 2);
+}
+FAKE_EXPORT unsigned int cudaThreadSetCacheConfig(unsigned int cacheConfig)
+{
+    uint64_t fake_w[1] = {(uint64_t)cacheConfig};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaThreadSetCacheConfig, fake_w, 1);
+}
+FAKE_EXPORT unsigned int cudaThreadSetLimit(unsigned int limit, unsigned long value)
+{
+    uint64_t fake_w[2] = {(uint64_t)limit, (uint64_t)value};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaThreadSetLimit, fake_w, 2);
+}
+FAKE_EXPORT unsigned int cudaThreadSynchronize(void)
+{
+    uint64_t fake_w[1] = {0};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaThreadSynchronize, fake_w, 0);
+}
+FAKE_EXPORT unsigned int cudaUnbindTexture(void *texref)
+{
+    uint64_t fake_w[1] = {(uint64_t)(uintptr_t)texref};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaUnbindTexture, fake_w, 1);
 }
 FAKE_EXPORT unsigned int cudaUserObjectCreate(void *object_out, void *ptr, void *destroy, unsigned int initialRefcount, unsigned int flags)
 {
@@ -2151,11 +2346,21 @@ FAKE_EXPORT unsigned int cudaWaitExternalSemaphoresAsync_ptsz(void *extSemArray,
     uint64_t fake_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
     return (unsigned int)fake_lib_call(CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz, fake_w, 4);
 }
+FAKE_EXPORT unsigned int cudaWaitExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    uint64_t fake_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2, fake_w, 4);
+}
+FAKE_EXPORT unsigned int cudaWaitExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    uint64_t fake_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
+    return (unsigned int)fake_lib_call(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz, fake_w, 4);
+}
 
 const char *const fake_lib_layer = "runtime";
 const uint32_t fake_lib_first = CUTAP_ID___cudaGetKernel;
-const uint32_t fake_lib_n = 422;
-const char *const fake_lib_names[422] = {
+const uint32_t fake_lib_n = 463;
+const char *const fake_lib_names[463] = {
     "__cudaGetKernel",
     "__cudaGetProcAddress",
     "__cudaInitModule",
@@ -2175,10 +2380,16 @@ const char *const fake_lib_names[422] = {
     "cudaArrayGetMemoryRequirements",
     "cudaArrayGetPlane",
     "cudaArrayGetSparseProperties",
+    "cudaBindSurfaceToArray",
+    "cudaBindTexture",
+    "cudaBindTexture2D",
+    "cudaBindTextureToArray",
+    "cudaBindTextureToMipmappedArray",
     "cudaChooseDevice",
     "cudaCreateChannelDesc",
     "cudaCreateSurfaceObject",
     "cudaCreateTextureObject",
+    "cudaCreateTextureObject_v2",
     "cudaCtxResetPersistingL2Cache",
     "cudaDestroyExternalMemory",
     "cudaDestroyExternalSemaphore",
@@ -2262,6 +2473,7 @@ const char *const fake_lib_names[422] = {
     "cudaGetDeviceCount",
     "cudaGetDeviceFlags",
     "cudaGetDeviceProperties",
+    "cudaGetDeviceProperties_v2",
     "cudaGetDriverEntryPoint",
     "cudaGetDriverEntryPointByVersion",
     "cudaGetDriverEntryPointByVersion_ptsz",
@@ -2274,13 +2486,18 @@ const char *const fake_lib_names[422] = {
     "cudaGetLastError",
     "cudaGetMipmappedArrayLevel",
     "cudaGetSurfaceObjectResourceDesc",
+    "cudaGetSurfaceReference",
     "cudaGetSymbolAddress",
     "cudaGetSymbolSize",
+    "cudaGetTextureAlignmentOffset",
     "cudaGetTextureObjectResourceDesc",
     "cudaGetTextureObjectResourceViewDesc",
     "cudaGetTextureObjectTextureDesc",
+    "cudaGetTextureObjectTextureDesc_v2",
+    "cudaGetTextureReference",
     "cudaGraphAddChildGraphNode",
     "cudaGraphAddDependencies",
+    "cudaGraphAddDependencies_v2",
     "cudaGraphAddEmptyNode",
     "cudaGraphAddEventRecordNode",
     "cudaGraphAddEventWaitNode",
@@ -2296,6 +2513,7 @@ const char *const fake_lib_names[422] = {
     "cudaGraphAddMemcpyNodeToSymbol",
     "cudaGraphAddMemsetNode",
     "cudaGraphAddNode",
+    "cudaGraphAddNode_v2",
     "cudaGraphChildGraphNodeGetGraph",
     "cudaGraphClone",
     "cudaGraphConditionalHandleCreate",
@@ -2328,6 +2546,7 @@ const char *const fake_lib_names[422] = {
     "cudaGraphExternalSemaphoresWaitNodeGetParams",
     "cudaGraphExternalSemaphoresWaitNodeSetParams",
     "cudaGraphGetEdges",
+    "cudaGraphGetEdges_v2",
     "cudaGraphGetNodes",
     "cudaGraphGetRootNodes",
     "cudaGraphHostNodeGetParams",
@@ -2354,13 +2573,16 @@ const char *const fake_lib_names[422] = {
     "cudaGraphMemsetNodeSetParams",
     "cudaGraphNodeFindInClone",
     "cudaGraphNodeGetDependencies",
+    "cudaGraphNodeGetDependencies_v2",
     "cudaGraphNodeGetDependentNodes",
+    "cudaGraphNodeGetDependentNodes_v2",
     "cudaGraphNodeGetEnabled",
     "cudaGraphNodeGetType",
     "cudaGraphNodeSetEnabled",
     "cudaGraphNodeSetParams",
     "cudaGraphReleaseUserObject",
     "cudaGraphRemoveDependencies",
+    "cudaGraphRemoveDependencies_v2",
     "cudaGraphRetainUserObject",
     "cudaGraphUpload",
     "cudaGraphUpload_ptsz",
@@ -2392,6 +2614,7 @@ const char *const fake_lib_names[422] = {
     "cudaIpcOpenMemHandle",
     "cudaKernelSetAttributeForDevice",
     "cudaLaunchCooperativeKernel",
+    "cudaLaunchCooperativeKernelMultiDevice",
     "cudaLaunchCooperativeKernel_ptsz",
     "cudaLaunchHostFunc",
     "cudaLaunchHostFunc_ptsz",
@@ -2426,6 +2649,7 @@ const char *const fake_lib_names[422] = {
     "cudaMallocMipmappedArray",
     "cudaMallocPitch",
     "cudaMemAdvise",
+    "cudaMemAdvise_v2",
     "cudaMemDiscardAndPrefetchBatchAsync",
     "cudaMemDiscardAndPrefetchBatchAsync_ptsz",
     "cudaMemDiscardBatchAsync",
@@ -2446,6 +2670,8 @@ const char *const fake_lib_names[422] = {
     "cudaMemPoolTrimTo",
     "cudaMemPrefetchAsync",
     "cudaMemPrefetchAsync_ptsz",
+    "cudaMemPrefetchAsync_v2",
+    "cudaMemPrefetchAsync_v2_ptsz",
     "cudaMemPrefetchBatchAsync",
     "cudaMemPrefetchBatchAsync_ptsz",
     "cudaMemRangeGetAttribute",
@@ -2522,14 +2748,19 @@ const char *const fake_lib_names[422] = {
     "cudaOccupancyMaxPotentialClusterSize",
     "cudaPeekAtLastError",
     "cudaPointerGetAttributes",
+    "cudaProfilerInitialize",
     "cudaProfilerStart",
     "cudaProfilerStop",
     "cudaRuntimeGetVersion",
     "cudaSetDevice",
     "cudaSetDeviceFlags",
+    "cudaSetDoubleForDevice",
+    "cudaSetDoubleForHost",
     "cudaSetValidDevices",
     "cudaSignalExternalSemaphoresAsync",
     "cudaSignalExternalSemaphoresAsync_ptsz",
+    "cudaSignalExternalSemaphoresAsync_v2",
+    "cudaSignalExternalSemaphoresAsync_v2_ptsz",
     "cudaStreamAddCallback",
     "cudaStreamAddCallback_ptsz",
     "cudaStreamAttachMemAsync",
@@ -2550,6 +2781,10 @@ const char *const fake_lib_names[422] = {
     "cudaStreamGetAttribute_ptsz",
     "cudaStreamGetCaptureInfo",
     "cudaStreamGetCaptureInfo_ptsz",
+    "cudaStreamGetCaptureInfo_v2",
+    "cudaStreamGetCaptureInfo_v2_ptsz",
+    "cudaStreamGetCaptureInfo_v3",
+    "cudaStreamGetCaptureInfo_v3_ptsz",
     "cudaStreamGetDevice",
     "cudaStreamGetDevice_ptsz",
     "cudaStreamGetFlags",
@@ -2568,9 +2803,18 @@ const char *const fake_lib_names[422] = {
     "cudaStreamSynchronize_ptsz",
     "cudaStreamUpdateCaptureDependencies",
     "cudaStreamUpdateCaptureDependencies_ptsz",
+    "cudaStreamUpdateCaptureDependencies_v2",
+    "cudaStreamUpdateCaptureDependencies_v2_ptsz",
     "cudaStreamWaitEvent",
     "cudaStreamWaitEvent_ptsz",
     "cudaThreadExchangeStreamCaptureMode",
+    "cudaThreadExit",
+    "cudaThreadGetCacheConfig",
+    "cudaThreadGetLimit",
+    "cudaThreadSetCacheConfig",
+    "cudaThreadSetLimit",
+    "cudaThreadSynchronize",
+    "cudaUnbindTexture",
     "cudaUserObjectCreate",
     "cudaUserObjectRelease",
     "cudaUserObjectRetain",
@@ -2578,10 +2822,12 @@ const char *const fake_lib_names[422] = {
     "cudaVDPAUSetVDPAUDevice",
     "cudaWaitExternalSemaphoresAsync",
     "cudaWaitExternalSemaphoresAsync_ptsz",
+    "cudaWaitExternalSemaphoresAsync_v2",
+    "cudaWaitExternalSemaphoresAsync_v2_ptsz",
 };
 /* Own addresses, bound at link time (-Bsymbolic): what the library's
  * own symbol table gives, never cutap's wrappers. */
-void *const fake_lib_addresses[422] = {
+void *const fake_lib_addresses[463] = {
     (void *)__cudaGetKernel,
     (void *)__cudaGetProcAddress,
     (void *)__cudaInitModule,
@@ -2601,10 +2847,16 @@ void *const fake_lib_addresses[422] = {
     (void *)cudaArrayGetMemoryRequirements,
     (void *)cudaArrayGetPlane,
     (void *)cudaArrayGetSparseProperties,
+    (void *)cudaBindSurfaceToArray,
+    (void *)cudaBindTexture,
+    (void *)cudaBindTexture2D,
+    (void *)cudaBindTextureToArray,
+    (void *)cudaBindTextureToMipmappedArray,
     (void *)cudaChooseDevice,
     (void *)cudaCreateChannelDesc,
     (void *)cudaCreateSurfaceObject,
     (void *)cudaCreateTextureObject,
+    (void *)cudaCreateTextureObject_v2,
     (void *)cudaCtxResetPersistingL2Cache,
     (void *)cudaDestroyExternalMemory,
     (void *)cudaDestroyExternalSemaphore,
@@ -2688,6 +2940,7 @@ void *const fake_lib_addresses[422] = {
     (void *)cudaGetDeviceCount,
     (void *)cudaGetDeviceFlags,
     (void *)cudaGetDeviceProperties,
+    (void *)cudaGetDeviceProperties_v2,
     (void *)cudaGetDriverEntryPoint,
     (void *)cudaGetDriverEntryPointByVersion,
     (void *)cudaGetDriverEntryPointByVersion_ptsz,
@@ -2700,13 +2953,18 @@ void *const fake_lib_addresses[422] = {
     (void *)cudaGetLastError,
     (void *)cudaGetMipmappedArrayLevel,
     (void *)cudaGetSurfaceObjectResourceDesc,
+    (void *)cudaGetSurfaceReference,
     (void *)cudaGetSymbolAddress,
     (void *)cudaGetSymbolSize,
+    (void *)cudaGetTextureAlignmentOffset,
     (void *)cudaGetTextureObjectResourceDesc,
     (void *)cudaGetTextureObjectResourceViewDesc,
     (void *)cudaGetTextureObjectTextureDesc,
+    (void *)cudaGetTextureObjectTextureDesc_v2,
+    (void *)cudaGetTextureReference,
     (void *)cudaGraphAddChildGraphNode,
     (void *)cudaGraphAddDependencies,
+    (void *)cudaGraphAddDependencies_v2,
     (void *)cudaGraphAddEmptyNode,
     (void *)cudaGraphAddEventRecordNode,
     (void *)cudaGraphAddEventWaitNode,
@@ -2722,6 +2980,7 @@ void *const fake_lib_addresses[422] = {
     (void *)cudaGraphAddMemcpyNodeToSymbol,
     (void *)cudaGraphAddMemsetNode,
     (void *)cudaGraphAddNode,
+    (void *)cudaGraphAddNode_v2,
     (void *)cudaGraphChildGraphNodeGetGraph,
     (void *)cudaGraphClone,
     (void *)cudaGraphConditionalHandleCreate,
@@ -2754,6 +3013,7 @@ void *const fake_lib_addresses[422] = {
     (void *)cudaGraphExternalSemaphoresWaitNodeGetParams,
     (void *)cudaGraphExternalSemaphoresWaitNodeSetParams,
     (void *)cudaGraphGetEdges,
+    (void *)cudaGraphGetEdges_v2,
     (void *)cudaGraphGetNodes,
     (void *)cudaGraphGetRootNodes,
     (void *)cudaGraphHostNodeGetParams,
@@ -2780,13 +3040,16 @@ void *const fake_lib_addresses[422] = {
     (void *)cudaGraphMemsetNodeSetParams,
     (void *)cudaGraphNodeFindInClone,
     (void *)cudaGraphNodeGetDependencies,
+    (void *)cudaGraphNodeGetDependencies_v2,
     (void *)cudaGraphNodeGetDependentNodes,
+    (void *)cudaGraphNodeGetDependentNodes_v2,
     (void *)cudaGraphNodeGetEnabled,
     (void *)cudaGraphNodeGetType,
     (void *)cudaGraphNodeSetEnabled,
     (void *)cudaGraphNodeSetParams,
     (void *)cudaGraphReleaseUserObject,
     (void *)cudaGraphRemoveDependencies,
+    (void *)cudaGraphRemoveDependencies_v2,
     (void *)cudaGraphRetainUserObject,
     (void *)cudaGraphUpload,
     (void *)cudaGraphUpload_ptsz,
@@ -2818,6 +3081,7 @@ void *const fake_lib_addresses[422] = {
     (void *)cudaIpcOpenMemHandle,
     (void *)cudaKernelSetAttributeForDevice,
     (void *)cudaLaunchCooperativeKernel,
+    (void *)cudaLaunchCooperativeKernelMultiDevice,
     (void *)cudaLaunchCooperativeKernel_ptsz,
     (void *)cudaLaunchHostFunc,
     (void *)cudaLaunchHostFunc_ptsz,
@@ -2852,6 +3116,7 @@ void *const fake_lib_addresses[422] = {
     (void *)cudaMallocMipmappedArray,
     (void *)cudaMallocPitch,
     (void *)cudaMemAdvise,
+    (void *)cudaMemAdvise_v2,
     (void *)cudaMemDiscardAndPrefetchBatchAsync,
     (void *)cudaMemDiscardAndPrefetchBatchAsync_ptsz,
     (void *)cudaMemDiscardBatchAsync,
@@ -2872,6 +3137,8 @@ void *const fake_lib_addresses[422] = {
     (void *)cudaMemPoolTrimTo,
     (void *)cudaMemPrefetchAsync,
     (void *)cudaMemPrefetchAsync_ptsz,
+    (void *)cudaMemPrefetchAsync_v2,
+    (void *)cudaMemPrefetchAsync_v2_ptsz,
     (void *)cudaMemPrefetchBatchAsync,
     (void *)cudaMemPrefetchBatchAsync_ptsz,
     (void *)cudaMemRangeGetAttribute,
@@ -2948,14 +3215,19 @@ void *const fake_lib_addresses[422] = {
     (void *)cudaOccupancyMaxPotentialClusterSize,
     (void *)cudaPeekAtLastError,
     (void *)cudaPointerGetAttributes,
+    (void *)cudaProfilerInitialize,
     (void *)cudaProfilerStart,
     (void *)cudaProfilerStop,
     (void *)cudaRuntimeGetVersion,
     (void *)cudaSetDevice,
     (void *)cudaSetDeviceFlags,
+    (void *)cudaSetDoubleForDevice,
+    (void *)cudaSetDoubleForHost,
     (void *)cudaSetValidDevices,
     (void *)cudaSignalExternalSemaphoresAsync,
     (void *)cudaSignalExternalSemaphoresAsync_ptsz,
+    (void *)cudaSignalExternalSemaphoresAsync_v2,
+    (void *)cudaSignalExternalSemaphoresAsync_v2_ptsz,
     (void *)cudaStreamAddCallback,
     (void *)cudaStreamAddCallback_ptsz,
     (void *)cudaStreamAttachMemAsync,
@@ -2976,6 +3248,10 @@ void *const fake_lib_addresses[422] = {
     (void *)cudaStreamGetAttribute_ptsz,
     (void *)cudaStreamGetCaptureInfo,
     (void *)cudaStreamGetCaptureInfo_ptsz,
+    (void *)cudaStreamGetCaptureInfo_v2,
+    (void *)cudaStreamGetCaptureInfo_v2_ptsz,
+    (void *)cudaStreamGetCaptureInfo_v3,
+    (void *)cudaStreamGetCaptureInfo_v3_ptsz,
     (void *)cudaStreamGetDevice,
     (void *)cudaStreamGetDevice_ptsz,
     (void *)cudaStreamGetFlags,
@@ -2994,9 +3270,18 @@ void *const fake_lib_addresses[422] = {
     (void *)cudaStreamSynchronize_ptsz,
     (void *)cudaStreamUpdateCaptureDependencies,
     (void *)cudaStreamUpdateCaptureDependencies_ptsz,
+    (void *)cudaStreamUpdateCaptureDependencies_v2,
+    (void *)cudaStreamUpdateCaptureDependencies_v2_ptsz,
     (void *)cudaStreamWaitEvent,
     (void *)cudaStreamWaitEvent_ptsz,
     (void *)cudaThreadExchangeStreamCaptureMode,
+    (void *)cudaThreadExit,
+    (void *)cudaThreadGetCacheConfig,
+    (void *)cudaThreadGetLimit,
+    (void *)cudaThreadSetCacheConfig,
+    (void *)cudaThreadSetLimit,
+    (void *)cudaThreadSynchronize,
+    (void *)cudaUnbindTexture,
     (void *)cudaUserObjectCreate,
     (void *)cudaUserObjectRelease,
     (void *)cudaUserObjectRetain,
@@ -3004,5 +3289,7 @@ void *const fake_lib_addresses[422] = {
     (void *)cudaVDPAUSetVDPAUDevice,
     (void *)cudaWaitExternalSemaphoresAsync,
     (void *)cudaWaitExternalSemaphoresAsync_ptsz,
+    (void *)cudaWaitExternalSemaphoresAsync_v2,
+    (void *)cudaWaitExternalSemaphoresAsync_v2_ptsz,
 };
-_Static_assert(CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz - CUTAP_ID___cudaGetKernel == 421, "ids of runtime are consecutive");
+_Static_assert(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz - CUTAP_ID___cudaGetKernel == 462, "ids of runtime are consecutive");

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds build/rtold/ on the development machine (no GPU needed): the
-# program rt118_static.c linked with CUDA 11.8's and 12.4's runtimes, each
+# programs rt118_static.c and rtold_typed.c (rt118t_*, rt124t_*: issue #28)
+# linked with CUDA 11.8's and 12.4's runtimes, each
 # statically and against its shared libcudart (copied beside the programs,
 # found through an $ORIGIN rpath). Carry build/rtold to the device machine
 # (about 3.2 MiB): tests/gpu/runtime_coverage.sh runs them as rt118_static,
@@ -20,4 +21,10 @@ gcc -O2 $S -o $O/rt118_shared $O/libcudart.so.11.0 -Wl,-rpath,'$ORIGIN'
 gcc -O2 -I$X/include $S -o $O/rt124_static $X/lib/x86_64-linux-gnu/libcudart_static.a -ldl -lpthread -lrt
 cp -L $X/lib/x86_64-linux-gnu/libcudart.so.12 $O/
 gcc -O2 -I$X/include $S -o $O/rt124_shared $O/libcudart.so.12 -Wl,-rpath,'$ORIGIN'
+# issue #28: the functions whose signature changed since (rtold_typed.c)
+T=tests/gpu/workloads/rtold_typed.c
+gcc -O2 $T -o $O/rt118t_static $L118/libcudart_static.a -ldl -lpthread -lrt
+gcc -O2 $T -o $O/rt118t_shared $O/libcudart.so.11.0 -Wl,-rpath,'$ORIGIN'
+gcc -O2 -I$X/include $T -o $O/rt124t_static $X/lib/x86_64-linux-gnu/libcudart_static.a -ldl -lpthread -lrt
+gcc -O2 -I$X/include $T -o $O/rt124t_shared $O/libcudart.so.12 -Wl,-rpath,'$ORIGIN'
 ls $O
