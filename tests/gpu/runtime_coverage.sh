@@ -16,7 +16,8 @@
 # rt118_static, rt118_shared, rt124_static, rt124_shared: CUDA 11.8's and
 # 12.4's runtimes, static and shared (tests/gpu/workloads/rt118_static.c,
 # built on the development machine and carried as build/rtold/, the shared
-# libcudart.so.11.0 and .so.12 beside them).
+# libcudart.so.11.0 and .so.12 beside them); rt118t_*, rt124t_*: the same
+# with the functions whose signature changed since (rtold_typed.c, #28).
 # RTCOV_BOTH=1: also a run with cutap and the referee in the same process
 # (a CUPTI client beside cutap, as nsys or a profiler is): a "both" line,
 # cutap's calls in that run against the referee alone, and the referee's
@@ -41,6 +42,8 @@ declare -A CMD=([vecadd_static]="$B/vecadd_static" [vecadd_shared]="$B/vecadd_sh
   [jax_step]="python3 $W/jax_step.py" [nccl_allreduce]="$B/nccl_allreduce" [cupy_step]="python3 $W/cupy_step.py"
   [rt118_static]="build/rtold/rt118_static" [rt118_shared]="build/rtold/rt118_shared"
   [rt124_static]="build/rtold/rt124_static" [rt124_shared]="build/rtold/rt124_shared"
+  [rt118t_static]="build/rtold/rt118t_static" [rt118t_shared]="build/rtold/rt118t_shared"
+  [rt124t_static]="build/rtold/rt124t_static" [rt124t_shared]="build/rtold/rt124t_shared"
   [torchrun_2gpu]="torchrun --standalone --nproc_per_node=2 $W/ddp_allreduce.py")
 ORDER="vecadd_static vecadd_shared ptds cublas_gemm torch_step torch_graph torch_dataloader torch_conv_graph
   torch_compile jax_step cupy_step nccl_allreduce"
