@@ -21,7 +21,13 @@
  *   call site (entry and exit alike, as a runtime's reporting helper is),
  *   each entry's result field pointing to an inaccessible page (CUDA 11.8
  *   and 12.4 runtimes leave stack contents there at some entries), each
- *   exit's to the result: prints "entryresult". */
+ *   exit's to the result: prints "entryresult".
+ *   t_bad_report v2: a whole cudaStreamGetCaptureInfo_v2 reported (callback
+ *   id 409, CUDA 11.3 to 12.x: 6 parameters, every output pointer valid),
+ *   its parameter struct followed by an unmapped address (0x18) where 13.0's
+ *   7-parameter cudaStreamGetCaptureInfo has its last output: a cutap that
+ *   took "_v2" for a version suffix read that as an output pointer
+ *   (SIGSEGV, seen under a 12.4 static runtime on the H100): prints "v2". */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +57,7 @@ static __attribute__((noinline)) void site_short(const void *rec) { REPORT(17, r
 static __attribute__((noinline)) void site_badname(const void *rec) { REPORT(17, rec); }
 static __attribute__((noinline)) void site_good(const void *rec) { REPORT(17, rec); }
 static __attribute__((noinline)) void site_both(const void *rec) { REPORT(20, rec); }
+static __attribute__((noinline)) void site_v2(const void *rec) { REPORT(409, rec); }
 
 static __attribute__((noinline)) void one_call(uint32_t cbid, const char *name, int with_exit, int *out)
 {
@@ -121,6 +128,28 @@ int main(int argc, char **argv)
             one_call(17, "cudaGetDevice", 1, NULL);
         }
         printf("noexitgone\n");
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "v2")) {
+        if (wanted(409)) {
+            int status = 0, r = 0;
+            unsigned long long id = 0;
+            void *graph = NULL, *deps = NULL;
+            size_t ndeps = 0;
+            /* cudaStreamGetCaptureInfo_v2_v11030_params, then the word 13.0's
+             * seventh parameter would be read from */
+            struct {
+                void *stream, *status, *id, *graph, *deps, *ndeps;
+                uint64_t after;
+            } params = {NULL, &status, &id, &graph, &deps, &ndeps, 0x18};
+            struct rt_copy_record a = {.size = sizeof a, .name = "cudaStreamGetCaptureInfo_v2", .params = &params,
+                                       .cbid = 409, .site = 0};
+            site_v2(&a);
+            a.site = 1;
+            a.result = &r;
+            site_v2(&a);
+        }
+        printf("v2\n");
         return 0;
     }
     long ps = sysconf(_SC_PAGESIZE);

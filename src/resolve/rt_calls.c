@@ -89,14 +89,37 @@ static struct rt_stack *rt_get(void)
 #define NOT_OURS 0xffffffffu
 static _Atomic uint32_t cbid_cache[CBID_CACHE];
 
-/* "cudaMalloc_v3020" -> "cudaMalloc", in place. */
+/* "cudaMalloc_v3020" -> "cudaMalloc", in place. CUPTI's versions have 4
+ * or 5 digits (3020, 10010, 12030); "_v2" and "_v3" are the functions' own
+ * names (cudaStreamGetCaptureInfo_v2 takes 6 parameters, the plain one 3,
+ * 13.0's 7: read with another's layout, an output pointer would be taken
+ * from the wrong place). */
 static void strip_version(char *buf)
 {
     size_t n = strlen(buf), d = n;
     while (d > 0 && buf[d - 1] >= '0' && buf[d - 1] <= '9')
         d--;
-    if (d < n && d >= 2 && buf[d - 1] == 'v' && buf[d - 2] == '_')
+    if (n - d >= 4 && d >= 2 && buf[d - 1] == 'v' && buf[d - 2] == '_')
         buf[d - 2] = 0;
+}
+
+/* A static id's description as the pinned headers (or, for a function 13.0
+ * dropped, the older major's that declares it) give it: what a report's
+ * parameter struct holds, whatever the shared runtime bound in this
+ * process has (a variant of an older major, cutap_fn's answer then). */
+static const struct cutap_fninfo *report_fn(uint32_t sid)
+{
+    return &cutap_lib_info[sid - CUTAP_DRIVER_COUNT];
+}
+
+/* Whether a report of static id sid must be recorded untyped: the shared
+ * runtime bound in this process is of an older major that declares the
+ * function otherwise (issue #28), so the id's records and its description
+ * in the trace are that major's, not the report's. */
+static inline int report_untyped(uint32_t sid)
+{
+    return sid >= CUTAP_DRIVER_COUNT && sid < CUTAP_STATIC_COUNT &&
+           __atomic_load_n(&cutap_lib_variant[sid - CUTAP_DRIVER_COUNT], __ATOMIC_RELAXED) != NULL;
 }
 
 static uint32_t id_of_name(const char *name)
@@ -300,9 +323,9 @@ static __attribute__((noinline)) const struct rt_plan *plan_make(uint32_t cbid, 
         p->id = id;   /* a function cutap's layer has not: untyped */
         p->status = 1;
     } else {
-        const struct cutap_fninfo *fi = cutap_fn(static_id(id));
+        const struct cutap_fninfo *fi = report_fn(static_id(id));
         p->id = id;
-        p->typed = id < CUTAP_STATIC_COUNT;
+        p->typed = id < CUTAP_STATIC_COUNT && !report_untyped(id);
         p->nargs = (uint8_t)(p->typed && fi->nargs <= RT_MAXARGS ? fi->nargs : 0);
         p->toomany = fi->nargs > RT_MAXARGS;
         p->status = !fi->nostatus;
@@ -466,9 +489,15 @@ static inline __attribute__((always_inline)) void rt_enter(uint32_t id, const vo
         nargs = plan->nargs;
     } else {
         uint32_t sid = static_id(id);
-        fi = sid == CUTAP_ID_ALL ? NULL : cutap_fn(sid);
+        fi = sid == CUTAP_ID_ALL ? NULL : report_fn(sid);
         typed = id < CUTAP_STATIC_COUNT;
         nargs = fi ? fi->nargs : 0;
+    }
+    if (typed && report_untyped(id)) {
+        /* (a plan made before the older runtime was adopted) */
+        plan = NULL;
+        typed = 0;
+        nargs = 0;
     }
     /* The shared libcudart is in use: our wrapper records this call (a
      * function it has no wrapper for is recorded from the report). */

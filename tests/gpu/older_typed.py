@@ -16,8 +16,15 @@ name, jsonl, dump = sys.argv[1:4]
 major = "11.8" if "118" in name else "12.4"
 declared = json.loads(gzip.open("gen/snapshots/cuda-%s/runtime.json.gz" % major).read())["declared"]
 calls = [c for c in map(json.loads, open(jsonl)) if c.get("type") == "call" and c["layer"] == "runtime"]
-typed = [c for c in calls if "=" in c["decoded"] or not c["args"]]
-untyped = [c for c in calls if not ("=" in c["decoded"] or not c["args"])]
+def is_typed(c):
+    """decoded under parameter names, or a call of no parameters (an untyped
+    report carries no words: a function declared with some is untyped)"""
+    d = declared.get(c["name"])
+    return "=" in c["decoded"] or (not c["args"] and (d is None or not d["params"]))
+
+
+typed = [c for c in calls if is_typed(c)]
+untyped = [c for c in calls if not is_typed(c)]
 miss = sorted(set(c["name"] for c in untyped if c["name"] in declared))
 why = collections.Counter(m.group(1) for m in re.finditer(r"\(untyped: ([^)]*)\)", open(dump).read()))
 changed = ("cudaStreamGetCaptureInfo", "cudaStreamGetCaptureInfo_v2", "cudaGraphInstantiate", "cudaMemAdvise",
