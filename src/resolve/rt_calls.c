@@ -109,6 +109,8 @@ static void strip_version(char *buf)
  * process has (a variant of an older major, cutap_fn's answer then). */
 static const struct cutap_fninfo *report_fn(uint32_t sid)
 {
+    if (sid < CUTAP_DRIVER_COUNT || sid >= CUTAP_STATIC_COUNT)
+        return &cutap_driver_info[0];   /* never (runtime ids only): a description, not a wild pointer */
     return &cutap_lib_info[sid - CUTAP_DRIVER_COUNT];
 }
 
