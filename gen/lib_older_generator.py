@@ -10,7 +10,8 @@ reads the snapshots of those majors' headers):
       lib_table.c's), the typed slow path that takes its signature
       (recording under the id of the function it is a variant of), and
       the table src/resolve/libs.c installs from when a layer binds to
-      that soname.
+      that soname; and the runtime callback ids an older static runtime
+      reports those functions by (src/resolve/rt_calls.c).
   cli/generated/decode_older_<layer>_<group>.c    the decoding tables of a
       group's variants (decode_generator.py's, one set each), and
   cli/generated/decode_older.c    which set decodes the calls of a layer
@@ -121,6 +122,19 @@ def variants_c(model):
         out.append("    {0},")
     out.append("};")
     out.append("const unsigned cutap_older_variant_count = %d;" % len(variants))
+    index = {id(v): i for i, (_, _, v) in enumerate(variants)}
+    cbids = [(c, f, v) for l in model.layers for c, f, v in getattr(l, "older_cbids", [])]
+    out.append("\n/* The runtime callback ids an older major's static runtime reports its calls")
+    out.append(" * by that are not the pinned headers' newest (sorted): the function, and")
+    out.append(" * the variant that describes the call's parameters (-1: the pinned")
+    out.append(" * description, the same signature). */")
+    out.append("const struct cutap_older_cbid cutap_older_cbids[%d] = {" % max(1, len(cbids)))
+    for c, f, v in cbids:
+        out.append("    {%d, %d, CUTAP_ID_%s}," % (c, -1 if v is None else index[id(v)], f.name))
+    if not cbids:
+        out.append("    {0, -1, 0},")
+    out.append("};")
+    out.append("const unsigned cutap_older_cbid_count = %d;" % len(cbids))
     return "\n".join(out) + "\n"
 
 

@@ -25,6 +25,9 @@ into gen/snapshots/cuda-VERSION/:
   SONAME.exports     the library's exported functions, one a line, NAME or
                      NAME@VERSION_NODE (the node the dynamic linker binds a
                      versioned reference to), from its .dynsym;
+  cupti_runtime_cbid.txt   the runtime's CUPTI callback ids of that major,
+                     "NAME VERSION CBID" (cupti_runtime_cbid.h; a static
+                     runtime of that major reports its calls by them);
 
 and README.md, the packages (name and exact version, from dpkg) they came
 from. A layer whose headers or library the machine lacks is listed there
@@ -39,7 +42,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import lib_model            # noqa: E402
+import re                   # noqa: E402
 import spec as specs        # noqa: E402
+
+
+CBID_LINE = re.compile(r"^\s*CUPTI_RUNTIME_TRACE_CBID_(\w+)_v(\d+)\s*=\s*(\d+),")
 
 
 def exports(path):
@@ -141,6 +148,18 @@ def main():
     hdr = owner.get("cuda_runtime_api.h") if owner is not None else package_of(os.path.join(include, "cuda_runtime_api.h"))
     if hdr:
         packages.add(hdr)
+    # The runtime's CUPTI callback ids, "NAME VERSION CBID" (a static
+    # runtime of this major reports its calls by them: which parameter
+    # struct, which signature)
+    cbid_h = os.path.join(include, "cupti_runtime_cbid.h")
+    if os.path.exists(cbid_h):
+        cbids = [m.groups() for m in map(CBID_LINE.match, open(cbid_h)) if m]
+        with open(os.path.join(out, "cupti_runtime_cbid.txt"), "w") as f:
+            f.write("".join("%s %s %s\n" % c for c in cbids))
+        p = owner.get("cupti_runtime_cbid.h") if owner is not None else package_of(cbid_h)
+        if p:
+            packages.add(p)
+        rows.append("| runtime (CUPTI) | cupti_runtime_cbid.h | %d callback ids | | %s |" % (len(cbids), p or ""))
     with open(os.path.join(out, "README.md"), "w") as f:
         f.write("# CUDA %s, snapshotted for issue #28\n\n" % version)
         f.write("Written by `gen/major_snapshot.py %s %s %s%s`: the declarations of each layer's\n"

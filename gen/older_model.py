@@ -54,6 +54,29 @@ def _exports(version, soname):
     return set(l.strip().split("@")[0] for l in open(path) if l.strip())
 
 
+def _cbids(version):
+    """{function name: newest callback id} of a major's runtime
+    (cupti_runtime_cbid.txt: NAME VERSION CBID), or {} without one"""
+    path = os.path.join(cuda_model.HERE, "snapshots", "cuda-" + version, "cupti_runtime_cbid.txt")
+    return _newest([l.split() for l in open(path)]) if os.path.exists(path) else {}
+
+
+def _newest(rows):
+    out = {}
+    for name, ver, cbid in rows:
+        if name not in out or int(ver) > out[name][0]:
+            out[name] = (int(ver), int(cbid))
+    return {n: c for n, (_, c) in out.items()}
+
+
+def pinned_cbids():
+    """{function name: newest callback id} of the pinned CUPTI headers"""
+    import re
+    line = re.compile(r"^\s*CUPTI_RUNTIME_TRACE_CBID_(\w+)_v(\d+)\s*=\s*(\d+),")
+    path = os.path.join(cuda_model.CUDA_INCLUDE, "cupti_runtime_cbid.h")
+    return _newest([m.groups() for m in map(line.match, open(path)) if m])
+
+
 def sig(f):
     return (f.ret_abi, f.ret_spelled, [(p.abi, p.spelled) for p in f.params])
 
@@ -68,6 +91,7 @@ class Group:
         self.declared = {}          # name -> Function, None where the majors disagree
         self.exported = set()
         self.structs, self.enums, self.records = {}, {}, {}
+        self.cbids = {}             # runtime: function name -> its newest callback id in these majors
 
     @property
     def tag(self):
@@ -88,6 +112,7 @@ def _load_groups(layer):
             continue
         first = not g.majors
         g.majors.append(major)
+        g.cbids.update(_cbids(version))
         g.exported |= exp
         for n, f in snap["declared"].items():
             if first:
@@ -150,3 +175,41 @@ def attach(layer, belongs, apply_rules):
                     continue
                 f.older_modes.append(VARIANT)
                 layer.variants.append((g, v))
+    _older_cbids(layer)
+
+
+def _older_cbids(layer):
+    """layer.older_cbids: [(cbid, function, variant or None)]: the callback
+    ids by which a static runtime of an older major reports a function,
+    where they are not the pinned headers' newest for it (cutap's own
+    reports path then knows no signature for them): the pinned signature
+    where that major declares the function as 13.0 does (None), its
+    variant where it declares another. One entry per callback id: a callback
+    id is one version of one function, whatever the major."""
+    layer.older_cbids = []
+    if not any(g.cbids for g in layer.groups):
+        return
+    current = set(pinned_cbids().values())
+    fns = {f.name: f for f in layer.functions}
+    variants = {(g.index, v.name): v for g, v in layer.variants}
+    seen = {}
+    for g in layer.groups:
+        for name, cbid in sorted(g.cbids.items()):
+            f = fns.get(name)
+            if cbid in current or f is None or not f.typed:
+                continue
+            mode = f.older_modes[g.index]
+            if mode == SAME:
+                what = None
+            elif mode == VARIANT:
+                what = variants[(g.index, name)]
+            else:
+                continue
+            if cbid in seen:
+                assert seen[cbid][0] == name, (cbid, name, seen[cbid])
+                assert (seen[cbid][1] is None) == (what is None) and \
+                    (what is None or sig(what) == sig(seen[cbid][1])), (cbid, name)
+                continue
+            seen[cbid] = (name, what)
+            layer.older_cbids.append((cbid, f, what))
+    layer.older_cbids.sort(key=lambda e: e[0])

@@ -27,7 +27,12 @@
  *   its parameter struct followed by an unmapped address (0x18) where 13.0's
  *   7-parameter cudaStreamGetCaptureInfo has its last output: a cutap that
  *   took "_v2" for a version suffix read that as an output pointer
- *   (SIGSEGV, seen under a 12.4 static runtime on the H100): prints "v2". */
+ *   (SIGSEGV, seen under a 12.4 static runtime on the H100): prints "v2".
+ *   t_bad_report older: a static CUDA 11.8 runtime's reports by callback
+ *   ids that are not 13.0's newest for their function: cudaGraphInstantiate
+ *   by 310 (_v10000: 11.8's 5 parameters, 13.0's has 3) and
+ *   cudaGetDeviceProperties by 4 (_v3020: the same 2 parameters as 13.0's,
+ *   whose id is 440): prints "older". */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -58,6 +63,8 @@ static __attribute__((noinline)) void site_badname(const void *rec) { REPORT(17,
 static __attribute__((noinline)) void site_good(const void *rec) { REPORT(17, rec); }
 static __attribute__((noinline)) void site_both(const void *rec) { REPORT(20, rec); }
 static __attribute__((noinline)) void site_v2(const void *rec) { REPORT(409, rec); }
+static __attribute__((noinline)) void site_gi(const void *rec) { REPORT(310, rec); }
+static __attribute__((noinline)) void site_gp(const void *rec) { REPORT(4, rec); }
 
 static __attribute__((noinline)) void one_call(uint32_t cbid, const char *name, int with_exit, int *out)
 {
@@ -150,6 +157,34 @@ int main(int argc, char **argv)
             site_v2(&a);
         }
         printf("v2\n");
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "older")) {
+        if (wanted(310) && wanted(4)) {
+            int r = 0;
+            char log[64];
+            void *exec = NULL, *bad = NULL;
+            struct {
+                void *pGraphExec, *graph, *pErrorNode, *pLogBuffer;
+                size_t bufferSize;
+            } gi = {&exec, (void *)0x1234, &bad, log, sizeof log};
+            struct rt_copy_record a = {.size = sizeof a, .name = "cudaGraphInstantiate", .params = &gi, .cbid = 310};
+            site_gi(&a);
+            a.site = 1;
+            a.result = &r;
+            site_gi(&a);
+            unsigned char prop[1024] = {0};
+            struct {
+                void *prop;
+                int device;
+            } gp = {prop, 3};
+            struct rt_copy_record b = {.size = sizeof b, .name = "cudaGetDeviceProperties", .params = &gp, .cbid = 4};
+            site_gp(&b);
+            b.site = 1;
+            b.result = &r;
+            site_gp(&b);
+        }
+        printf("older\n");
         return 0;
     }
     long ps = sysconf(_SC_PAGESIZE);

@@ -680,6 +680,68 @@ const struct dec_older *dec_older_of(int layer, const char *soname)
     return r;
 }
 
+/* Whether a signature as the file describes it ("k:name:type;...",
+ * rec_name_id_slow) is fn's: the same parameter names and types. */
+static int sig_matches(const struct dec_fn *fn, const char *sig)
+{
+    const char *p = sig;
+    for (unsigned i = 0; i < fn->nargs; i++) {
+        if (i && *p++ != ';')
+            return 0;
+        if (!p[0] || p[1] != ':')
+            return 0;
+        p += 2;
+        size_t n = strlen(fn->args[i].name), t = strlen(fn->args[i].type);
+        if (strncmp(p, fn->args[i].name, n) || p[n] != ':' || strncmp(p + n + 1, fn->args[i].type, t))
+            return 0;
+        p += n + 1 + t;
+    }
+    return !*p;
+}
+
+/* The variant of an older major whose signature the file gives name,
+ * NULL: none (its set in *set). */
+static const struct dec_fn *older_by_sig(const char *name, int layer, const char *sig, const struct dec_set **set)
+{
+    for (unsigned i = 0; i < dec_nolder; i++) {
+        const struct dec_fn *v = dec_older[i].set && dec_older[i].layer == layer ? dec_find_fn(dec_older[i].set, name) : NULL;
+        if (v && sig_matches(v, sig)) {
+            *set = dec_older[i].set;
+            return v;
+        }
+    }
+    return NULL;
+}
+
+/* The signature of name n in set, the call's process binding its layer to
+ * soname so (NULL: the pinned one, or not a layer); *rset: the set it is
+ * in. A layer bound to an older major (CUTAP_META_LAYER): a function that
+ * major declares otherwise is in its own set (the recorder typed it with
+ * that signature); the others have the pinned one. A function the file
+ * describes otherwise than the pinned headers (a static runtime of an
+ * older major reporting by an older callback id): the variant of that
+ * description. */
+static const struct dec_fn *resolve(const struct tr_name *n, const struct dec_set *set, const char *so,
+                                    const struct dec_set **rset)
+{
+    const struct dec_older *o = so ? dec_older_of(n->layer, so) : NULL;
+    const struct dec_fn *fn = o && o->set ? dec_find_fn(o->set, n->name) : NULL;
+    if (fn) {
+        *rset = o->set;
+        return fn;
+    }
+    *rset = set;
+    fn = dec_find_fn(set, n->name);
+    const struct dec_set *older;
+    const struct dec_fn *v;
+    if (fn && n->sig && set == &dec_layers && !sig_matches(fn, n->sig) &&
+        (v = older_by_sig(n->name, n->layer, n->sig, &older))) {
+        *rset = older;
+        return v;
+    }
+    return fn;
+}
+
 /* The signature to decode a call with (and d->set, the tables it is in),
  * or NULL to print raw words: the recorder had none (untyped, hidden), the
  * layer is one this command does not know, or the tables disagree with
@@ -693,41 +755,35 @@ const struct dec_fn *dump_signature(struct dump *d, const struct tr_call *c)
                                                                                                   : NULL;
     if ((c->flags & CUTAP_RF_UNTYPED) || !set)
         return NULL;
-    /* A layer bound to an older major (CUTAP_META_LAYER): a function that
-     * major declares otherwise is in its own set (the recorder typed it
-     * with that signature); the others have the pinned one. */
     const struct tr_proc *p = &d->tr->procs[d->tr->threads[c->thread].proc];
-    if (set == &dec_layers && (p->layer_flags[n->layer] & CUTAP_LAYER_OTHER_MAJOR) && p->layer_so[n->layer]) {
-        const struct dec_older *o = dec_older_of(n->layer, p->layer_so[n->layer]);
-        const struct dec_set *older = o ? o->set : NULL;
-        const struct dec_fn *fn = older ? dec_find_fn(older, n->name) : NULL;
-        if (fn) {
-            if (fn->layer != n->layer || fn->nargs != c->rec->nargs)
-                return NULL;
-            d->set = older;
-            return fn;
-        }
-    }
-    /* found once per name: kept by the name's address, and checked by
-     * the name itself (a reader that loads several traces reuses
-     * addresses) */
+    const char *so = set == &dec_layers && (p->layer_flags[n->layer] & CUTAP_LAYER_OTHER_MAJOR) ? p->layer_so[n->layer]
+                                                                                                : NULL;
+    /* found once per name (and soname, and description): kept by their
+     * addresses, and checked by the name itself (a reader that loads
+     * several traces reuses addresses) */
     static _Thread_local struct {
-        const char *name;
-        const struct dec_set *set;
+        const char *name, *so, *sig;
+        const struct dec_set *set, *rset;
         const struct dec_fn *fn;
     } seen[1024];
-    size_t h = ((uintptr_t)n->name >> 3) * 0x9e3779b97f4a7c15ull >> 54;
+    size_t h = (((uintptr_t)n->name >> 3) ^ ((uintptr_t)so >> 3)) * 0x9e3779b97f4a7c15ull >> 54;
     const struct dec_fn *fn;
-    if (seen[h].name == n->name && seen[h].set == set && !strcmp(seen[h].fn->name, n->name)) {
+    const struct dec_set *rset;
+    if (seen[h].name == n->name && seen[h].so == so && seen[h].sig == n->sig && seen[h].set == set &&
+        !strcmp(seen[h].fn->name, n->name)) {
         fn = seen[h].fn;
-    } else if ((fn = dec_find_fn(set, n->name))) {
+        rset = seen[h].rset;
+    } else if ((fn = resolve(n, set, so, &rset))) {
         seen[h].name = n->name;
+        seen[h].so = so;
+        seen[h].sig = n->sig;
         seen[h].set = set;
+        seen[h].rset = rset;
         seen[h].fn = fn;
     }
     if (!fn || fn->layer != n->layer || fn->nargs != c->rec->nargs)
         return NULL;
-    d->set = set;
+    d->set = rset;
     return fn;
 }
 

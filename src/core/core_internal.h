@@ -206,6 +206,17 @@ extern const unsigned cutap_older_variant_count;
 extern const char *const cutap_older_sonames[][3];
 extern const uint8_t cutap_older_mode[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
 enum { CUTAP_OLDER_UNTYPED = 0, CUTAP_OLDER_SAME = 1, CUTAP_OLDER_VARIANT = 2 };
+/* The runtime callback ids by which an older major's static runtime
+ * reports a function, where they are not the pinned headers' newest
+ * (sorted by cbid): the function's id, and the variant whose description
+ * the report's parameters follow (-1: the pinned one's). */
+struct cutap_older_cbid {
+    uint16_t cbid;
+    int16_t variant;
+    uint32_t id;
+};
+extern const struct cutap_older_cbid cutap_older_cbids[];
+extern const unsigned cutap_older_cbid_count;
 /* Per layer id: the variant in use, NULL for the pinned signature. */
 extern const struct cutap_older_variant *cutap_lib_variant[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
 

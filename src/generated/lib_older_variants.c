@@ -1521,3 +1521,27 @@ const struct cutap_older_variant cutap_older_variants[69] = {
               .args = args_cusparseSparseToDense_bufferSize__cu11, .sizes = sizes_cusparseSparseToDense_bufferSize__cu11, .caps = 0}},
 };
 const unsigned cutap_older_variant_count = 69;
+
+/* The runtime callback ids an older major's static runtime reports its calls
+ * by that are not the pinned headers' newest (sorted): the function, and
+ * the variant that describes the call's parameters (-1: the pinned
+ * description, the same signature). */
+const struct cutap_older_cbid cutap_older_cbids[16] = {
+    {4, -1, CUTAP_ID_cudaGetDeviceProperties},
+    {139, -1, CUTAP_ID_cudaEventElapsedTime},
+    {252, 17, CUTAP_ID_cudaMemPrefetchAsync},
+    {253, 19, CUTAP_ID_cudaMemPrefetchAsync_ptsz},
+    {254, 15, CUTAP_ID_cudaMemAdvise},
+    {305, 9, CUTAP_ID_cudaGraphNodeGetDependencies},
+    {306, 11, CUTAP_ID_cudaGraphNodeGetDependentNodes},
+    {307, 2, CUTAP_ID_cudaGraphAddDependencies},
+    {308, 13, CUTAP_ID_cudaGraphRemoveDependencies},
+    {310, 8, CUTAP_ID_cudaGraphInstantiate},
+    {323, 6, CUTAP_ID_cudaGraphGetEdges},
+    {324, 21, CUTAP_ID_cudaStreamGetCaptureInfo},
+    {325, 22, CUTAP_ID_cudaStreamGetCaptureInfo_ptsz},
+    {411, 23, CUTAP_ID_cudaStreamUpdateCaptureDependencies},
+    {412, 25, CUTAP_ID_cudaStreamUpdateCaptureDependencies_ptsz},
+    {445, 4, CUTAP_ID_cudaGraphAddNode},
+};
+const unsigned cutap_older_cbid_count = 16;

@@ -181,6 +181,36 @@ static int cbid_current(uint32_t cbid)
     return cbid < cutap_rt_cbid_count && (cutap_rt_cbid_current[cbid / 8] >> (cbid % 8) & 1);
 }
 
+/* Per dynamic id made for an older callback id of known signature: that
+ * description (a variant of an older major's, or the pinned one where the
+ * signature is the same), NULL for the others. */
+static const struct cutap_fninfo *_Atomic older_info[CUTAP_MAX_IDS - CUTAP_STATIC_COUNT];
+
+static const struct cutap_fninfo *older_info_of(uint32_t id)
+{
+    return id >= CUTAP_STATIC_COUNT && id < CUTAP_MAX_IDS
+               ? atomic_load_explicit(&older_info[id - CUTAP_STATIC_COUNT], memory_order_acquire)
+               : NULL;
+}
+
+/* The description of an older callback id of static id st
+ * (cutap_older_cbids, sorted), NULL: none known. */
+static const struct cutap_fninfo *older_cbid_info(uint32_t cbid, uint32_t st)
+{
+    unsigned lo = 0, hi = cutap_older_cbid_count;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (cutap_older_cbids[mid].cbid < cbid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == cutap_older_cbid_count || cutap_older_cbids[lo].cbid != cbid || cutap_older_cbids[lo].id != st)
+        return NULL;   /* (a name that is not the function's: not trusted) */
+    int v = cutap_older_cbids[lo].variant;
+    return v < 0 ? report_fn(st) : &cutap_older_variants[v].info;
+}
+
 static uint32_t id_of(uint32_t cbid, const char *name)
 {
     if (cbid >= CBID_CACHE)
@@ -192,11 +222,23 @@ static uint32_t id_of(uint32_t cbid, const char *name)
     if (id == CUTAP_ID_ALL)
         id = unknown_id(name);
     else if (!cbid_current(cbid)) {
+        /* An older version of the function (a static runtime of another
+         * major): typed where the generators know its signature from that
+         * major's headers (issue #28), under an id of its own that the
+         * trace describes with those parameters; else untyped. */
         struct cutap_tramp_ctx *ctx;
         uint32_t st = id;
-        id = cutap_id_new(cutap_fn(st)->name, CUTAP_LAYER_RUNTIME, &ctx);
-        if (id != CUTAP_ID_ALL)
+        const struct cutap_fninfo *oi = older_cbid_info(cbid, st);
+        if (oi && oi->nargs <= RT_MAXARGS)
+            id = cutap_id_new_typed(report_fn(st)->name, CUTAP_LAYER_RUNTIME, oi->nargs, oi->args,
+                                    oi->nostatus ? 0 : CUTAP_DYN_STATUS);
+        else
+            id = cutap_id_new(report_fn(st)->name, CUTAP_LAYER_RUNTIME, &ctx);
+        if (id != CUTAP_ID_ALL) {
+            if (oi && oi->nargs <= RT_MAXARGS)
+                atomic_store_explicit(&older_info[id - CUTAP_STATIC_COUNT], oi, memory_order_release);
             atomic_store(&static_of[id - CUTAP_STATIC_COUNT], st + 1);
+        }
     }
     /* Two threads may get here at once for one callback id: the second
      * store wins, the first id is used for the calls already made. */
@@ -325,9 +367,10 @@ static __attribute__((noinline)) const struct rt_plan *plan_make(uint32_t cbid, 
         p->id = id;   /* a function cutap's layer has not: untyped */
         p->status = 1;
     } else {
-        const struct cutap_fninfo *fi = report_fn(static_id(id));
+        const struct cutap_fninfo *oi = older_info_of(id);
+        const struct cutap_fninfo *fi = oi ? oi : report_fn(static_id(id));
         p->id = id;
-        p->typed = id < CUTAP_STATIC_COUNT && !report_untyped(id);
+        p->typed = oi || (id < CUTAP_STATIC_COUNT && !report_untyped(id));
         p->nargs = (uint8_t)(p->typed && fi->nargs <= RT_MAXARGS ? fi->nargs : 0);
         p->toomany = fi->nargs > RT_MAXARGS;
         p->status = !fi->nostatus;
@@ -491,8 +534,9 @@ static inline __attribute__((always_inline)) void rt_enter(uint32_t id, const vo
         nargs = plan->nargs;
     } else {
         uint32_t sid = static_id(id);
-        fi = sid == CUTAP_ID_ALL ? NULL : report_fn(sid);
-        typed = id < CUTAP_STATIC_COUNT;
+        const struct cutap_fninfo *oi = older_info_of(id);
+        fi = oi ? oi : sid == CUTAP_ID_ALL ? NULL : report_fn(sid);
+        typed = oi || id < CUTAP_STATIC_COUNT;
         nargs = fi ? fi->nargs : 0;
     }
     if (typed && report_untyped(id)) {

@@ -23,6 +23,10 @@
 # 6 parameters) is not taken for 13.0's cudaStreamGetCaptureInfo (7): its
 # report is recorded under its name, typed with its 6 parameters, nothing
 # read past them (v2: an unmapped address follows; SIGSEGV before).
+# And a static runtime of CUDA 11.8 reporting by callback ids that are not
+# 13.0's newest (older: cudaGraphInstantiate's 5 parameters of 11.8 by
+# cbid 310, cudaGetDeviceProperties by cbid 4) is typed by 11.8's
+# signatures, decoded under their names (untyped before issue #28).
 . "$(dirname "$0")/../../lib/init.sh"
 
 $T/t_bad_report >"$WORK/b.out" 2>&1 || { say "  bare run failed"; exit 1; }
@@ -63,3 +67,9 @@ grep -q '^runtime,cudaMalloc,3,0,' "$WORK/e.csv" && ! grep -q unfinished "$WORK/
 grep -qx v2 "$WORK/v.out" || exit 1
 "$CUTAP" dump "$WORK/v" 2>/dev/null | grep -q ' cudaStreamGetCaptureInfo_v2(stream=NULL, captureStatus_out=0x[0-9a-f]*→cudaStreamCaptureStatusNone, id_out=0x[0-9a-f]*→0, graph_out=0x[0-9a-f]*→0x0, dependencies_out=0x[0-9a-f]*→0x0, numDependencies_out=0x[0-9a-f]*→0) = cudaSuccess' \
     || { say "  v2: not recorded as cudaStreamGetCaptureInfo_v2 with its 6 parameters:"; "$CUTAP" dump "$WORK/v" | grep -i capture >&2; exit 1; }
+"$CUTAP" trace -o "$WORK/o" -- $T/t_bad_report older >"$WORK/o.out" 2>"$WORK/o.err" || { say "  older: traced run failed ($?)"; exit 1; }
+grep -qx older "$WORK/o.out" || exit 1
+"$CUTAP" dump "$WORK/o" 2>/dev/null >"$WORK/o.dump"
+grep -q ' cudaGraphInstantiate(pGraphExec=0x[0-9a-f]*, graph=0x1234, pErrorNode=0x[0-9a-f]*, pLogBuffer=0x[0-9a-f]*, bufferSize=64) = cudaSuccess' "$WORK/o.dump" \
+    && grep -q ' cudaGetDeviceProperties(prop=0x[0-9a-f]*, device=3) = cudaSuccess' "$WORK/o.dump" \
+    || { say "  older: not typed by 11.8's signatures:"; grep -e Instantiate -e Properties "$WORK/o.dump" >&2; exit 1; }
