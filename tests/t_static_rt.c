@@ -247,7 +247,8 @@ static cudaError_t rt_cudaFree(void *ptr)
  * report cudaStreamGetCaptureInfo with 3 parameters under callback id 324
  * (cudaStreamGetCaptureInfo_v10010), 13.0 with 7 under 461. Its parameter
  * struct ends a page whose next page is inaccessible: read with 13.0's
- * layout (and its output pointers followed), it would fault. */
+ * layout (and its output pointers followed), it would fault; cutap reads
+ * it with CUDA 11.8's 3 parameters (issue #28). */
 static cudaError_t rt_old_capture_info(void)
 {
     long ps = sysconf(_SC_PAGESIZE);

@@ -23,7 +23,8 @@ grep -q '^runtime,cudaMalloc,203,' "$WORK/cr.csv" && grep -q '^runtime,cudaFree,
 # arguments from CUPTI's params structs, results from its return value
 # (the argument words are the last list of the line); a callback id of
 # another signature than the pinned headers' (an older runtime's
-# cudaStreamGetCaptureInfo) is recorded without reading its params
+# cudaStreamGetCaptureInfo, 3 parameters) is read with that signature (CUDA
+# 11.8's headers: issue #28), never with 13.0's (7: past its struct)
 # (cupti_runtime_calls_recorded.jsonl-patterns: how many lines of the
 # JSON lines export each pattern must match)
 "$CUTAP" export --format jsonl -o "$WORK/cr.jsonl" "$WORK/cr" || exit 1
