@@ -111,7 +111,8 @@ def variants_c(model):
     for l, g, v in variants:
         caps = captures(v)
         assert v.variant_of.older_modes[g.index] == VARIANT
-        out.append("    {.id = CUTAP_ID_%s, .group = %d, .slow = (void *)cutap_slow_%s," % (v.variant_of.name, g.index, v.cname))
+        out.append("    {.id = CUTAP_ID_%s, .group = %d, .slow = (void *)cutap_slow_%s, .thunk = thunk_%s,"
+                   % (v.variant_of.name, g.index, v.cname, v.cname))
         out.append("     .info = {.name = %s, .typed = 1, .nargs = %d, .ncap = %d, .func_arg = -1, .layer = %d,"
                    " .nostatus = %d, .rkind = %s, .tramp = -1," % (c_str(v.name), len(v.params), len(caps), l.index,
                                                                    int(not is_status(v)), result_kind(v)))
@@ -135,6 +136,12 @@ def variants_c(model):
         out.append("    {0, -1, 0},")
     out.append("};")
     out.append("const unsigned cutap_older_cbid_count = %d;" % len(cbids))
+    unsafe = sorted(c for l in model.layers for c in getattr(l, "unsafe_cbids", []))
+    out.append("\n/* The runtime callback ids 13.0 keeps as the newest of their function while")
+    out.append(" * an older major reported its other signature by them (sorted): a report")
+    out.append(" * by one is recorded untyped, its parameters never read. */")
+    out.append("const uint16_t cutap_older_unsafe_cbids[%d] = {%s};" % (max(1, len(unsafe)), ", ".join(map(str, unsafe)) or "0"))
+    out.append("const unsigned cutap_older_unsafe_cbid_count = %d;" % len(unsafe))
     return "\n".join(out) + "\n"
 
 

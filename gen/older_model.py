@@ -186,7 +186,7 @@ def _older_cbids(layer):
     where that major declares the function as 13.0 does (None), its
     variant where it declares another. One entry per callback id: a callback
     id is one version of one function, whatever the major."""
-    layer.older_cbids = []
+    layer.older_cbids, layer.unsafe_cbids = [], []
     if not any(g.cbids for g in layer.groups):
         return
     current = set(pinned_cbids().values())
@@ -213,3 +213,16 @@ def _older_cbids(layer):
             seen[cbid] = (name, what)
             layer.older_cbids.append((cbid, f, what))
     layer.older_cbids.sort(key=lambda e: e[0])
+    # Callback ids 13.0 still has as the newest of their function whose
+    # parameters an older major declares otherwise (CUPTI kept the id while
+    # the signature changed: cudaGetDriverEntryPoint's 406, 3 parameters in
+    # 11.8 and 4 in 13.0; cudaGraphExecUpdate's 335): a report by one may
+    # come from either, and only its words as a whole could tell.
+    unsafe = set()
+    for g in layer.groups:
+        for name, cbid in g.cbids.items():
+            f = fns.get(name)
+            if cbid in current and f is not None and f.typed and name in g.declared and \
+                    (g.declared[name] is None or sig(g.declared[name]) != sig(f)):
+                unsafe.add(cbid)
+    layer.unsafe_cbids = sorted(unsafe)

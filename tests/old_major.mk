@@ -5,7 +5,9 @@
 # (tests/fake/generated/fake_old_major.c, the section of its layer and
 # soname group) taking the place of the generated ones (first definition
 # wins), and the programs that call them as a CUDA 12 or 11 program would.
-# Included by tests/fakelibs.mk.
+# Included by tests/fakelibs.mk. The programs are built -no-pie: the
+# fakes print every argument word whole, the buffer's address included, and
+# the bare and the traced runs must print the same.
 include tests/fake/generated/old_major.mk
 OLD_FAKES := $(sort $(OLD_FAKES_12) $(OLD_FAKES_11))
 # The old fake cuBLAS calls the old fake cuBLASLt of its major.
@@ -29,11 +31,11 @@ OLD_SRC := tests/generated/t_old_major.c tests/old_major_internal.h
 define oldprog_rule
 $(T)/t_old$(1)_plt: $(OLD_SRC) $(addprefix $(FL)/,$(OLD_FAKES_$(1)))
 	@mkdir -p $(T)
-	$(CC) $(TCFLAGS) -DERA=$(1) -DLINKED -o $$@ $$< -L$(FL) $(addprefix -l:,$(OLD_FAKES_$(1))) -ldl \
+	$(CC) $(TCFLAGS) -no-pie -DERA=$(1) -DLINKED -o $$@ $$< -L$(FL) $(addprefix -l:,$(OLD_FAKES_$(1))) -ldl \
 	    -Wl,-rpath,'$$$$ORIGIN/../fakelibs'
 $(T)/t_old$(1)_dl: $(OLD_SRC)
 	@mkdir -p $(T)
-	$(CC) $(TCFLAGS) -DERA=$(1) -o $$@ $$< -ldl -Wl,-rpath,'$$$$ORIGIN/../fakelibs'
+	$(CC) $(TCFLAGS) -no-pie -DERA=$(1) -o $$@ $$< -ldl -Wl,-rpath,'$$$$ORIGIN/../fakelibs'
 endef
 $(foreach e,12 11,$(eval $(call oldprog_rule,$(e))))
 

@@ -15,9 +15,22 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
-static unsigned char old_buf[4096] __attribute__((aligned(4096)));
+/* The buffer the pointer arguments point into: at a fixed address with
+ * high bits set (0x5a5a5a5a0000), the same in every run, so that the fakes
+ * can print every word whole and a word cut to 32 bits shows. */
+static unsigned char *old_buf;
 #define OLD_PTR ((uint64_t)(uintptr_t)old_buf)
+#define OLD_BUF_AT ((void *)(uintptr_t)0x5a5a5a5a0000ull)
+static void old_map(void)
+{
+    old_buf = mmap(OLD_BUF_AT, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (old_buf != OLD_BUF_AT) {
+        fprintf(stderr, "t_old_major: cannot map the buffer at %p\n", OLD_BUF_AT);
+        exit(2);
+    }
+}
 #define OLD_POISON ((uint64_t)0x18)
 
 /* fn(r[0], ..., r[5]) with exactly those registers; %rax = 0 (no vector
@@ -91,6 +104,7 @@ OLD_DECL(cublasSgemm_v2, (void *, int, int, int, int, int, const float *, const 
 #define OLD_MAIN()                                                           \
     int main(void)                                                           \
     {                                                                        \
+        old_map();                                                           \
         calls();                                                             \
         OLD_OPEN(OLD_CUDART);                                                \
         OLD_SYM(OLD_CUDART, cudaMalloc);                                     \

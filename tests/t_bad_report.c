@@ -32,8 +32,20 @@
  *   ids that are not 13.0's newest for their function: cudaGraphInstantiate
  *   by 310 (_v10000: 11.8's 5 parameters, 13.0's has 3) and
  *   cudaGetDeviceProperties by 4 (_v3020: the same 2 parameters as 13.0's,
- *   whose id is 440): prints "older". */
+ *   whose id is 440): prints "older".
+ *   t_bad_report stalevariant LIB: a 13.0 copy's cudaGraphInstantiate (callback
+ *   id 443, 13.0's 3 parameters) reported, then LIB (the tests' CUDA 11.8
+ *   fake libcudart.so.11.0) opened and its cudaGetDevice called (the runtime
+ *   layer bound to 11.8, whose cudaGraphInstantiate takes 5), then the same
+ *   report again, its struct followed by an unmapped address where 11.8's
+ *   pLogBuffer would be: recorded without 11.8's captures (a plan made before
+ *   the binding, used after, read it: SIGSEGV): prints "stalevariant".
+ *   t_bad_report entrypoint: a CUDA 11.8 runtime's cudaGetDriverEntryPoint
+ *   (callback id 406, which 13.0 keeps for its 4-parameter one: 11.8's has
+ *   3), its struct followed by an unmapped address where 13.0's
+ *   driverStatus output would be: prints "entrypoint". */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,6 +77,8 @@ static __attribute__((noinline)) void site_both(const void *rec) { REPORT(20, re
 static __attribute__((noinline)) void site_v2(const void *rec) { REPORT(409, rec); }
 static __attribute__((noinline)) void site_gi(const void *rec) { REPORT(310, rec); }
 static __attribute__((noinline)) void site_gp(const void *rec) { REPORT(4, rec); }
+static __attribute__((noinline)) void site_gi13(const void *rec) { REPORT(443, rec); }
+static __attribute__((noinline)) void site_ep(const void *rec) { REPORT(406, rec); }
 
 static __attribute__((noinline)) void one_call(uint32_t cbid, const char *name, int with_exit, int *out)
 {
@@ -157,6 +171,54 @@ int main(int argc, char **argv)
             site_v2(&a);
         }
         printf("v2\n");
+        return 0;
+    }
+    if (argc > 2 && !strcmp(argv[1], "stalevariant")) {
+        if (wanted(443)) {
+            void *exec = NULL;
+            struct {
+                void *pGraphExec, *graph;
+                unsigned long long flags;
+                uint64_t after[2];   /* where 11.8's pLogBuffer and bufferSize would be */
+            } gi = {&exec, (void *)0x1234, 0, {0x18, 0x40}};
+            for (int i = 0; i < 2; i++) {
+                int r = 0;
+                struct rt_copy_record a = {.size = sizeof a, .name = "cudaGraphInstantiate", .params = &gi,
+                                           .cbid = 443};
+                site_gi13(&a);
+                a.site = 1;
+                a.result = &r;
+                site_gi13(&a);
+                if (i)
+                    break;
+                void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+                int (*gd)(int *) = h ? (int (*)(int *))dlsym(h, "cudaGetDevice") : NULL;
+                int dev = 0;
+                if (!gd)
+                    return 2;
+                printf("cudaGetDevice = %d\n", gd(&dev));
+            }
+        }
+        printf("stalevariant\n");
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "entrypoint")) {
+        if (wanted(406)) {
+            int r = 0;
+            void *fp = NULL;
+            struct {
+                const char *symbol;
+                void **funcPtr;
+                unsigned long long flags;
+                uint64_t after;   /* 13.0's driverStatus */
+            } ep = {"cuInit", &fp, 0, 0x18};
+            struct rt_copy_record a = {.size = sizeof a, .name = "cudaGetDriverEntryPoint", .params = &ep, .cbid = 406};
+            site_ep(&a);
+            a.site = 1;
+            a.result = &r;
+            site_ep(&a);
+        }
+        printf("entrypoint\n");
         return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "older")) {

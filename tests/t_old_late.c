@@ -30,6 +30,13 @@
  *                in it) and call both through the references: the
  *                layer's status 1 and 0 (no status), recorded.
  *
+ *   variant      call cudaMemPrefetchAsync as CUDA 12 declares it (devPtr,
+ *                count, int dstDevice, stream) through a weak reference
+ *                with no runtime loaded (not made), then open
+ *                libcudart.so.12 (the tests' old fake, on LD_LIBRARY_PATH)
+ *                and call it again through the same reference: the fake
+ *                prints the words it got.
+ *
  * Prints "CALL <name>" for each call it makes and "<name> = <status>". */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -39,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,6 +62,8 @@
 
 unsigned cublasGetFixedPointEmulationMantissaBitCountPointer(void *handle, int **mantissaBitCount) __attribute__((weak));
 unsigned cublasGetVersion_v2(void *handle, int *v) __attribute__((weak));
+/* CUDA 12's declaration (13.0's differs: the program is a CUDA 12 one) */
+unsigned cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice, void *stream) __attribute__((weak));
 unsigned cublasCreate_v2(void **handle) __attribute__((weak));
 size_t cublasGetCudartVersion(void) __attribute__((weak));
 
@@ -129,6 +139,16 @@ int main(int argc, char **argv)
             pthread_join(t[i], NULL);
         printf("race: %d made, %d refused, %d other\n", atomic_load(&made), atomic_load(&refused),
                atomic_load(&other));
+    } else if (!strcmp(mode, "variant")) {
+        need((void *)(uintptr_t)cudaMemPrefetchAsync, "cudaMemPrefetchAsync");
+        unsigned char *buf = mmap((void *)(uintptr_t)0x5a5a5a5a0000ull, 4096, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (buf != (void *)(uintptr_t)0x5a5a5a5a0000ull)
+            return 2;
+        void *stream = (void *)(uintptr_t)0x123456789abcull;
+        OLD_CALL("cudaMemPrefetchAsync", cudaMemPrefetchAsync(buf, 0x20, 3, stream));
+        open_so("libcudart.so.12");
+        OLD_CALL("cudaMemPrefetchAsync", cudaMemPrefetchAsync(buf, 0x20, 3, stream));
     } else if (!strcmp(mode, "reenter")) {
         need((void *)(uintptr_t)cublasGetVersion_v2, "cublasGetVersion_v2");
         int v = -1;

@@ -150,8 +150,8 @@ void dump_put_call(struct dump *d, const struct tr_call *c, const char *label)
         out_s(c->flags & CUTAP_RF_SKIPPED ? " INJECTED (not made)" : " INJECTED (delayed)", f);
     else if (c->flags & CUTAP_RF_SKIPPED)
         out_s(" (skipped)", f);
-    if ((c->flags & CUTAP_RF_UNTYPED) && fn == NULL)
-        put_untyped_why(d, c);
+    if ((c->flags & CUTAP_RF_UNTYPED) && fn == NULL && c->object < 0)
+        put_untyped_why(d, c);   /* (a runtime copy's report: its own reasons, docs/LIMITS.md) */
     if (c->object >= 0) {   /* reported through CUPTI by the runtime copy in this object */
         const char *o = tr->names[c->object].name, *b = strrchr(o, '/');
         out_s(" [", f);

@@ -199,6 +199,7 @@ struct cutap_older_variant {
     uint32_t id;
     uint8_t group;
     void *slow;
+    uint64_t (*thunk)(void *fn, uint64_t *args);   /* the one its slow path hands cutap_dispatch */
     struct cutap_fninfo info;
 };
 extern const struct cutap_older_variant cutap_older_variants[];
@@ -217,6 +218,10 @@ struct cutap_older_cbid {
 };
 extern const struct cutap_older_cbid cutap_older_cbids[];
 extern const unsigned cutap_older_cbid_count;
+/* Callback ids 13.0 keeps as its function's newest although an older
+ * major reported another signature by them (sorted): recorded untyped. */
+extern const uint16_t cutap_older_unsafe_cbids[];
+extern const unsigned cutap_older_unsafe_cbid_count;
 /* Per layer id: the variant in use, NULL for the pinned signature. */
 extern const struct cutap_older_variant *cutap_lib_variant[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
 

@@ -50,9 +50,11 @@ static void refresh_locked(uint32_t id)
          * 1, so a state read as adopted comes with its route. */
         int state = atomic_load(&cutap_lib_state[k]);
         struct cutap_tramp_ctx *route = cutap_lib_route_ctx(id);
-        if (resolver && state == 0) {
-            /* Not adopted yet: the first call must find out which major
-             * the layer is before any typed code touches its arguments. */
+        if (resolver && state != 1) {
+            /* Not adopted yet (0), or no library loaded yet (-1): the first
+             * call must find out which major the layer is before any typed
+             * code touches its arguments (a library of an older major may
+             * be loaded later, whose signature may be another). */
             atomic_store(&cutap_hot[id], resolver);
             return;
         }
@@ -70,7 +72,8 @@ static void refresh_locked(uint32_t id)
         int kind = __atomic_load_n(&cutap_fast_kind, __ATOMIC_ACQUIRE);
         /* (a variant of an older major has no fast path: those take the
          * pinned signature) */
-        int variant = id >= CUTAP_DRIVER_COUNT && cutap_lib_variant[id - CUTAP_DRIVER_COUNT];
+        int variant = id >= CUTAP_DRIVER_COUNT &&
+                      __atomic_load_n(&cutap_lib_variant[id - CUTAP_DRIVER_COUNT], __ATOMIC_ACQUIRE);
         if (want && real && !cutap_fixup[id] && kind && !variant && mask == atomic_load(&cutap_fast_mask))
             hot = kind == 1 ? cutap_fast_trace[id] : cutap_fast_count[id];
         /* none of those: the typed slow path (the front's entry jumps to
@@ -341,13 +344,16 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
     ic.c.t0 = ic.c.t1 = 0;
     if (id >= CUTAP_DRIVER_COUNT &&
         CUTAP_UNLIKELY(atomic_load_explicit(&cutap_lib_routed[fi->layer - CUTAP_FIRST_LIB_LAYER], memory_order_relaxed)) &&
-        cutap_lib_route_ctx(id)) {
+        (cutap_lib_route_ctx(id) || (fi != &cutap_lib_info[id - CUTAP_DRIVER_COUNT] &&
+                                     thunk != cutap_lib_variant[id - CUTAP_DRIVER_COUNT]->thunk))) {
         /* Typed code of a function whose signature the major the layer is
-         * bound to does not declare: the words were taken with the
-         * generated signature, which nobody vouches for there (a call that
-         * found this path just before the layer was adopted and its entry
-         * became the route). Not made, as if made before the layer was
-         * found; recorded untyped, no argument word trusted. */
+         * bound to does not declare, or declares otherwise (a variant): the
+         * words were taken with the generated signature, which nobody
+         * vouches for there (a call that found this path just before the
+         * layer was adopted, or made while no library was loaded, whose
+         * entry became the route or the variant's). Not made, as if made
+         * before the layer was found; recorded untyped, no argument word
+         * trusted. */
         ic.c.fn = NULL;
         ic.c.flags = CUTAP_CALL_UNTYPED;
         ic.c.nargs = 0;

@@ -169,10 +169,16 @@ const char *cutap_status_name(int layer, uint64_t value)
 
 const cutap_arg_info_t *cutap_call_arg(uint32_t id, unsigned index)
 {
+    if (id < CUTAP_STATIC_COUNT) {
+        /* one description read (a layer adopted meanwhile installs its
+         * major's variant: its count and its array together) */
+        const struct cutap_fninfo *fi = cutap_fn(id);
+        return fi->typed && !cutap_lib_route_ctx(id) && index < fi->nargs ? &fi->args[index] : NULL;
+    }
     int n = cutap_call_nargs(id);
     if (n < 0 || index >= (unsigned)n)
         return NULL;
-    return id < CUTAP_STATIC_COUNT ? &cutap_fn(id)->args[index] : &dyn_of(id)->args[index];
+    return &dyn_of(id)->args[index];
 }
 
 /* Binary search over generated names sorted in [lo, hi]. */

@@ -39,7 +39,9 @@ static inline size_t cap_room(const struct cutap_capinfo *c, uint64_t arg)
     }
 }
 
-struct plan rec_make_plan(uint32_t id, unsigned nargs, int untyped)
+/* The plan of a call of id described by fi (a static id's: cutap_fn's, or
+ * the description it had when its call began). */
+static struct plan make_plan(uint32_t id, const struct cutap_fninfo *fi, unsigned nargs, int untyped)
 {
     struct plan p;
     memset(&p, 0, sizeof p);
@@ -48,7 +50,6 @@ struct plan rec_make_plan(uint32_t id, unsigned nargs, int untyped)
     /* Static ids: typed calls only (rec_begin_raw records the untyped
      * ones); dynamic ids: untyped, argument words only. */
     if (id < CUTAP_STATIC_COUNT && !untyped) {
-        const struct cutap_fninfo *fi = cutap_fn(id);
         if (fi->nostatus)
             p.flags |= PLAN_NOSTATUS;
         int simple = fi->ncap > 0 && fi->ncap <= 2;
@@ -80,6 +81,36 @@ struct plan rec_make_plan(uint32_t id, unsigned nargs, int untyped)
     return p;
 }
 
+struct plan rec_make_plan(uint32_t id, unsigned nargs, int untyped)
+{
+    return make_plan(id, id < CUTAP_STATIC_COUNT ? cutap_fn(id) : NULL, nargs, untyped);
+}
+
+/* The plans of the variants of older CUDA majors (cutap_older_variants'
+ * order, issue #28): an id whose layer is bound to such a major is
+ * described by its variant from then on, and plans[id] may hold the plan
+ * of a call made before (13.0's description). */
+#define MAX_VARIANT_PLANS 256
+static struct plan vplans[MAX_VARIANT_PLANS];
+
+/* The plan of a typed call of static id made with nargs words, and the
+ * description it follows (*fio); NULL when the call does not follow the
+ * id's description now (taken with 13.0's signature while no library was
+ * loaded, its layer since bound to an older major's variant): recorded
+ * as raw words, no capture read. */
+static inline struct plan *plan_for(uint32_t id, unsigned nargs, const struct cutap_fninfo **fio)
+{
+    const struct cutap_fninfo *fi = cutap_fn(id);
+    *fio = fi;
+    if (CUTAP_UNLIKELY(nargs != fi->nargs))
+        return NULL;
+    if (CUTAP_LIKELY(id < CUTAP_DRIVER_COUNT || fi == &cutap_lib_info[id - CUTAP_DRIVER_COUNT]))
+        return &plans[id];
+    size_t k = (size_t)((const struct cutap_older_variant *)(const void *)((const char *)fi - offsetof(struct cutap_older_variant, info)) -
+                        cutap_older_variants);
+    return k < MAX_VARIANT_PLANS ? &vplans[k] : NULL;
+}
+
 /* Capture headers (and IN bytes/strings) of a typed call with captures. */
 /* Fill a capture: bytes, or a string of at most max bytes (the byte after
  * the copy is the string's next byte or its NUL, so truncation shows). */
@@ -98,9 +129,9 @@ static void cap_string(struct cutap_capture *h, const char *s, size_t max)
     h->state = s[len] ? CUTAP_CAPS_TRUNCATED : CUTAP_CAPS_OK;
 }
 
-static void write_captures(uint32_t id, const uint64_t *args, struct cutap_rec_call *r, const size_t *instr_room)
+static void write_captures(const struct cutap_fninfo *fi, const uint64_t *args, struct cutap_rec_call *r,
+                           const size_t *instr_room)
 {
-    const struct cutap_fninfo *fi = cutap_fn(id);
     uint64_t *w = r->words + fi->nargs;
     unsigned si = 0;
     for (unsigned k = 0; k < fi->ncap; k++) {
@@ -123,10 +154,16 @@ static void write_captures(uint32_t id, const uint64_t *args, struct cutap_rec_c
  * every field first, flags (non-zero) last, so a thread that sees flags
  * sees the rest. Two threads may do this at once; they store the same
  * values. */
-static __attribute__((noinline)) void publish_plan(uint32_t id, unsigned nargs, int untyped)
+static __attribute__((noinline)) void publish_plan(struct plan *pl, uint32_t id, const struct cutap_fninfo *fi,
+                                                   unsigned nargs, int untyped)
 {
     rec_name_id(id);
-    struct plan p = rec_make_plan(id, nargs, untyped), *pl = &plans[id];
+    /* The layer may have been adopted after the id was named (a call made
+     * before the library was loaded): said before its first typed record */
+    int layer = cutap_call_layer(id);
+    if (layer >= 0 && layer < CUTAP_LAYER_COUNT && !atomic_load_explicit(&rec_layer_noted[layer], memory_order_relaxed))
+        rec_note_layer(layer);
+    struct plan p = make_plan(id, fi, nargs, untyped);
     pl->nslots = p.nslots;
     pl->nsimple = p.nsimple;
     memcpy(pl->out, p.out, sizeof p.out);
@@ -136,11 +173,11 @@ static __attribute__((noinline)) void publish_plan(uint32_t id, unsigned nargs, 
 
 /* A call with captures other than SIMPLE ones: sized per call (strings),
  * headers and input bytes written by walking the capture table. */
-static __attribute__((noinline)) struct cutap_rec_call *rec_begin_caps(uint32_t id, const uint64_t *args,
-                                                                        unsigned nargs, unsigned *nslots)
+static __attribute__((noinline)) struct cutap_rec_call *rec_begin_caps(const struct cutap_fninfo *fi,
+                                                                        const uint64_t *args, unsigned nargs,
+                                                                        unsigned *nslots)
 {
     size_t instr_room[8] = {0};
-    const struct cutap_fninfo *fi = cutap_fn(id);
     size_t bytes = (size_t)nargs * 8;
     unsigned si = 0;
     for (unsigned k = 0; k < fi->ncap; k++) {
@@ -157,7 +194,7 @@ static __attribute__((noinline)) struct cutap_rec_call *rec_begin_caps(uint32_t 
         return rec_lost_call();
     for (unsigned i = 0; i < nargs; i++)
         r->words[i] = args[i];
-    write_captures(id, args, r, instr_room);
+    write_captures(fi, args, r, instr_room);
     *nslots = n;
     return r;
 }
@@ -198,9 +235,12 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *rec_begin(ui
 {
     if (CUTAP_UNLIKELY(untyped) && id < CUTAP_STATIC_COUNT)
         return rec_begin_raw(id, args, nargs, depth);
-    struct plan *pl = &plans[id];
+    const struct cutap_fninfo *fi = NULL;
+    struct plan *pl = id < CUTAP_STATIC_COUNT ? plan_for(id, nargs, &fi) : &plans[id];
+    if (CUTAP_UNLIKELY(!pl))
+        return rec_begin_raw(id, args, nargs, depth);
     if (CUTAP_UNLIKELY(!__atomic_load_n(&pl->flags, __ATOMIC_ACQUIRE)))
-        publish_plan(id, nargs, untyped);
+        publish_plan(pl, id, fi, nargs, untyped);
     unsigned n = pl->nslots, ncap = 0;
     struct cutap_rec_call *r;
     if (CUTAP_LIKELY(!(pl->flags & (PLAN_INSTR | PLAN_IN | PLAN_OUT)) || (pl->flags & PLAN_SIMPLE))) {
@@ -212,9 +252,9 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *rec_begin(ui
             *(uint64_t *)((char *)r + pl->out[k].off) = pl->hdr[k];
         ncap = pl->nsimple;
     } else {
-        if (!(r = rec_begin_caps(id, args, nargs, &n)))
+        if (!(r = rec_begin_caps(fi, args, nargs, &n)))
             return NULL;
-        ncap = cutap_fn(id)->ncap;
+        ncap = fi->ncap;
     }
     /* depth, nargs and ncap: one store */
     uint32_t dnc = (uint32_t)(uint16_t)depth | nargs << 16 | ncap << 24;
@@ -246,9 +286,8 @@ static __attribute__((noinline)) void capture_out(struct cutap_capture *h, const
 
 /* Outputs: only after success, when the driver has written them (a failed
  * call may have left a bad pointer untouched). */
-static void write_outputs(uint32_t id, const uint64_t *args, struct cutap_rec_call *r)
+static void write_outputs(const struct cutap_fninfo *fi, const uint64_t *args, struct cutap_rec_call *r)
 {
-    const struct cutap_fninfo *fi = cutap_fn(id);
     uint64_t *w = r->words + r->nargs;
     for (unsigned k = 0; k < r->ncap; k++) {
         struct cutap_capture *h = (struct cutap_capture *)w;
@@ -269,7 +308,14 @@ static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call 
         __atomic_store_n(&r->flags, fl, __ATOMIC_RELEASE);   /* rec_begin_raw's: no outputs */
         return;
     }
-    const struct plan *pl = &plans[id];
+    const struct cutap_fninfo *fi = NULL;
+    const struct plan *pl = id < CUTAP_STATIC_COUNT ? plan_for(id, r->nargs, &fi) : &plans[id];
+    if (CUTAP_UNLIKELY(!pl || (fi && fi->ncap != r->ncap && (pl->flags & (PLAN_OUT | PLAN_SIMPLE))))) {
+        /* the id's description changed while the call ran (its layer
+         * bound to an older major's variant meanwhile): no output read */
+        __atomic_store_n(&r->flags, fl, __ATOMIC_RELEASE);
+        return;
+    }
     uint8_t pf = pl->flags;
     if (CUTAP_UNLIKELY(pf & PLAN_WORDS))
         memcpy(r->words, args, (size_t)r->nargs * 8);
@@ -278,11 +324,11 @@ static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call 
     if ((pf & PLAN_SIMPLE) && ok) {
         rec_take_simple(r, args, pl->out, pl->nsimple);
     } else if ((pf & PLAN_OUT) && ok) {
-        write_outputs(id, args, r);
+        write_outputs(fi, args, r);
     }
     __atomic_store_n(&r->flags, fl, __ATOMIC_RELEASE);
     if (CUTAP_UNLIKELY(pf & PLAN_FUNC) && ok)
-        rec_name_function(args[cutap_fn(id)->func_arg]);
+        rec_name_function(args[fi->func_arg]);
 }
 
 /* Objects that runtime calls reported through CUPTI came from (issue #14):

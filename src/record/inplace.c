@@ -14,8 +14,8 @@
 int cutap_record_rp(uint32_t id, unsigned nargs, struct cutap_rp *rp)
 {
     memset(rp, 0, sizeof *rp);
-    if (id >= CUTAP_STATIC_COUNT || nargs > 255 || (rec_stack_on && rec_stack_ids[id]))
-        return 0;
+    if (id >= CUTAP_STATIC_COUNT || nargs > 255 || (rec_stack_on && rec_stack_ids[id]) || nargs != cutap_fn(id)->nargs)
+        return 0;   /* (a report's count other than the id's description: an older major's variant bound) */
     struct plan p = rec_make_plan(id, nargs, 0);
     if ((p.flags & (PLAN_INSTR | PLAN_IN | PLAN_OUT)) && !(p.flags & PLAN_SIMPLE))
         return 0;

@@ -291,12 +291,13 @@ void *cutap_lib_resolve(uint32_t id)
         void *hot = atomic_load(&cutap_hot[id]);
         if (hot != resolver)
             return hot ? hot : cutap_static_wrapper(id);   /* NULL: the typed slow path */
-        if (atomic_load_explicit(&cutap_lib_state[k], memory_order_acquire) == 0) {
+        if (atomic_load_explicit(&cutap_lib_state[k], memory_order_acquire) != 1) {
             /* This thread is adopting the layer (the library called its own
-             * API from code we ran): the call is not made, as if made before
-             * the layer was found (its "unavailable" status, 0 for a function
-             * without one), and recorded untyped through its route, whose
-             * context has no real function yet. */
+             * API from code we ran), or no library of the layer is loaded
+             * (-1): the call is not made (its "unavailable" status, 0 for a
+             * function without one), and recorded untyped through its route,
+             * whose context has no real function yet: no typed code sees
+             * words whose signature the library loaded later may not have. */
             struct cutap_tramp_ctx *c = &cutap_route_ctx[id - CUTAP_DRIVER_COUNT];
             c->id = id;
             __atomic_store_n(&c->active, 1, __ATOMIC_RELEASE);

@@ -176,9 +176,21 @@ static uint32_t unknown_id(const char *name)
     return cutap_id_new(buf, CUTAP_LAYER_RUNTIME, &ctx);
 }
 
+static int cbid_unsafe(uint32_t cbid)
+{
+    for (unsigned i = 0; i < cutap_older_unsafe_cbid_count; i++)
+        if (cutap_older_unsafe_cbids[i] == cbid)
+            return 1;
+    return 0;
+}
+
+/* Whether a callback id's parameters are the pinned headers': the newest
+ * of its function in 13.0's cupti_runtime_cbid.h, and not one an older
+ * major reported another signature by (cutap_older_unsafe_cbids: only the
+ * words as a whole could tell which; issue #28). */
 static int cbid_current(uint32_t cbid)
 {
-    return cbid < cutap_rt_cbid_count && (cutap_rt_cbid_current[cbid / 8] >> (cbid % 8) & 1);
+    return cbid < cutap_rt_cbid_count && (cutap_rt_cbid_current[cbid / 8] >> (cbid % 8) & 1) && !cbid_unsafe(cbid);
 }
 
 /* Per dynamic id made for an older callback id of known signature: that
@@ -689,7 +701,8 @@ uint64_t cutap_rt_hook_enter(const struct rt_record *r, void *origin)
     uint32_t cbid = r->cbid;
     const struct rt_plan *pl;
     if (CUTAP_LIKELY(cbid < CBID_CACHE && (pl = atomic_load_explicit(&rt_plans[cbid], memory_order_acquire)) &&
-                     pl->fast && s && origin == s->last_origin && s->last_own && s->top < RT_DEPTH &&
+                     pl->fast && !(pl->typed && report_untyped(pl->id)) && s && origin == s->last_origin &&
+                     s->last_own && s->top < RT_DEPTH &&
                      s->last_state == (atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER],
                                                             memory_order_acquire) == 1) &&
                      s->last_epoch == atomic_load_explicit(&cutap_record_epoch, memory_order_relaxed))) {

@@ -27,6 +27,14 @@
 # 13.0's newest (older: cudaGraphInstantiate's 5 parameters of 11.8 by
 # cbid 310, cudaGetDeviceProperties by cbid 4) is typed by 11.8's
 # signatures, decoded under their names (untyped before issue #28).
+# And a report of 13.0's cudaGraphInstantiate made before and after the
+# runtime layer is bound to an 11.8 libcudart (stalevariant): the second is
+# recorded untyped (no word), never with the plan or the captures of 11.8's
+# variant (its pLogBuffer would be an unmapped word after the struct).
+# And a callback id 13.0 keeps while an older major reported another
+# signature by it (entrypoint: 11.8's 3-parameter cudaGetDriverEntryPoint by
+# 406, 13.0's takes 4) is recorded untyped: 13.0's driverStatus output
+# would be the unmapped word after 11.8's struct (SIGSEGV before).
 . "$(dirname "$0")/../../lib/init.sh"
 
 $T/t_bad_report >"$WORK/b.out" 2>&1 || { say "  bare run failed"; exit 1; }
@@ -73,3 +81,15 @@ grep -qx older "$WORK/o.out" || exit 1
 grep -q ' cudaGraphInstantiate(pGraphExec=0x[0-9a-f]*, graph=0x1234, pErrorNode=0x[0-9a-f]*, pLogBuffer=0x[0-9a-f]*, bufferSize=64) = cudaSuccess' "$WORK/o.dump" \
     && grep -q ' cudaGetDeviceProperties(prop=0x[0-9a-f]*, device=3) = cudaSuccess' "$WORK/o.dump" \
     || { say "  older: not typed by 11.8's signatures:"; grep -e Instantiate -e Properties "$WORK/o.dump" >&2; exit 1; }
+"$CUTAP" trace -o "$WORK/sv" -- $T/t_bad_report stalevariant "$B/fakelibs/libcudart.so.11.0" >"$WORK/sv.out" 2>"$WORK/sv.err" \
+    || { say "  stalevariant: traced run failed ($?)"; tail -3 "$WORK/sv.err" >&2; exit 1; }
+grep -qx stalevariant "$WORK/sv.out" && grep -qx 'cudaGetDevice = 0' "$WORK/sv.out" || { say "  stalevariant: $(cat "$WORK/sv.out")"; exit 1; }
+# before the binding: typed with 13.0's 3 parameters; after: untyped, no word
+"$CUTAP" export --format jsonl -o "$WORK/sv.jsonl" "$WORK/sv" || exit 1
+[ "$(jsonl_calls "$WORK/sv.jsonl" cudaGraphInstantiate | tr '\n' ,)" = "0 3,0 0," ] \
+    || { say "  stalevariant: recorded (result nargs):"; jsonl_calls "$WORK/sv.jsonl" cudaGraphInstantiate >&2; exit 1; }
+"$CUTAP" trace -o "$WORK/ep" -- $T/t_bad_report entrypoint >"$WORK/ep.out" 2>"$WORK/ep.err" || { say "  entrypoint: traced run failed ($?)"; exit 1; }
+grep -qx entrypoint "$WORK/ep.out" || exit 1
+"$CUTAP" export --format jsonl -o "$WORK/ep.jsonl" "$WORK/ep" || exit 1
+[ "$(jsonl_calls "$WORK/ep.jsonl" cudaGetDriverEntryPoint | tr '\n' ,)" = "0 0," ] \
+    || { say "  entrypoint: recorded (result nargs):"; jsonl_calls "$WORK/ep.jsonl" cudaGetDriverEntryPoint >&2; exit 1; }

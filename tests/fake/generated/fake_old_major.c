@@ -14,7 +14,7 @@ FAKE_EXPORT unsigned cudaGraphAddDependencies(void *a0, void *a1, void *a2, unsi
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3};
     fake_lib_call(CUTAP_ID_cudaGraphAddDependencies, w, 4);
-    printf("fake cudaGraphAddDependencies: p%llx p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]));
+    printf("fake cudaGraphAddDependencies: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -23,7 +23,7 @@ FAKE_EXPORT unsigned cudaGraphAddNode(void *a0, void *a1, void *a2, unsigned lon
 {
     uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4};
     fake_lib_call(CUTAP_ID_cudaGraphAddNode, w, 5);
-    printf("fake cudaGraphAddNode: p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff));
+    printf("fake cudaGraphAddNode: %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4]);
     fflush(stdout);
     return 0;
 }
@@ -32,7 +32,7 @@ FAKE_EXPORT unsigned cudaGraphGetEdges(void *a0, void *a1, void *a2, void *a3)
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3};
     fake_lib_call(CUTAP_ID_cudaGraphGetEdges, w, 4);
-    printf("fake cudaGraphGetEdges: p%llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff));
+    printf("fake cudaGraphGetEdges: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -41,7 +41,7 @@ FAKE_EXPORT unsigned cudaGraphNodeGetDependencies(void *a0, void *a1, void *a2)
 {
     uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
     fake_lib_call(CUTAP_ID_cudaGraphNodeGetDependencies, w, 3);
-    printf("fake cudaGraphNodeGetDependencies: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    printf("fake cudaGraphNodeGetDependencies: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
     fflush(stdout);
     return 0;
 }
@@ -50,7 +50,7 @@ FAKE_EXPORT unsigned cudaGraphNodeGetDependentNodes(void *a0, void *a1, void *a2
 {
     uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
     fake_lib_call(CUTAP_ID_cudaGraphNodeGetDependentNodes, w, 3);
-    printf("fake cudaGraphNodeGetDependentNodes: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    printf("fake cudaGraphNodeGetDependentNodes: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
     fflush(stdout);
     return 0;
 }
@@ -59,7 +59,7 @@ FAKE_EXPORT unsigned cudaGraphRemoveDependencies(void *a0, void *a1, void *a2, u
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3};
     fake_lib_call(CUTAP_ID_cudaGraphRemoveDependencies, w, 4);
-    printf("fake cudaGraphRemoveDependencies: p%llx p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]));
+    printf("fake cudaGraphRemoveDependencies: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -68,7 +68,7 @@ FAKE_EXPORT unsigned cudaMemAdvise(void *a0, unsigned long a1, unsigned int a2, 
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(int64_t)a3};
     fake_lib_call(CUTAP_ID_cudaMemAdvise, w, 4);
-    printf("fake cudaMemAdvise: p%llx %llx %llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3]));
+    printf("fake cudaMemAdvise: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -77,7 +77,7 @@ FAKE_EXPORT unsigned cudaMemPrefetchAsync(void *a0, unsigned long a1, int a2, vo
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(int64_t)a2, (uint64_t)(uintptr_t)a3};
     fake_lib_call(CUTAP_ID_cudaMemPrefetchAsync, w, 4);
-    printf("fake cudaMemPrefetchAsync: p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff));
+    printf("fake cudaMemPrefetchAsync: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -86,7 +86,7 @@ FAKE_EXPORT unsigned cudaMemPrefetchAsync_ptsz(void *a0, unsigned long a1, int a
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(int64_t)a2, (uint64_t)(uintptr_t)a3};
     fake_lib_call(CUTAP_ID_cudaMemPrefetchAsync_ptsz, w, 4);
-    printf("fake cudaMemPrefetchAsync_ptsz: p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff));
+    printf("fake cudaMemPrefetchAsync_ptsz: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -95,7 +95,7 @@ FAKE_EXPORT unsigned cudaStreamUpdateCaptureDependencies(void *a0, void *a1, uns
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)a2, (uint64_t)a3};
     fake_lib_call(CUTAP_ID_cudaStreamUpdateCaptureDependencies, w, 4);
-    printf("fake cudaStreamUpdateCaptureDependencies: p%llx p%llx %llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2]), (unsigned long long)(w[3]));
+    printf("fake cudaStreamUpdateCaptureDependencies: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -104,7 +104,7 @@ FAKE_EXPORT unsigned cudaStreamUpdateCaptureDependencies_ptsz(void *a0, void *a1
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)a2, (uint64_t)a3};
     fake_lib_call(CUTAP_ID_cudaStreamUpdateCaptureDependencies_ptsz, w, 4);
-    printf("fake cudaStreamUpdateCaptureDependencies_ptsz: p%llx p%llx %llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2]), (unsigned long long)(w[3]));
+    printf("fake cudaStreamUpdateCaptureDependencies_ptsz: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -134,7 +134,7 @@ FAKE_EXPORT unsigned cudaGetDriverEntryPoint(void *a0, void *a1, unsigned long l
 {
     uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)a2};
     fake_lib_call(CUTAP_ID_cudaGetDriverEntryPoint, w, 3);
-    printf("fake cudaGetDriverEntryPoint: p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2]));
+    printf("fake cudaGetDriverEntryPoint: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
     fflush(stdout);
     return 0;
 }
@@ -143,7 +143,7 @@ FAKE_EXPORT unsigned cudaGetDriverEntryPoint_ptsz(void *a0, void *a1, unsigned l
 {
     uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)a2};
     fake_lib_call(CUTAP_ID_cudaGetDriverEntryPoint_ptsz, w, 3);
-    printf("fake cudaGetDriverEntryPoint_ptsz: p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2]));
+    printf("fake cudaGetDriverEntryPoint_ptsz: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
     fflush(stdout);
     return 0;
 }
@@ -152,7 +152,7 @@ FAKE_EXPORT unsigned cudaGraphAddDependencies(void *a0, void *a1, void *a2, unsi
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3};
     fake_lib_call(CUTAP_ID_cudaGraphAddDependencies, w, 4);
-    printf("fake cudaGraphAddDependencies: p%llx p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]));
+    printf("fake cudaGraphAddDependencies: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -161,7 +161,7 @@ FAKE_EXPORT unsigned cudaGraphExecUpdate(void *a0, void *a1, void *a2, void *a3)
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3};
     fake_lib_call(CUTAP_ID_cudaGraphExecUpdate, w, 4);
-    printf("fake cudaGraphExecUpdate: p%llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff));
+    printf("fake cudaGraphExecUpdate: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -170,7 +170,7 @@ FAKE_EXPORT unsigned cudaGraphGetEdges(void *a0, void *a1, void *a2, void *a3)
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3};
     fake_lib_call(CUTAP_ID_cudaGraphGetEdges, w, 4);
-    printf("fake cudaGraphGetEdges: p%llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff));
+    printf("fake cudaGraphGetEdges: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -179,7 +179,7 @@ FAKE_EXPORT unsigned cudaGraphInstantiate(void *a0, void *a1, void *a2, void *a3
 {
     uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)a4};
     fake_lib_call(CUTAP_ID_cudaGraphInstantiate, w, 5);
-    printf("fake cudaGraphInstantiate: p%llx p%llx p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4]));
+    printf("fake cudaGraphInstantiate: %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4]);
     fflush(stdout);
     return 0;
 }
@@ -188,7 +188,7 @@ FAKE_EXPORT unsigned cudaGraphNodeGetDependencies(void *a0, void *a1, void *a2)
 {
     uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
     fake_lib_call(CUTAP_ID_cudaGraphNodeGetDependencies, w, 3);
-    printf("fake cudaGraphNodeGetDependencies: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    printf("fake cudaGraphNodeGetDependencies: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
     fflush(stdout);
     return 0;
 }
@@ -197,7 +197,7 @@ FAKE_EXPORT unsigned cudaGraphNodeGetDependentNodes(void *a0, void *a1, void *a2
 {
     uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
     fake_lib_call(CUTAP_ID_cudaGraphNodeGetDependentNodes, w, 3);
-    printf("fake cudaGraphNodeGetDependentNodes: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    printf("fake cudaGraphNodeGetDependentNodes: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
     fflush(stdout);
     return 0;
 }
@@ -206,7 +206,7 @@ FAKE_EXPORT unsigned cudaGraphRemoveDependencies(void *a0, void *a1, void *a2, u
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3};
     fake_lib_call(CUTAP_ID_cudaGraphRemoveDependencies, w, 4);
-    printf("fake cudaGraphRemoveDependencies: p%llx p%llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]));
+    printf("fake cudaGraphRemoveDependencies: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -215,7 +215,7 @@ FAKE_EXPORT unsigned cudaMemAdvise(void *a0, unsigned long a1, unsigned int a2, 
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(int64_t)a3};
     fake_lib_call(CUTAP_ID_cudaMemAdvise, w, 4);
-    printf("fake cudaMemAdvise: p%llx %llx %llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3]));
+    printf("fake cudaMemAdvise: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -224,7 +224,7 @@ FAKE_EXPORT unsigned cudaMemPrefetchAsync(void *a0, unsigned long a1, int a2, vo
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(int64_t)a2, (uint64_t)(uintptr_t)a3};
     fake_lib_call(CUTAP_ID_cudaMemPrefetchAsync, w, 4);
-    printf("fake cudaMemPrefetchAsync: p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff));
+    printf("fake cudaMemPrefetchAsync: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -233,7 +233,7 @@ FAKE_EXPORT unsigned cudaMemPrefetchAsync_ptsz(void *a0, unsigned long a1, int a
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(int64_t)a2, (uint64_t)(uintptr_t)a3};
     fake_lib_call(CUTAP_ID_cudaMemPrefetchAsync_ptsz, w, 4);
-    printf("fake cudaMemPrefetchAsync_ptsz: p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff));
+    printf("fake cudaMemPrefetchAsync_ptsz: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -242,7 +242,7 @@ FAKE_EXPORT unsigned cudaStreamGetCaptureInfo(void *a0, void *a1, void *a2)
 {
     uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
     fake_lib_call(CUTAP_ID_cudaStreamGetCaptureInfo, w, 3);
-    printf("fake cudaStreamGetCaptureInfo: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    printf("fake cudaStreamGetCaptureInfo: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
     fflush(stdout);
     return 0;
 }
@@ -251,7 +251,7 @@ FAKE_EXPORT unsigned cudaStreamGetCaptureInfo_ptsz(void *a0, void *a1, void *a2)
 {
     uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
     fake_lib_call(CUTAP_ID_cudaStreamGetCaptureInfo_ptsz, w, 3);
-    printf("fake cudaStreamGetCaptureInfo_ptsz: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    printf("fake cudaStreamGetCaptureInfo_ptsz: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
     fflush(stdout);
     return 0;
 }
@@ -260,7 +260,7 @@ FAKE_EXPORT unsigned cudaStreamUpdateCaptureDependencies(void *a0, void *a1, uns
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)a2, (uint64_t)a3};
     fake_lib_call(CUTAP_ID_cudaStreamUpdateCaptureDependencies, w, 4);
-    printf("fake cudaStreamUpdateCaptureDependencies: p%llx p%llx %llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2]), (unsigned long long)(w[3]));
+    printf("fake cudaStreamUpdateCaptureDependencies: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -410,7 +410,7 @@ FAKE_EXPORT unsigned cusparseAxpby(void *a0, void *a1, void *a2, void *a3, void 
 {
     uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4};
     fake_lib_call(CUTAP_ID_cusparseAxpby, w, 5);
-    printf("fake cusparseAxpby: p%llx p%llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff));
+    printf("fake cusparseAxpby: %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4]);
     fflush(stdout);
     return 0;
 }
@@ -419,7 +419,7 @@ FAKE_EXPORT unsigned cusparseDenseToSparse_analysis(void *a0, void *a1, void *a2
 {
     uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4};
     fake_lib_call(CUTAP_ID_cusparseDenseToSparse_analysis, w, 5);
-    printf("fake cusparseDenseToSparse_analysis: p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff));
+    printf("fake cusparseDenseToSparse_analysis: %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4]);
     fflush(stdout);
     return 0;
 }
@@ -428,7 +428,7 @@ FAKE_EXPORT unsigned cusparseDenseToSparse_bufferSize(void *a0, void *a1, void *
 {
     uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4};
     fake_lib_call(CUTAP_ID_cusparseDenseToSparse_bufferSize, w, 5);
-    printf("fake cusparseDenseToSparse_bufferSize: p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff));
+    printf("fake cusparseDenseToSparse_bufferSize: %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4]);
     fflush(stdout);
     return 0;
 }
@@ -437,7 +437,7 @@ FAKE_EXPORT unsigned cusparseDenseToSparse_convert(void *a0, void *a1, void *a2,
 {
     uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4};
     fake_lib_call(CUTAP_ID_cusparseDenseToSparse_convert, w, 5);
-    printf("fake cusparseDenseToSparse_convert: p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff));
+    printf("fake cusparseDenseToSparse_convert: %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4]);
     fflush(stdout);
     return 0;
 }
@@ -446,7 +446,7 @@ FAKE_EXPORT unsigned cusparseDestroyDnMat(void *a0)
 {
     uint64_t w[1] = {(uint64_t)(uintptr_t)a0};
     fake_lib_call(CUTAP_ID_cusparseDestroyDnMat, w, 1);
-    printf("fake cusparseDestroyDnMat: p%llx\n", (unsigned long long)(w[0] & 0xfff));
+    printf("fake cusparseDestroyDnMat: %llx\n", (unsigned long long)w[0]);
     fflush(stdout);
     return 0;
 }
@@ -455,7 +455,7 @@ FAKE_EXPORT unsigned cusparseDestroyDnVec(void *a0)
 {
     uint64_t w[1] = {(uint64_t)(uintptr_t)a0};
     fake_lib_call(CUTAP_ID_cusparseDestroyDnVec, w, 1);
-    printf("fake cusparseDestroyDnVec: p%llx\n", (unsigned long long)(w[0] & 0xfff));
+    printf("fake cusparseDestroyDnVec: %llx\n", (unsigned long long)w[0]);
     fflush(stdout);
     return 0;
 }
@@ -464,7 +464,7 @@ FAKE_EXPORT unsigned cusparseDestroySpMat(void *a0)
 {
     uint64_t w[1] = {(uint64_t)(uintptr_t)a0};
     fake_lib_call(CUTAP_ID_cusparseDestroySpMat, w, 1);
-    printf("fake cusparseDestroySpMat: p%llx\n", (unsigned long long)(w[0] & 0xfff));
+    printf("fake cusparseDestroySpMat: %llx\n", (unsigned long long)w[0]);
     fflush(stdout);
     return 0;
 }
@@ -473,7 +473,7 @@ FAKE_EXPORT unsigned cusparseDestroySpVec(void *a0)
 {
     uint64_t w[1] = {(uint64_t)(uintptr_t)a0};
     fake_lib_call(CUTAP_ID_cusparseDestroySpVec, w, 1);
-    printf("fake cusparseDestroySpVec: p%llx\n", (unsigned long long)(w[0] & 0xfff));
+    printf("fake cusparseDestroySpVec: %llx\n", (unsigned long long)w[0]);
     fflush(stdout);
     return 0;
 }
@@ -482,7 +482,7 @@ FAKE_EXPORT unsigned cusparseDnMatGetStridedBatch(void *a0, void *a1, void *a2)
 {
     uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
     fake_lib_call(CUTAP_ID_cusparseDnMatGetStridedBatch, w, 3);
-    printf("fake cusparseDnMatGetStridedBatch: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    printf("fake cusparseDnMatGetStridedBatch: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
     fflush(stdout);
     return 0;
 }
@@ -491,7 +491,7 @@ FAKE_EXPORT unsigned cusparseGather(void *a0, void *a1, void *a2)
 {
     uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
     fake_lib_call(CUTAP_ID_cusparseGather, w, 3);
-    printf("fake cusparseGather: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    printf("fake cusparseGather: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
     fflush(stdout);
     return 0;
 }
@@ -500,7 +500,7 @@ FAKE_EXPORT unsigned cusparseSDDMM(void *a0, unsigned int a1, unsigned int a2, v
 {
     uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
     fake_lib_call(CUTAP_ID_cusparseSDDMM, w, 11);
-    printf("fake cusparseSDDMM: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    printf("fake cusparseSDDMM: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10]);
     fflush(stdout);
     return 0;
 }
@@ -509,7 +509,7 @@ FAKE_EXPORT unsigned cusparseSDDMM_bufferSize(void *a0, unsigned int a1, unsigne
 {
     uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
     fake_lib_call(CUTAP_ID_cusparseSDDMM_bufferSize, w, 11);
-    printf("fake cusparseSDDMM_bufferSize: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    printf("fake cusparseSDDMM_bufferSize: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10]);
     fflush(stdout);
     return 0;
 }
@@ -518,7 +518,7 @@ FAKE_EXPORT unsigned cusparseSDDMM_preprocess(void *a0, unsigned int a1, unsigne
 {
     uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
     fake_lib_call(CUTAP_ID_cusparseSDDMM_preprocess, w, 11);
-    printf("fake cusparseSDDMM_preprocess: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    printf("fake cusparseSDDMM_preprocess: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10]);
     fflush(stdout);
     return 0;
 }
@@ -527,7 +527,7 @@ FAKE_EXPORT unsigned cusparseScatter(void *a0, void *a1, void *a2)
 {
     uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
     fake_lib_call(CUTAP_ID_cusparseScatter, w, 3);
-    printf("fake cusparseScatter: p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff));
+    printf("fake cusparseScatter: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
     fflush(stdout);
     return 0;
 }
@@ -536,7 +536,7 @@ FAKE_EXPORT unsigned cusparseSpGEMM_compute(void *a0, unsigned int a1, unsigned 
 {
     uint64_t w[13] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10, (uint64_t)(uintptr_t)a11, (uint64_t)(uintptr_t)a12};
     fake_lib_call(CUTAP_ID_cusparseSpGEMM_compute, w, 13);
-    printf("fake cusparseSpGEMM_compute: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff), (unsigned long long)(w[11] & 0xfff), (unsigned long long)(w[12] & 0xfff));
+    printf("fake cusparseSpGEMM_compute: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10], (unsigned long long)w[11], (unsigned long long)w[12]);
     fflush(stdout);
     return 0;
 }
@@ -545,7 +545,7 @@ FAKE_EXPORT unsigned cusparseSpGEMM_copy(void *a0, unsigned int a1, unsigned int
 {
     uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
     fake_lib_call(CUTAP_ID_cusparseSpGEMM_copy, w, 11);
-    printf("fake cusparseSpGEMM_copy: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    printf("fake cusparseSpGEMM_copy: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10]);
     fflush(stdout);
     return 0;
 }
@@ -554,7 +554,7 @@ FAKE_EXPORT unsigned cusparseSpGEMM_workEstimation(void *a0, unsigned int a1, un
 {
     uint64_t w[13] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10, (uint64_t)(uintptr_t)a11, (uint64_t)(uintptr_t)a12};
     fake_lib_call(CUTAP_ID_cusparseSpGEMM_workEstimation, w, 13);
-    printf("fake cusparseSpGEMM_workEstimation: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff), (unsigned long long)(w[11] & 0xfff), (unsigned long long)(w[12] & 0xfff));
+    printf("fake cusparseSpGEMM_workEstimation: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10], (unsigned long long)w[11], (unsigned long long)w[12]);
     fflush(stdout);
     return 0;
 }
@@ -563,7 +563,7 @@ FAKE_EXPORT unsigned cusparseSpGEMMreuse_compute(void *a0, unsigned int a1, unsi
 {
     uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
     fake_lib_call(CUTAP_ID_cusparseSpGEMMreuse_compute, w, 11);
-    printf("fake cusparseSpGEMMreuse_compute: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    printf("fake cusparseSpGEMMreuse_compute: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10]);
     fflush(stdout);
     return 0;
 }
@@ -572,7 +572,7 @@ FAKE_EXPORT unsigned cusparseSpGEMMreuse_copy(void *a0, unsigned int a1, unsigne
 {
     uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)(uintptr_t)a8, (uint64_t)(uintptr_t)a9};
     fake_lib_call(CUTAP_ID_cusparseSpGEMMreuse_copy, w, 10);
-    printf("fake cusparseSpGEMMreuse_copy: p%llx %llx %llx p%llx p%llx p%llx %llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6]), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8] & 0xfff), (unsigned long long)(w[9] & 0xfff));
+    printf("fake cusparseSpGEMMreuse_copy: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9]);
     fflush(stdout);
     return 0;
 }
@@ -581,7 +581,7 @@ FAKE_EXPORT unsigned cusparseSpGEMMreuse_nnz(void *a0, unsigned int a1, unsigned
 {
     uint64_t w[14] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)(uintptr_t)a8, (uint64_t)(uintptr_t)a9, (uint64_t)(uintptr_t)a10, (uint64_t)(uintptr_t)a11, (uint64_t)(uintptr_t)a12, (uint64_t)(uintptr_t)a13};
     fake_lib_call(CUTAP_ID_cusparseSpGEMMreuse_nnz, w, 14);
-    printf("fake cusparseSpGEMMreuse_nnz: p%llx %llx %llx p%llx p%llx p%llx %llx p%llx p%llx p%llx p%llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6]), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8] & 0xfff), (unsigned long long)(w[9] & 0xfff), (unsigned long long)(w[10] & 0xfff), (unsigned long long)(w[11] & 0xfff), (unsigned long long)(w[12] & 0xfff), (unsigned long long)(w[13] & 0xfff));
+    printf("fake cusparseSpGEMMreuse_nnz: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10], (unsigned long long)w[11], (unsigned long long)w[12], (unsigned long long)w[13]);
     fflush(stdout);
     return 0;
 }
@@ -590,7 +590,7 @@ FAKE_EXPORT unsigned cusparseSpGEMMreuse_workEstimation(void *a0, unsigned int a
 {
     uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)(uintptr_t)a8, (uint64_t)(uintptr_t)a9};
     fake_lib_call(CUTAP_ID_cusparseSpGEMMreuse_workEstimation, w, 10);
-    printf("fake cusparseSpGEMMreuse_workEstimation: p%llx %llx %llx p%llx p%llx p%llx %llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6]), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8] & 0xfff), (unsigned long long)(w[9] & 0xfff));
+    printf("fake cusparseSpGEMMreuse_workEstimation: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9]);
     fflush(stdout);
     return 0;
 }
@@ -599,7 +599,7 @@ FAKE_EXPORT unsigned cusparseSpMM(void *a0, unsigned int a1, unsigned int a2, vo
 {
     uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
     fake_lib_call(CUTAP_ID_cusparseSpMM, w, 11);
-    printf("fake cusparseSpMM: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    printf("fake cusparseSpMM: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10]);
     fflush(stdout);
     return 0;
 }
@@ -608,7 +608,7 @@ FAKE_EXPORT unsigned cusparseSpMMOp_createPlan(void *a0, void *a1, unsigned int 
 {
     uint64_t w[16] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)a7, (uint64_t)a8, (uint64_t)(uintptr_t)a9, (uint64_t)a10, (uint64_t)(uintptr_t)a11, (uint64_t)a12, (uint64_t)(uintptr_t)a13, (uint64_t)a14, (uint64_t)(uintptr_t)a15};
     fake_lib_call(CUTAP_ID_cusparseSpMMOp_createPlan, w, 16);
-    printf("fake cusparseSpMMOp_createPlan: p%llx p%llx %llx %llx p%llx p%llx p%llx %llx %llx p%llx %llx p%llx %llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2]), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7]), (unsigned long long)(w[8]), (unsigned long long)(w[9] & 0xfff), (unsigned long long)(w[10]), (unsigned long long)(w[11] & 0xfff), (unsigned long long)(w[12]), (unsigned long long)(w[13] & 0xfff), (unsigned long long)(w[14]), (unsigned long long)(w[15] & 0xfff));
+    printf("fake cusparseSpMMOp_createPlan: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10], (unsigned long long)w[11], (unsigned long long)w[12], (unsigned long long)w[13], (unsigned long long)w[14], (unsigned long long)w[15]);
     fflush(stdout);
     return 0;
 }
@@ -617,7 +617,7 @@ FAKE_EXPORT unsigned cusparseSpMM_bufferSize(void *a0, unsigned int a1, unsigned
 {
     uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
     fake_lib_call(CUTAP_ID_cusparseSpMM_bufferSize, w, 11);
-    printf("fake cusparseSpMM_bufferSize: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    printf("fake cusparseSpMM_bufferSize: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10]);
     fflush(stdout);
     return 0;
 }
@@ -626,7 +626,7 @@ FAKE_EXPORT unsigned cusparseSpMM_preprocess(void *a0, unsigned int a1, unsigned
 {
     uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)(uintptr_t)a7, (uint64_t)a8, (uint64_t)a9, (uint64_t)(uintptr_t)a10};
     fake_lib_call(CUTAP_ID_cusparseSpMM_preprocess, w, 11);
-    printf("fake cusparseSpMM_preprocess: p%llx %llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7] & 0xfff), (unsigned long long)(w[8]), (unsigned long long)(w[9]), (unsigned long long)(w[10] & 0xfff));
+    printf("fake cusparseSpMM_preprocess: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10]);
     fflush(stdout);
     return 0;
 }
@@ -635,7 +635,7 @@ FAKE_EXPORT unsigned cusparseSpMV(void *a0, unsigned int a1, void *a2, void *a3,
 {
     uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)a7, (uint64_t)a8, (uint64_t)(uintptr_t)a9};
     fake_lib_call(CUTAP_ID_cusparseSpMV, w, 10);
-    printf("fake cusparseSpMV: p%llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7]), (unsigned long long)(w[8]), (unsigned long long)(w[9] & 0xfff));
+    printf("fake cusparseSpMV: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9]);
     fflush(stdout);
     return 0;
 }
@@ -644,7 +644,7 @@ FAKE_EXPORT unsigned cusparseSpMV_bufferSize(void *a0, unsigned int a1, void *a2
 {
     uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)a7, (uint64_t)a8, (uint64_t)(uintptr_t)a9};
     fake_lib_call(CUTAP_ID_cusparseSpMV_bufferSize, w, 10);
-    printf("fake cusparseSpMV_bufferSize: p%llx %llx p%llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7]), (unsigned long long)(w[8]), (unsigned long long)(w[9] & 0xfff));
+    printf("fake cusparseSpMV_bufferSize: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9]);
     fflush(stdout);
     return 0;
 }
@@ -653,7 +653,7 @@ FAKE_EXPORT unsigned cusparseSpMatGetAttribute(void *a0, unsigned int a1, void *
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3};
     fake_lib_call(CUTAP_ID_cusparseSpMatGetAttribute, w, 4);
-    printf("fake cusparseSpMatGetAttribute: p%llx %llx p%llx %llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]));
+    printf("fake cusparseSpMatGetAttribute: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -662,7 +662,7 @@ FAKE_EXPORT unsigned cusparseSpMatGetFormat(void *a0, void *a1)
 {
     uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
     fake_lib_call(CUTAP_ID_cusparseSpMatGetFormat, w, 2);
-    printf("fake cusparseSpMatGetFormat: p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff));
+    printf("fake cusparseSpMatGetFormat: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
     fflush(stdout);
     return 0;
 }
@@ -671,7 +671,7 @@ FAKE_EXPORT unsigned cusparseSpMatGetIndexBase(void *a0, void *a1)
 {
     uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
     fake_lib_call(CUTAP_ID_cusparseSpMatGetIndexBase, w, 2);
-    printf("fake cusparseSpMatGetIndexBase: p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff));
+    printf("fake cusparseSpMatGetIndexBase: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
     fflush(stdout);
     return 0;
 }
@@ -680,7 +680,7 @@ FAKE_EXPORT unsigned cusparseSpMatGetSize(void *a0, void *a1, void *a2, void *a3
 {
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3};
     fake_lib_call(CUTAP_ID_cusparseSpMatGetSize, w, 4);
-    printf("fake cusparseSpMatGetSize: p%llx p%llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff));
+    printf("fake cusparseSpMatGetSize: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
     fflush(stdout);
     return 0;
 }
@@ -689,7 +689,7 @@ FAKE_EXPORT unsigned cusparseSpMatGetStridedBatch(void *a0, void *a1)
 {
     uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
     fake_lib_call(CUTAP_ID_cusparseSpMatGetStridedBatch, w, 2);
-    printf("fake cusparseSpMatGetStridedBatch: p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff));
+    printf("fake cusparseSpMatGetStridedBatch: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
     fflush(stdout);
     return 0;
 }
@@ -698,7 +698,7 @@ FAKE_EXPORT unsigned cusparseSpSM_analysis(void *a0, unsigned int a1, unsigned i
 {
     uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)a7, (uint64_t)a8, (uint64_t)(uintptr_t)a9, (uint64_t)(uintptr_t)a10};
     fake_lib_call(CUTAP_ID_cusparseSpSM_analysis, w, 11);
-    printf("fake cusparseSpSM_analysis: p%llx %llx %llx p%llx p%llx p%llx p%llx %llx %llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7]), (unsigned long long)(w[8]), (unsigned long long)(w[9] & 0xfff), (unsigned long long)(w[10] & 0xfff));
+    printf("fake cusparseSpSM_analysis: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10]);
     fflush(stdout);
     return 0;
 }
@@ -707,7 +707,7 @@ FAKE_EXPORT unsigned cusparseSpSM_bufferSize(void *a0, unsigned int a1, unsigned
 {
     uint64_t w[11] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)a7, (uint64_t)a8, (uint64_t)(uintptr_t)a9, (uint64_t)(uintptr_t)a10};
     fake_lib_call(CUTAP_ID_cusparseSpSM_bufferSize, w, 11);
-    printf("fake cusparseSpSM_bufferSize: p%llx %llx %llx p%llx p%llx p%llx p%llx %llx %llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7]), (unsigned long long)(w[8]), (unsigned long long)(w[9] & 0xfff), (unsigned long long)(w[10] & 0xfff));
+    printf("fake cusparseSpSM_bufferSize: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9], (unsigned long long)w[10]);
     fflush(stdout);
     return 0;
 }
@@ -716,7 +716,7 @@ FAKE_EXPORT unsigned cusparseSpSM_solve(void *a0, unsigned int a1, unsigned int 
 {
     uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)(uintptr_t)a6, (uint64_t)a7, (uint64_t)a8, (uint64_t)(uintptr_t)a9};
     fake_lib_call(CUTAP_ID_cusparseSpSM_solve, w, 10);
-    printf("fake cusparseSpSM_solve: p%llx %llx %llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2]), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6] & 0xfff), (unsigned long long)(w[7]), (unsigned long long)(w[8]), (unsigned long long)(w[9] & 0xfff));
+    printf("fake cusparseSpSM_solve: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9]);
     fflush(stdout);
     return 0;
 }
@@ -725,7 +725,7 @@ FAKE_EXPORT unsigned cusparseSpSV_analysis(void *a0, unsigned int a1, void *a2, 
 {
     uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)a6, (uint64_t)a7, (uint64_t)(uintptr_t)a8, (uint64_t)(uintptr_t)a9};
     fake_lib_call(CUTAP_ID_cusparseSpSV_analysis, w, 10);
-    printf("fake cusparseSpSV_analysis: p%llx %llx p%llx p%llx p%llx p%llx %llx %llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6]), (unsigned long long)(w[7]), (unsigned long long)(w[8] & 0xfff), (unsigned long long)(w[9] & 0xfff));
+    printf("fake cusparseSpSV_analysis: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9]);
     fflush(stdout);
     return 0;
 }
@@ -734,7 +734,7 @@ FAKE_EXPORT unsigned cusparseSpSV_bufferSize(void *a0, unsigned int a1, void *a2
 {
     uint64_t w[10] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)a6, (uint64_t)a7, (uint64_t)(uintptr_t)a8, (uint64_t)(uintptr_t)a9};
     fake_lib_call(CUTAP_ID_cusparseSpSV_bufferSize, w, 10);
-    printf("fake cusparseSpSV_bufferSize: p%llx %llx p%llx p%llx p%llx p%llx %llx %llx p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6]), (unsigned long long)(w[7]), (unsigned long long)(w[8] & 0xfff), (unsigned long long)(w[9] & 0xfff));
+    printf("fake cusparseSpSV_bufferSize: %llx %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8], (unsigned long long)w[9]);
     fflush(stdout);
     return 0;
 }
@@ -743,7 +743,7 @@ FAKE_EXPORT unsigned cusparseSpSV_solve(void *a0, unsigned int a1, void *a2, voi
 {
     uint64_t w[9] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)(uintptr_t)a5, (uint64_t)a6, (uint64_t)a7, (uint64_t)(uintptr_t)a8};
     fake_lib_call(CUTAP_ID_cusparseSpSV_solve, w, 9);
-    printf("fake cusparseSpSV_solve: p%llx %llx p%llx p%llx p%llx p%llx %llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5] & 0xfff), (unsigned long long)(w[6]), (unsigned long long)(w[7]), (unsigned long long)(w[8] & 0xfff));
+    printf("fake cusparseSpSV_solve: %llx %llx %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6], (unsigned long long)w[7], (unsigned long long)w[8]);
     fflush(stdout);
     return 0;
 }
@@ -752,7 +752,7 @@ FAKE_EXPORT unsigned cusparseSpVV(void *a0, unsigned int a1, void *a2, void *a3,
 {
     uint64_t w[7] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)a5, (uint64_t)(uintptr_t)a6};
     fake_lib_call(CUTAP_ID_cusparseSpVV, w, 7);
-    printf("fake cusparseSpVV: p%llx %llx p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5]), (unsigned long long)(w[6] & 0xfff));
+    printf("fake cusparseSpVV: %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6]);
     fflush(stdout);
     return 0;
 }
@@ -761,7 +761,7 @@ FAKE_EXPORT unsigned cusparseSpVV_bufferSize(void *a0, unsigned int a1, void *a2
 {
     uint64_t w[7] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3, (uint64_t)(uintptr_t)a4, (uint64_t)a5, (uint64_t)(uintptr_t)a6};
     fake_lib_call(CUTAP_ID_cusparseSpVV_bufferSize, w, 7);
-    printf("fake cusparseSpVV_bufferSize: p%llx %llx p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1]), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3] & 0xfff), (unsigned long long)(w[4] & 0xfff), (unsigned long long)(w[5]), (unsigned long long)(w[6] & 0xfff));
+    printf("fake cusparseSpVV_bufferSize: %llx %llx %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4], (unsigned long long)w[5], (unsigned long long)w[6]);
     fflush(stdout);
     return 0;
 }
@@ -770,7 +770,7 @@ FAKE_EXPORT unsigned cusparseSpVecGetIndexBase(void *a0, void *a1)
 {
     uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
     fake_lib_call(CUTAP_ID_cusparseSpVecGetIndexBase, w, 2);
-    printf("fake cusparseSpVecGetIndexBase: p%llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff));
+    printf("fake cusparseSpVecGetIndexBase: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
     fflush(stdout);
     return 0;
 }
@@ -779,7 +779,7 @@ FAKE_EXPORT unsigned cusparseSparseToDense(void *a0, void *a1, void *a2, unsigne
 {
     uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4};
     fake_lib_call(CUTAP_ID_cusparseSparseToDense, w, 5);
-    printf("fake cusparseSparseToDense: p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff));
+    printf("fake cusparseSparseToDense: %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4]);
     fflush(stdout);
     return 0;
 }
@@ -788,7 +788,7 @@ FAKE_EXPORT unsigned cusparseSparseToDense_bufferSize(void *a0, void *a1, void *
 {
     uint64_t w[5] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)a3, (uint64_t)(uintptr_t)a4};
     fake_lib_call(CUTAP_ID_cusparseSparseToDense_bufferSize, w, 5);
-    printf("fake cusparseSparseToDense_bufferSize: p%llx p%llx p%llx %llx p%llx\n", (unsigned long long)(w[0] & 0xfff), (unsigned long long)(w[1] & 0xfff), (unsigned long long)(w[2] & 0xfff), (unsigned long long)(w[3]), (unsigned long long)(w[4] & 0xfff));
+    printf("fake cusparseSparseToDense_bufferSize: %llx %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3], (unsigned long long)w[4]);
     fflush(stdout);
     return 0;
 }
