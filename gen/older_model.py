@@ -98,6 +98,27 @@ class Group:
         return "cu" + "_".join(self.majors or self.missing)
 
 
+def _same_captures(d, f, apply_rules):
+    """Whether what the recorder copies behind d's pointers (an older
+    major's declaration of f's signature) is what it copies for f: the same
+    spelling may name a struct whose size changed between majors
+    (cudaPointerAttributes: 24 bytes in 11.8, 88 in 13.0)"""
+    from gen_common import captures
+    c = copy.deepcopy(d)
+    apply_rules([c])
+    return captures(c) == captures(f)
+
+
+def _captures_within(f, d, apply_rules):
+    """Whether every copy the recorder makes for f (13.0's description) is
+    one d's (an older major's declaration) makes too, of the same size: a
+    report read with f's description reads nothing past d's structs"""
+    from gen_common import captures
+    c = copy.deepcopy(d)
+    apply_rules([c])
+    return set(captures(f)) <= set(captures(c))
+
+
 def _load_groups(layer):
     older = layer.spec.get("older", {})
     groups = {}
@@ -162,7 +183,7 @@ def attach(layer, belongs, apply_rules):
             d = g.declared.get(f.name) if f.typed and f.name in g.exported else None
             if d is None:
                 f.older_modes.append(UNTYPED)
-            elif sig(d) == sig(f):
+            elif sig(d) == sig(f) and _same_captures(d, f, apply_rules):
                 f.older_modes.append(SAME)
             else:
                 v = copy.deepcopy(d)
@@ -175,10 +196,10 @@ def attach(layer, belongs, apply_rules):
                     continue
                 f.older_modes.append(VARIANT)
                 layer.variants.append((g, v))
-    _older_cbids(layer)
+    _older_cbids(layer, apply_rules)
 
 
-def _older_cbids(layer):
+def _older_cbids(layer, apply_rules):
     """layer.older_cbids: [(cbid, function, variant or None)]: the callback
     ids by which a static runtime of an older major reports a function,
     where they are not the pinned headers' newest for it (cutap's own
@@ -216,13 +237,15 @@ def _older_cbids(layer):
     # Callback ids 13.0 still has as the newest of their function whose
     # parameters an older major declares otherwise (CUPTI kept the id while
     # the signature changed: cudaGetDriverEntryPoint's 406, 3 parameters in
-    # 11.8 and 4 in 13.0; cudaGraphExecUpdate's 335): a report by one may
-    # come from either, and only its words as a whole could tell.
+    # 11.8 and 4 in 13.0; cudaGraphExecUpdate's 335), or whose structs 13.0's
+    # description copies changed size: a report by one may come from either,
+    # and only its words as a whole could tell.
     unsafe = set()
     for g in layer.groups:
         for name, cbid in g.cbids.items():
             f = fns.get(name)
             if cbid in current and f is not None and f.typed and name in g.declared and \
-                    (g.declared[name] is None or sig(g.declared[name]) != sig(f)):
+                    (g.declared[name] is None or sig(g.declared[name]) != sig(f) or
+                     not _captures_within(f, g.declared[name], apply_rules)):
                 unsafe.add(cbid)
     layer.unsafe_cbids = sorted(unsafe)

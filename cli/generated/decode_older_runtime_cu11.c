@@ -3,6 +3,39 @@
 
 #include "decode_tables.h"
 
+static const struct dec_enum_val vals_cudaChannelFormatKind[] = {
+    {0, "cudaChannelFormatKindSigned"},
+    {1, "cudaChannelFormatKindUnsigned"},
+    {2, "cudaChannelFormatKindFloat"},
+    {3, "cudaChannelFormatKindNone"},
+    {4, "cudaChannelFormatKindNV12"},
+    {5, "cudaChannelFormatKindUnsignedNormalized8X1"},
+    {6, "cudaChannelFormatKindUnsignedNormalized8X2"},
+    {7, "cudaChannelFormatKindUnsignedNormalized8X4"},
+    {8, "cudaChannelFormatKindUnsignedNormalized16X1"},
+    {9, "cudaChannelFormatKindUnsignedNormalized16X2"},
+    {10, "cudaChannelFormatKindUnsignedNormalized16X4"},
+    {11, "cudaChannelFormatKindSignedNormalized8X1"},
+    {12, "cudaChannelFormatKindSignedNormalized8X2"},
+    {13, "cudaChannelFormatKindSignedNormalized8X4"},
+    {14, "cudaChannelFormatKindSignedNormalized16X1"},
+    {15, "cudaChannelFormatKindSignedNormalized16X2"},
+    {16, "cudaChannelFormatKindSignedNormalized16X4"},
+    {17, "cudaChannelFormatKindUnsignedBlockCompressed1"},
+    {18, "cudaChannelFormatKindUnsignedBlockCompressed1SRGB"},
+    {19, "cudaChannelFormatKindUnsignedBlockCompressed2"},
+    {20, "cudaChannelFormatKindUnsignedBlockCompressed2SRGB"},
+    {21, "cudaChannelFormatKindUnsignedBlockCompressed3"},
+    {22, "cudaChannelFormatKindUnsignedBlockCompressed3SRGB"},
+    {23, "cudaChannelFormatKindUnsignedBlockCompressed4"},
+    {24, "cudaChannelFormatKindSignedBlockCompressed4"},
+    {25, "cudaChannelFormatKindUnsignedBlockCompressed5"},
+    {26, "cudaChannelFormatKindSignedBlockCompressed5"},
+    {27, "cudaChannelFormatKindUnsignedBlockCompressed6H"},
+    {28, "cudaChannelFormatKindSignedBlockCompressed6H"},
+    {29, "cudaChannelFormatKindUnsignedBlockCompressed7"},
+    {30, "cudaChannelFormatKindUnsignedBlockCompressed7SRGB"},
+};
 static const struct dec_enum_val vals_cudaError[] = {
     {0, "cudaSuccess"},
     {1, "cudaErrorInvalidValue"},
@@ -130,6 +163,28 @@ static const struct dec_enum_val vals_cudaError[] = {
     {999, "cudaErrorUnknown"},
     {10000, "cudaErrorApiFailureBase"},
 };
+static const struct dec_enum_val vals_cudaExternalMemoryHandleType[] = {
+    {1, "cudaExternalMemoryHandleTypeOpaqueFd"},
+    {2, "cudaExternalMemoryHandleTypeOpaqueWin32"},
+    {3, "cudaExternalMemoryHandleTypeOpaqueWin32Kmt"},
+    {4, "cudaExternalMemoryHandleTypeD3D12Heap"},
+    {5, "cudaExternalMemoryHandleTypeD3D12Resource"},
+    {6, "cudaExternalMemoryHandleTypeD3D11Resource"},
+    {7, "cudaExternalMemoryHandleTypeD3D11ResourceKmt"},
+    {8, "cudaExternalMemoryHandleTypeNvSciBuf"},
+};
+static const struct dec_enum_val vals_cudaExternalSemaphoreHandleType[] = {
+    {1, "cudaExternalSemaphoreHandleTypeOpaqueFd"},
+    {2, "cudaExternalSemaphoreHandleTypeOpaqueWin32"},
+    {3, "cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt"},
+    {4, "cudaExternalSemaphoreHandleTypeD3D12Fence"},
+    {5, "cudaExternalSemaphoreHandleTypeD3D11Fence"},
+    {6, "cudaExternalSemaphoreHandleTypeNvSciSync"},
+    {7, "cudaExternalSemaphoreHandleTypeKeyedMutex"},
+    {8, "cudaExternalSemaphoreHandleTypeKeyedMutexKmt"},
+    {9, "cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd"},
+    {10, "cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32"},
+};
 static const struct dec_enum_val vals_cudaGraphExecUpdateResult[] = {
     {0, "cudaGraphExecUpdateSuccess"},
     {1, "cudaGraphExecUpdateError"},
@@ -149,6 +204,55 @@ static const struct dec_enum_val vals_cudaMemoryAdvise[] = {
     {5, "cudaMemAdviseSetAccessedBy"},
     {6, "cudaMemAdviseUnsetAccessedBy"},
 };
+static const struct dec_enum_val vals_cudaMemoryType[] = {
+    {0, "cudaMemoryTypeUnregistered"},
+    {1, "cudaMemoryTypeHost"},
+    {2, "cudaMemoryTypeDevice"},
+    {3, "cudaMemoryTypeManaged"},
+};
+static const struct dec_enum_val vals_cudaResourceType[] = {
+    {0, "cudaResourceTypeArray"},
+    {1, "cudaResourceTypeMipmappedArray"},
+    {2, "cudaResourceTypeLinear"},
+    {3, "cudaResourceTypePitch2D"},
+};
+static const struct dec_enum_val vals_cudaResourceViewFormat[] = {
+    {0, "cudaResViewFormatNone"},
+    {1, "cudaResViewFormatUnsignedChar1"},
+    {2, "cudaResViewFormatUnsignedChar2"},
+    {3, "cudaResViewFormatUnsignedChar4"},
+    {4, "cudaResViewFormatSignedChar1"},
+    {5, "cudaResViewFormatSignedChar2"},
+    {6, "cudaResViewFormatSignedChar4"},
+    {7, "cudaResViewFormatUnsignedShort1"},
+    {8, "cudaResViewFormatUnsignedShort2"},
+    {9, "cudaResViewFormatUnsignedShort4"},
+    {10, "cudaResViewFormatSignedShort1"},
+    {11, "cudaResViewFormatSignedShort2"},
+    {12, "cudaResViewFormatSignedShort4"},
+    {13, "cudaResViewFormatUnsignedInt1"},
+    {14, "cudaResViewFormatUnsignedInt2"},
+    {15, "cudaResViewFormatUnsignedInt4"},
+    {16, "cudaResViewFormatSignedInt1"},
+    {17, "cudaResViewFormatSignedInt2"},
+    {18, "cudaResViewFormatSignedInt4"},
+    {19, "cudaResViewFormatHalf1"},
+    {20, "cudaResViewFormatHalf2"},
+    {21, "cudaResViewFormatHalf4"},
+    {22, "cudaResViewFormatFloat1"},
+    {23, "cudaResViewFormatFloat2"},
+    {24, "cudaResViewFormatFloat4"},
+    {25, "cudaResViewFormatUnsignedBlockCompressed1"},
+    {26, "cudaResViewFormatUnsignedBlockCompressed2"},
+    {27, "cudaResViewFormatUnsignedBlockCompressed3"},
+    {28, "cudaResViewFormatUnsignedBlockCompressed4"},
+    {29, "cudaResViewFormatSignedBlockCompressed4"},
+    {30, "cudaResViewFormatUnsignedBlockCompressed5"},
+    {31, "cudaResViewFormatSignedBlockCompressed5"},
+    {32, "cudaResViewFormatUnsignedBlockCompressed6H"},
+    {33, "cudaResViewFormatSignedBlockCompressed6H"},
+    {34, "cudaResViewFormatUnsignedBlockCompressed7"},
+};
 static const struct dec_enum_val vals_cudaStreamCaptureStatus[] = {
     {0, "cudaStreamCaptureStatusNone"},
     {1, "cudaStreamCaptureStatusActive"},
@@ -157,17 +261,174 @@ static const struct dec_enum_val vals_cudaStreamCaptureStatus[] = {
 
 /* bitmask: An enum is a flag set when its name says so ("flag", any case), or when it has at least 3 distinct non-zero values, all powers of two. */
 static const struct dec_enum enums[] = {
-    /* 0 */ {"cudaError", 125, 0, vals_cudaError},
-    /* 1 */ {"cudaGraphExecUpdateResult", 9, 0, vals_cudaGraphExecUpdateResult},
-    /* 2 */ {"cudaMemoryAdvise", 6, 0, vals_cudaMemoryAdvise},
-    /* 3 */ {"cudaStreamCaptureStatus", 3, 0, vals_cudaStreamCaptureStatus},
+    /* 0 */ {"cudaChannelFormatKind", 31, 0, vals_cudaChannelFormatKind},
+    /* 1 */ {"cudaError", 125, 0, vals_cudaError},
+    /* 2 */ {"cudaExternalMemoryHandleType", 8, 0, vals_cudaExternalMemoryHandleType},
+    /* 3 */ {"cudaExternalSemaphoreHandleType", 10, 0, vals_cudaExternalSemaphoreHandleType},
+    /* 4 */ {"cudaGraphExecUpdateResult", 9, 0, vals_cudaGraphExecUpdateResult},
+    /* 5 */ {"cudaMemoryAdvise", 6, 0, vals_cudaMemoryAdvise},
+    /* 6 */ {"cudaMemoryType", 4, 0, vals_cudaMemoryType},
+    /* 7 */ {"cudaResourceType", 4, 0, vals_cudaResourceType},
+    /* 8 */ {"cudaResourceViewFormat", 35, 0, vals_cudaResourceViewFormat},
+    /* 9 */ {"cudaStreamCaptureStatus", 3, 0, vals_cudaStreamCaptureStatus},
 };
 
+static const struct dec_field fields_cudaChannelFormatDesc[] = {
+    {"x", 0, 4, DEC_INT, -1, -1},
+    {"y", 4, 4, DEC_INT, -1, -1},
+    {"z", 8, 4, DEC_INT, -1, -1},
+    {"w", 12, 4, DEC_INT, -1, -1},
+    {"f", 16, 4, DEC_ENUM, 0, -1},
+};
+static const struct dec_field fields_cudaExtent[] = {
+    {"width", 0, 8, DEC_UINT, -1, -1},
+    {"height", 8, 8, DEC_UINT, -1, -1},
+    {"depth", 16, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_cudaExternalMemoryBufferDesc[] = {
+    {"offset", 0, 8, DEC_UINT, -1, -1},
+    {"size", 8, 8, DEC_UINT, -1, -1},
+    {"flags", 16, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_cudaExternalMemoryHandleDesc[] = {
+    {"type", 0, 4, DEC_ENUM, 2, -1},
+    {"handle", 8, 16, DEC_STRUCT, -1, 4},
+    {"size", 24, 8, DEC_UINT, -1, -1},
+    {"flags", 32, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_cudaExternalMemoryHandleDesc_handle[] = {
+    {"fd", 0, 4, DEC_INT, -1, -1},
+    {"win32", 0, 16, DEC_STRUCT, -1, 5},
+    {"nvSciBufObject", 0, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_cudaExternalMemoryHandleDesc_handle_win32[] = {
+    {"handle", 0, 8, DEC_PTR, -1, -1},
+    {"name", 8, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_cudaExternalMemoryMipmappedArrayDesc[] = {
+    {"offset", 0, 8, DEC_UINT, -1, -1},
+    {"formatDesc", 8, 20, DEC_STRUCT, -1, 0},
+    {"extent", 32, 24, DEC_STRUCT, -1, 1},
+    {"flags", 56, 4, DEC_UINT, -1, -1},
+    {"numLevels", 60, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_cudaExternalSemaphoreHandleDesc[] = {
+    {"type", 0, 4, DEC_ENUM, 3, -1},
+    {"handle", 8, 16, DEC_STRUCT, -1, 8},
+    {"flags", 24, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_cudaExternalSemaphoreHandleDesc_handle[] = {
+    {"fd", 0, 4, DEC_INT, -1, -1},
+    {"win32", 0, 16, DEC_STRUCT, -1, 9},
+    {"nvSciSyncObj", 0, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_cudaExternalSemaphoreHandleDesc_handle_win32[] = {
+    {"handle", 0, 8, DEC_PTR, -1, -1},
+    {"name", 8, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_cudaFuncAttributes[] = {
+    {"sharedSizeBytes", 0, 8, DEC_UINT, -1, -1},
+    {"constSizeBytes", 8, 8, DEC_UINT, -1, -1},
+    {"localSizeBytes", 16, 8, DEC_UINT, -1, -1},
+    {"maxThreadsPerBlock", 24, 4, DEC_INT, -1, -1},
+    {"numRegs", 28, 4, DEC_INT, -1, -1},
+    {"ptxVersion", 32, 4, DEC_INT, -1, -1},
+    {"binaryVersion", 36, 4, DEC_INT, -1, -1},
+    {"cacheModeCA", 40, 4, DEC_INT, -1, -1},
+    {"maxDynamicSharedSizeBytes", 44, 4, DEC_INT, -1, -1},
+    {"preferredShmemCarveout", 48, 4, DEC_INT, -1, -1},
+};
+static const struct dec_field fields_cudaPointerAttributes[] = {
+    {"type", 0, 4, DEC_ENUM, 6, -1},
+    {"device", 4, 4, DEC_INT, -1, -1},
+    {"devicePointer", 8, 8, DEC_PTR, -1, -1},
+    {"hostPointer", 16, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_cudaResourceDesc[] = {
+    {"resType", 0, 4, DEC_ENUM, 7, -1},
+    {"res", 8, 56, DEC_STRUCT, -1, 13},
+};
+static const struct dec_field fields_cudaResourceDesc_res[] = {
+    {"array", 0, 8, DEC_STRUCT, -1, 14},
+    {"mipmap", 0, 8, DEC_STRUCT, -1, 16},
+    {"linear", 0, 40, DEC_STRUCT, -1, 15},
+    {"pitch2D", 0, 56, DEC_STRUCT, -1, 17},
+};
+static const struct dec_field fields_cudaResourceDesc_res_array[] = {
+    {"array", 0, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_cudaResourceDesc_res_linear[] = {
+    {"devPtr", 0, 8, DEC_PTR, -1, -1},
+    {"desc", 8, 20, DEC_STRUCT, -1, 0},
+    {"sizeInBytes", 32, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_cudaResourceDesc_res_mipmap[] = {
+    {"mipmap", 0, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_cudaResourceDesc_res_pitch2D[] = {
+    {"devPtr", 0, 8, DEC_PTR, -1, -1},
+    {"desc", 8, 20, DEC_STRUCT, -1, 0},
+    {"width", 32, 8, DEC_UINT, -1, -1},
+    {"height", 40, 8, DEC_UINT, -1, -1},
+    {"pitchInBytes", 48, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_cudaResourceViewDesc[] = {
+    {"format", 0, 4, DEC_ENUM, 8, -1},
+    {"width", 8, 8, DEC_UINT, -1, -1},
+    {"height", 16, 8, DEC_UINT, -1, -1},
+    {"depth", 24, 8, DEC_UINT, -1, -1},
+    {"firstMipmapLevel", 32, 4, DEC_UINT, -1, -1},
+    {"lastMipmapLevel", 36, 4, DEC_UINT, -1, -1},
+    {"firstLayer", 40, 4, DEC_UINT, -1, -1},
+    {"lastLayer", 44, 4, DEC_UINT, -1, -1},
+};
 
 static const struct dec_struct structs[] = {
-    {"", 0, 0, 0},      /* none: C has no empty arrays */
+    /* 0 */ {"cudaChannelFormatDesc", 20, 5, fields_cudaChannelFormatDesc},
+    /* 1 */ {"cudaExtent", 24, 3, fields_cudaExtent},
+    /* 2 */ {"cudaExternalMemoryBufferDesc", 24, 3, fields_cudaExternalMemoryBufferDesc},
+    /* 3 */ {"cudaExternalMemoryHandleDesc", 40, 4, fields_cudaExternalMemoryHandleDesc},
+    /* 4 */ {"cudaExternalMemoryHandleDesc.handle", 16, 3, fields_cudaExternalMemoryHandleDesc_handle},
+    /* 5 */ {"cudaExternalMemoryHandleDesc.handle.win32", 16, 2, fields_cudaExternalMemoryHandleDesc_handle_win32},
+    /* 6 */ {"cudaExternalMemoryMipmappedArrayDesc", 64, 5, fields_cudaExternalMemoryMipmappedArrayDesc},
+    /* 7 */ {"cudaExternalSemaphoreHandleDesc", 32, 3, fields_cudaExternalSemaphoreHandleDesc},
+    /* 8 */ {"cudaExternalSemaphoreHandleDesc.handle", 16, 3, fields_cudaExternalSemaphoreHandleDesc_handle},
+    /* 9 */ {"cudaExternalSemaphoreHandleDesc.handle.win32", 16, 2, fields_cudaExternalSemaphoreHandleDesc_handle_win32},
+    /* 10 */ {"cudaFuncAttributes", 56, 10, fields_cudaFuncAttributes},
+    /* 11 */ {"cudaPointerAttributes", 24, 4, fields_cudaPointerAttributes},
+    /* 12 */ {"cudaResourceDesc", 64, 2, fields_cudaResourceDesc},
+    /* 13 */ {"cudaResourceDesc.res", 56, 4, fields_cudaResourceDesc_res},
+    /* 14 */ {"cudaResourceDesc.res.array", 8, 1, fields_cudaResourceDesc_res_array},
+    /* 15 */ {"cudaResourceDesc.res.linear", 40, 3, fields_cudaResourceDesc_res_linear},
+    /* 16 */ {"cudaResourceDesc.res.mipmap", 8, 1, fields_cudaResourceDesc_res_mipmap},
+    /* 17 */ {"cudaResourceDesc.res.pitch2D", 56, 5, fields_cudaResourceDesc_res_pitch2D},
+    /* 18 */ {"cudaResourceViewDesc", 48, 8, fields_cudaResourceViewDesc},
 };
 
+static const struct dec_arg args_cudaCreateSurfaceObject[] = {
+    {"pSurfObject", "cudaSurfaceObject_t *", DEC_PTR, -1, -1},
+    {"pResDesc", "const struct cudaResourceDesc *", DEC_PTR, -1, 12},
+};
+static const struct dec_arg args_cudaCreateTextureObject[] = {
+    {"pTexObject", "cudaTextureObject_t *", DEC_PTR, -1, -1},
+    {"pResDesc", "const struct cudaResourceDesc *", DEC_PTR, -1, 12},
+    {"pTexDesc", "const struct cudaTextureDesc *", DEC_PTR, -1, -1},
+    {"pResViewDesc", "const struct cudaResourceViewDesc *", DEC_PTR, -1, 18},
+};
+static const struct dec_arg args_cudaExternalMemoryGetMappedBuffer[] = {
+    {"devPtr", "void **", DEC_PTR, -1, -1},
+    {"extMem", "cudaExternalMemory_t", DEC_PTR, -1, -1},
+    {"bufferDesc", "const struct cudaExternalMemoryBufferDesc *", DEC_PTR, -1, 2},
+};
+static const struct dec_arg args_cudaExternalMemoryGetMappedMipmappedArray[] = {
+    {"mipmap", "cudaMipmappedArray_t *", DEC_PTR, -1, -1},
+    {"extMem", "cudaExternalMemory_t", DEC_PTR, -1, -1},
+    {"mipmapDesc", "const struct cudaExternalMemoryMipmappedArrayDesc *", DEC_PTR, -1, 6},
+};
+static const struct dec_arg args_cudaFuncGetAttributes[] = {
+    {"attr", "struct cudaFuncAttributes *", DEC_PTR, -1, 10},
+    {"func", "const void *", DEC_PTR, -1, -1},
+};
 static const struct dec_arg args_cudaGetDriverEntryPoint[] = {
     {"symbol", "const char *", DEC_PTR, -1, -1},
     {"funcPtr", "void **", DEC_PTR, -1, -1},
@@ -177,6 +438,18 @@ static const struct dec_arg args_cudaGetDriverEntryPoint_ptsz[] = {
     {"symbol", "const char *", DEC_PTR, -1, -1},
     {"funcPtr", "void **", DEC_PTR, -1, -1},
     {"flags", "unsigned long long", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_cudaGetSurfaceObjectResourceDesc[] = {
+    {"pResDesc", "struct cudaResourceDesc *", DEC_PTR, -1, 12},
+    {"surfObject", "cudaSurfaceObject_t", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_cudaGetTextureObjectResourceDesc[] = {
+    {"pResDesc", "struct cudaResourceDesc *", DEC_PTR, -1, 12},
+    {"texObject", "cudaTextureObject_t", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_cudaGetTextureObjectResourceViewDesc[] = {
+    {"pResViewDesc", "struct cudaResourceViewDesc *", DEC_PTR, -1, 18},
+    {"texObject", "cudaTextureObject_t", DEC_UINT, -1, -1},
 };
 static const struct dec_arg args_cudaGraphAddDependencies[] = {
     {"graph", "cudaGraph_t", DEC_PTR, -1, -1},
@@ -188,7 +461,7 @@ static const struct dec_arg args_cudaGraphExecUpdate[] = {
     {"hGraphExec", "cudaGraphExec_t", DEC_PTR, -1, -1},
     {"hGraph", "cudaGraph_t", DEC_PTR, -1, -1},
     {"hErrorNode_out", "cudaGraphNode_t *", DEC_PTR, -1, -1},
-    {"updateResult_out", "enum cudaGraphExecUpdateResult *", DEC_PTR, 1, -1},
+    {"updateResult_out", "enum cudaGraphExecUpdateResult *", DEC_PTR, 4, -1},
 };
 static const struct dec_arg args_cudaGraphGetEdges[] = {
     {"graph", "cudaGraph_t", DEC_PTR, -1, -1},
@@ -219,10 +492,18 @@ static const struct dec_arg args_cudaGraphRemoveDependencies[] = {
     {"to", "const cudaGraphNode_t *", DEC_PTR, -1, -1},
     {"numDependencies", "size_t", DEC_UINT, -1, -1},
 };
+static const struct dec_arg args_cudaImportExternalMemory[] = {
+    {"extMem_out", "cudaExternalMemory_t *", DEC_PTR, -1, -1},
+    {"memHandleDesc", "const struct cudaExternalMemoryHandleDesc *", DEC_PTR, -1, 3},
+};
+static const struct dec_arg args_cudaImportExternalSemaphore[] = {
+    {"extSem_out", "cudaExternalSemaphore_t *", DEC_PTR, -1, -1},
+    {"semHandleDesc", "const struct cudaExternalSemaphoreHandleDesc *", DEC_PTR, -1, 7},
+};
 static const struct dec_arg args_cudaMemAdvise[] = {
     {"devPtr", "const void *", DEC_PTR, -1, -1},
     {"count", "size_t", DEC_UINT, -1, -1},
-    {"advice", "enum cudaMemoryAdvise", DEC_ENUM, 2, -1},
+    {"advice", "enum cudaMemoryAdvise", DEC_ENUM, 5, -1},
     {"device", "int", DEC_INT, -1, -1},
 };
 static const struct dec_arg args_cudaMemPrefetchAsync[] = {
@@ -237,14 +518,18 @@ static const struct dec_arg args_cudaMemPrefetchAsync_ptsz[] = {
     {"dstDevice", "int", DEC_INT, -1, -1},
     {"stream", "cudaStream_t", DEC_PTR, -1, -1},
 };
+static const struct dec_arg args_cudaPointerGetAttributes[] = {
+    {"attributes", "struct cudaPointerAttributes *", DEC_PTR, -1, 11},
+    {"ptr", "const void *", DEC_PTR, -1, -1},
+};
 static const struct dec_arg args_cudaStreamGetCaptureInfo[] = {
     {"stream", "cudaStream_t", DEC_PTR, -1, -1},
-    {"pCaptureStatus", "enum cudaStreamCaptureStatus *", DEC_PTR, 3, -1},
+    {"pCaptureStatus", "enum cudaStreamCaptureStatus *", DEC_PTR, 9, -1},
     {"pId", "unsigned long long *", DEC_PTR, -1, -1},
 };
 static const struct dec_arg args_cudaStreamGetCaptureInfo_ptsz[] = {
     {"stream", "cudaStream_t", DEC_PTR, -1, -1},
-    {"pCaptureStatus", "enum cudaStreamCaptureStatus *", DEC_PTR, 3, -1},
+    {"pCaptureStatus", "enum cudaStreamCaptureStatus *", DEC_PTR, 9, -1},
     {"pId", "unsigned long long *", DEC_PTR, -1, -1},
 };
 static const struct dec_arg args_cudaStreamUpdateCaptureDependencies[] = {
@@ -256,21 +541,32 @@ static const struct dec_arg args_cudaStreamUpdateCaptureDependencies[] = {
 
 /* Sorted by name; functions no header declares have no arguments. */
 static const struct dec_fn fns[] = {
-    {"cudaGetDriverEntryPoint", 3, 2, DEC_ENUM, 0, args_cudaGetDriverEntryPoint, "cudaError_t", 4, 0},
-    {"cudaGetDriverEntryPoint_ptsz", 3, 2, DEC_ENUM, 0, args_cudaGetDriverEntryPoint_ptsz, "cudaError_t", 4, 0},
-    {"cudaGraphAddDependencies", 4, 2, DEC_ENUM, 0, args_cudaGraphAddDependencies, "cudaError_t", 4, 0},
-    {"cudaGraphExecUpdate", 4, 2, DEC_ENUM, 0, args_cudaGraphExecUpdate, "cudaError_t", 4, 0},
-    {"cudaGraphGetEdges", 4, 2, DEC_ENUM, 0, args_cudaGraphGetEdges, "cudaError_t", 4, 0},
-    {"cudaGraphInstantiate", 5, 2, DEC_ENUM, 0, args_cudaGraphInstantiate, "cudaError_t", 4, 0},
-    {"cudaGraphNodeGetDependencies", 3, 2, DEC_ENUM, 0, args_cudaGraphNodeGetDependencies, "cudaError_t", 4, 0},
-    {"cudaGraphNodeGetDependentNodes", 3, 2, DEC_ENUM, 0, args_cudaGraphNodeGetDependentNodes, "cudaError_t", 4, 0},
-    {"cudaGraphRemoveDependencies", 4, 2, DEC_ENUM, 0, args_cudaGraphRemoveDependencies, "cudaError_t", 4, 0},
-    {"cudaMemAdvise", 4, 2, DEC_ENUM, 0, args_cudaMemAdvise, "cudaError_t", 4, 0},
-    {"cudaMemPrefetchAsync", 4, 2, DEC_ENUM, 0, args_cudaMemPrefetchAsync, "cudaError_t", 4, 0},
-    {"cudaMemPrefetchAsync_ptsz", 4, 2, DEC_ENUM, 0, args_cudaMemPrefetchAsync_ptsz, "cudaError_t", 4, 0},
-    {"cudaStreamGetCaptureInfo", 3, 2, DEC_ENUM, 0, args_cudaStreamGetCaptureInfo, "cudaError_t", 4, 0},
-    {"cudaStreamGetCaptureInfo_ptsz", 3, 2, DEC_ENUM, 0, args_cudaStreamGetCaptureInfo_ptsz, "cudaError_t", 4, 0},
-    {"cudaStreamUpdateCaptureDependencies", 4, 2, DEC_ENUM, 0, args_cudaStreamUpdateCaptureDependencies, "cudaError_t", 4, 0},
+    {"cudaCreateSurfaceObject", 2, 2, DEC_ENUM, 1, args_cudaCreateSurfaceObject, "cudaError_t", 4, 0},
+    {"cudaCreateTextureObject", 4, 2, DEC_ENUM, 1, args_cudaCreateTextureObject, "cudaError_t", 4, 0},
+    {"cudaExternalMemoryGetMappedBuffer", 3, 2, DEC_ENUM, 1, args_cudaExternalMemoryGetMappedBuffer, "cudaError_t", 4, 0},
+    {"cudaExternalMemoryGetMappedMipmappedArray", 3, 2, DEC_ENUM, 1, args_cudaExternalMemoryGetMappedMipmappedArray, "cudaError_t", 4, 0},
+    {"cudaFuncGetAttributes", 2, 2, DEC_ENUM, 1, args_cudaFuncGetAttributes, "cudaError_t", 4, 0},
+    {"cudaGetDriverEntryPoint", 3, 2, DEC_ENUM, 1, args_cudaGetDriverEntryPoint, "cudaError_t", 4, 0},
+    {"cudaGetDriverEntryPoint_ptsz", 3, 2, DEC_ENUM, 1, args_cudaGetDriverEntryPoint_ptsz, "cudaError_t", 4, 0},
+    {"cudaGetSurfaceObjectResourceDesc", 2, 2, DEC_ENUM, 1, args_cudaGetSurfaceObjectResourceDesc, "cudaError_t", 4, 0},
+    {"cudaGetTextureObjectResourceDesc", 2, 2, DEC_ENUM, 1, args_cudaGetTextureObjectResourceDesc, "cudaError_t", 4, 0},
+    {"cudaGetTextureObjectResourceViewDesc", 2, 2, DEC_ENUM, 1, args_cudaGetTextureObjectResourceViewDesc, "cudaError_t", 4, 0},
+    {"cudaGraphAddDependencies", 4, 2, DEC_ENUM, 1, args_cudaGraphAddDependencies, "cudaError_t", 4, 0},
+    {"cudaGraphExecUpdate", 4, 2, DEC_ENUM, 1, args_cudaGraphExecUpdate, "cudaError_t", 4, 0},
+    {"cudaGraphGetEdges", 4, 2, DEC_ENUM, 1, args_cudaGraphGetEdges, "cudaError_t", 4, 0},
+    {"cudaGraphInstantiate", 5, 2, DEC_ENUM, 1, args_cudaGraphInstantiate, "cudaError_t", 4, 0},
+    {"cudaGraphNodeGetDependencies", 3, 2, DEC_ENUM, 1, args_cudaGraphNodeGetDependencies, "cudaError_t", 4, 0},
+    {"cudaGraphNodeGetDependentNodes", 3, 2, DEC_ENUM, 1, args_cudaGraphNodeGetDependentNodes, "cudaError_t", 4, 0},
+    {"cudaGraphRemoveDependencies", 4, 2, DEC_ENUM, 1, args_cudaGraphRemoveDependencies, "cudaError_t", 4, 0},
+    {"cudaImportExternalMemory", 2, 2, DEC_ENUM, 1, args_cudaImportExternalMemory, "cudaError_t", 4, 0},
+    {"cudaImportExternalSemaphore", 2, 2, DEC_ENUM, 1, args_cudaImportExternalSemaphore, "cudaError_t", 4, 0},
+    {"cudaMemAdvise", 4, 2, DEC_ENUM, 1, args_cudaMemAdvise, "cudaError_t", 4, 0},
+    {"cudaMemPrefetchAsync", 4, 2, DEC_ENUM, 1, args_cudaMemPrefetchAsync, "cudaError_t", 4, 0},
+    {"cudaMemPrefetchAsync_ptsz", 4, 2, DEC_ENUM, 1, args_cudaMemPrefetchAsync_ptsz, "cudaError_t", 4, 0},
+    {"cudaPointerGetAttributes", 2, 2, DEC_ENUM, 1, args_cudaPointerGetAttributes, "cudaError_t", 4, 0},
+    {"cudaStreamGetCaptureInfo", 3, 2, DEC_ENUM, 1, args_cudaStreamGetCaptureInfo, "cudaError_t", 4, 0},
+    {"cudaStreamGetCaptureInfo_ptsz", 3, 2, DEC_ENUM, 1, args_cudaStreamGetCaptureInfo_ptsz, "cudaError_t", 4, 0},
+    {"cudaStreamUpdateCaptureDependencies", 4, 2, DEC_ENUM, 1, args_cudaStreamUpdateCaptureDependencies, "cudaError_t", 4, 0},
 };
 
-const struct dec_set dec_older_runtime_cu11 = {fns, 15, enums, 4, structs, 0};
+const struct dec_set dec_older_runtime_cu11 = {fns, 26, enums, 10, structs, 19};

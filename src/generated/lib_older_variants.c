@@ -2,13 +2,103 @@
  * (see gen/known_good.json); regenerate with `make regen`. */
 
 /* Variants: functions an older major's headers declare with another
- * signature than the pinned ones (69). Each is recorded under the id of
+ * signature than the pinned ones (90). Each is recorded under the id of
  * its function, with its own parameters. */
 #include "cutap_format.h"
 #include "core_internal.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
+static const cutap_arg_info_t args_cudaCreateSurfaceObject__cu12[] = {
+    {"pSurfObject", "cudaSurfaceObject_t *", CUTAP_ARG_PTR},
+    {"pResDesc", "const struct cudaResourceDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaCreateSurfaceObject__cu12[] = {8, 8};
+static const struct cutap_capinfo caps_cudaCreateSurfaceObject__cu12[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
+};
+static const cutap_arg_info_t args_cudaCreateSurfaceObject__cu11[] = {
+    {"pSurfObject", "cudaSurfaceObject_t *", CUTAP_ARG_PTR},
+    {"pResDesc", "const struct cudaResourceDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaCreateSurfaceObject__cu11[] = {8, 8};
+static const struct cutap_capinfo caps_cudaCreateSurfaceObject__cu11[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
+};
+static const cutap_arg_info_t args_cudaCreateTextureObject__cu12[] = {
+    {"pTexObject", "cudaTextureObject_t *", CUTAP_ARG_PTR},
+    {"pResDesc", "const struct cudaResourceDesc *", CUTAP_ARG_PTR},
+    {"pTexDesc", "const struct cudaTextureDesc *", CUTAP_ARG_PTR},
+    {"pResViewDesc", "const struct cudaResourceViewDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaCreateTextureObject__cu12[] = {8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaCreateTextureObject__cu12[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
+    {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 48},
+};
+static const cutap_arg_info_t args_cudaCreateTextureObject__cu11[] = {
+    {"pTexObject", "cudaTextureObject_t *", CUTAP_ARG_PTR},
+    {"pResDesc", "const struct cudaResourceDesc *", CUTAP_ARG_PTR},
+    {"pTexDesc", "const struct cudaTextureDesc *", CUTAP_ARG_PTR},
+    {"pResViewDesc", "const struct cudaResourceViewDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaCreateTextureObject__cu11[] = {8, 8, 8, 8};
+static const struct cutap_capinfo caps_cudaCreateTextureObject__cu11[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
+    {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 48},
+};
+static const cutap_arg_info_t args_cudaExternalMemoryGetMappedBuffer__cu12[] = {
+    {"devPtr", "void **", CUTAP_ARG_PTR},
+    {"extMem", "cudaExternalMemory_t", CUTAP_ARG_PTR},
+    {"bufferDesc", "const struct cudaExternalMemoryBufferDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaExternalMemoryGetMappedBuffer__cu12[] = {8, 8, 8};
+static const struct cutap_capinfo caps_cudaExternalMemoryGetMappedBuffer__cu12[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_cudaExternalMemoryGetMappedBuffer__cu11[] = {
+    {"devPtr", "void **", CUTAP_ARG_PTR},
+    {"extMem", "cudaExternalMemory_t", CUTAP_ARG_PTR},
+    {"bufferDesc", "const struct cudaExternalMemoryBufferDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaExternalMemoryGetMappedBuffer__cu11[] = {8, 8, 8};
+static const struct cutap_capinfo caps_cudaExternalMemoryGetMappedBuffer__cu11[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_cudaExternalMemoryGetMappedMipmappedArray__cu12[] = {
+    {"mipmap", "cudaMipmappedArray_t *", CUTAP_ARG_PTR},
+    {"extMem", "cudaExternalMemory_t", CUTAP_ARG_PTR},
+    {"mipmapDesc", "const struct cudaExternalMemoryMipmappedArrayDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaExternalMemoryGetMappedMipmappedArray__cu12[] = {8, 8, 8};
+static const struct cutap_capinfo caps_cudaExternalMemoryGetMappedMipmappedArray__cu12[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
+};
+static const cutap_arg_info_t args_cudaExternalMemoryGetMappedMipmappedArray__cu11[] = {
+    {"mipmap", "cudaMipmappedArray_t *", CUTAP_ARG_PTR},
+    {"extMem", "cudaExternalMemory_t", CUTAP_ARG_PTR},
+    {"mipmapDesc", "const struct cudaExternalMemoryMipmappedArrayDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaExternalMemoryGetMappedMipmappedArray__cu11[] = {8, 8, 8};
+static const struct cutap_capinfo caps_cudaExternalMemoryGetMappedMipmappedArray__cu11[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
+};
+static const cutap_arg_info_t args_cudaFuncGetAttributes__cu11[] = {
+    {"attr", "struct cudaFuncAttributes *", CUTAP_ARG_PTR},
+    {"func", "const void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaFuncGetAttributes__cu11[] = {8, 8};
+static const struct cutap_capinfo caps_cudaFuncGetAttributes__cu11[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 56},
+};
 static const cutap_arg_info_t args_cudaGetDriverEntryPoint__cu11[] = {
     {"symbol", "const char *", CUTAP_ARG_PTR},
     {"funcPtr", "void **", CUTAP_ARG_PTR},
@@ -28,6 +118,54 @@ static const uint16_t sizes_cudaGetDriverEntryPoint_ptsz__cu11[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cudaGetDriverEntryPoint_ptsz__cu11[] = {
     {.arg = 0, .kind = CUTAP_CAP_IN_STR, .size = 0},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_cudaGetSurfaceObjectResourceDesc__cu12[] = {
+    {"pResDesc", "struct cudaResourceDesc *", CUTAP_ARG_PTR},
+    {"surfObject", "cudaSurfaceObject_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaGetSurfaceObjectResourceDesc__cu12[] = {8, 8};
+static const struct cutap_capinfo caps_cudaGetSurfaceObjectResourceDesc__cu12[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
+};
+static const cutap_arg_info_t args_cudaGetSurfaceObjectResourceDesc__cu11[] = {
+    {"pResDesc", "struct cudaResourceDesc *", CUTAP_ARG_PTR},
+    {"surfObject", "cudaSurfaceObject_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaGetSurfaceObjectResourceDesc__cu11[] = {8, 8};
+static const struct cutap_capinfo caps_cudaGetSurfaceObjectResourceDesc__cu11[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
+};
+static const cutap_arg_info_t args_cudaGetTextureObjectResourceDesc__cu12[] = {
+    {"pResDesc", "struct cudaResourceDesc *", CUTAP_ARG_PTR},
+    {"texObject", "cudaTextureObject_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaGetTextureObjectResourceDesc__cu12[] = {8, 8};
+static const struct cutap_capinfo caps_cudaGetTextureObjectResourceDesc__cu12[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
+};
+static const cutap_arg_info_t args_cudaGetTextureObjectResourceDesc__cu11[] = {
+    {"pResDesc", "struct cudaResourceDesc *", CUTAP_ARG_PTR},
+    {"texObject", "cudaTextureObject_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaGetTextureObjectResourceDesc__cu11[] = {8, 8};
+static const struct cutap_capinfo caps_cudaGetTextureObjectResourceDesc__cu11[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
+};
+static const cutap_arg_info_t args_cudaGetTextureObjectResourceViewDesc__cu12[] = {
+    {"pResViewDesc", "struct cudaResourceViewDesc *", CUTAP_ARG_PTR},
+    {"texObject", "cudaTextureObject_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaGetTextureObjectResourceViewDesc__cu12[] = {8, 8};
+static const struct cutap_capinfo caps_cudaGetTextureObjectResourceViewDesc__cu12[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 48},
+};
+static const cutap_arg_info_t args_cudaGetTextureObjectResourceViewDesc__cu11[] = {
+    {"pResViewDesc", "struct cudaResourceViewDesc *", CUTAP_ARG_PTR},
+    {"texObject", "cudaTextureObject_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_cudaGetTextureObjectResourceViewDesc__cu11[] = {8, 8};
+static const struct cutap_capinfo caps_cudaGetTextureObjectResourceViewDesc__cu11[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 48},
 };
 static const cutap_arg_info_t args_cudaGraphAddDependencies__cu12[] = {
     {"graph", "cudaGraph_t", CUTAP_ARG_PTR},
@@ -156,6 +294,42 @@ static const cutap_arg_info_t args_cudaGraphRemoveDependencies__cu11[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
 };
 static const uint16_t sizes_cudaGraphRemoveDependencies__cu11[] = {8, 8, 8, 8};
+static const cutap_arg_info_t args_cudaImportExternalMemory__cu12[] = {
+    {"extMem_out", "cudaExternalMemory_t *", CUTAP_ARG_PTR},
+    {"memHandleDesc", "const struct cudaExternalMemoryHandleDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaImportExternalMemory__cu12[] = {8, 8};
+static const struct cutap_capinfo caps_cudaImportExternalMemory__cu12[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 40},
+};
+static const cutap_arg_info_t args_cudaImportExternalMemory__cu11[] = {
+    {"extMem_out", "cudaExternalMemory_t *", CUTAP_ARG_PTR},
+    {"memHandleDesc", "const struct cudaExternalMemoryHandleDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaImportExternalMemory__cu11[] = {8, 8};
+static const struct cutap_capinfo caps_cudaImportExternalMemory__cu11[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 40},
+};
+static const cutap_arg_info_t args_cudaImportExternalSemaphore__cu12[] = {
+    {"extSem_out", "cudaExternalSemaphore_t *", CUTAP_ARG_PTR},
+    {"semHandleDesc", "const struct cudaExternalSemaphoreHandleDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaImportExternalSemaphore__cu12[] = {8, 8};
+static const struct cutap_capinfo caps_cudaImportExternalSemaphore__cu12[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 32},
+};
+static const cutap_arg_info_t args_cudaImportExternalSemaphore__cu11[] = {
+    {"extSem_out", "cudaExternalSemaphore_t *", CUTAP_ARG_PTR},
+    {"semHandleDesc", "const struct cudaExternalSemaphoreHandleDesc *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaImportExternalSemaphore__cu11[] = {8, 8};
+static const struct cutap_capinfo caps_cudaImportExternalSemaphore__cu11[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 32},
+};
 static const cutap_arg_info_t args_cudaMemAdvise__cu12[] = {
     {"devPtr", "const void *", CUTAP_ARG_PTR},
     {"count", "size_t", CUTAP_ARG_UINT},
@@ -198,6 +372,22 @@ static const cutap_arg_info_t args_cudaMemPrefetchAsync_ptsz__cu11[] = {
     {"stream", "cudaStream_t", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cudaMemPrefetchAsync_ptsz__cu11[] = {8, 8, 4, 8};
+static const cutap_arg_info_t args_cudaPointerGetAttributes__cu12[] = {
+    {"attributes", "struct cudaPointerAttributes *", CUTAP_ARG_PTR},
+    {"ptr", "const void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaPointerGetAttributes__cu12[] = {8, 8};
+static const struct cutap_capinfo caps_cudaPointerGetAttributes__cu12[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_cudaPointerGetAttributes__cu11[] = {
+    {"attributes", "struct cudaPointerAttributes *", CUTAP_ARG_PTR},
+    {"ptr", "const void *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_cudaPointerGetAttributes__cu11[] = {8, 8};
+static const struct cutap_capinfo caps_cudaPointerGetAttributes__cu11[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
 static const cutap_arg_info_t args_cudaStreamGetCaptureInfo__cu11[] = {
     {"stream", "cudaStream_t", CUTAP_ARG_PTR},
     {"pCaptureStatus", "enum cudaStreamCaptureStatus *", CUTAP_ARG_PTR},
@@ -689,6 +879,87 @@ static const cutap_arg_info_t args_cusparseSparseToDense_bufferSize__cu11[] = {
     {"bufferSize", "size_t *", CUTAP_ARG_PTR},
 };
 static const uint16_t sizes_cusparseSparseToDense_bufferSize__cu11[] = {8, 8, 8, 4, 8};
+static uint64_t thunk_cudaCreateSurfaceObject__cu12(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaCreateSurfaceObject__cu12(void *pSurfObject, void *pResDesc)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pSurfObject, (uint64_t)(uintptr_t)pResDesc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaCreateSurfaceObject, cutap_w, thunk_cudaCreateSurfaceObject__cu12);
+}
+static uint64_t thunk_cudaCreateSurfaceObject__cu11(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaCreateSurfaceObject__cu11(void *pSurfObject, void *pResDesc)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pSurfObject, (uint64_t)(uintptr_t)pResDesc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaCreateSurfaceObject, cutap_w, thunk_cudaCreateSurfaceObject__cu11);
+}
+static uint64_t thunk_cudaCreateTextureObject__cu12(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaCreateTextureObject__cu12(void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
+{
+    uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pTexObject, (uint64_t)(uintptr_t)pResDesc, (uint64_t)(uintptr_t)pTexDesc, (uint64_t)(uintptr_t)pResViewDesc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaCreateTextureObject, cutap_w, thunk_cudaCreateTextureObject__cu12);
+}
+static uint64_t thunk_cudaCreateTextureObject__cu11(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaCreateTextureObject__cu11(void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
+{
+    uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pTexObject, (uint64_t)(uintptr_t)pResDesc, (uint64_t)(uintptr_t)pTexDesc, (uint64_t)(uintptr_t)pResViewDesc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaCreateTextureObject, cutap_w, thunk_cudaCreateTextureObject__cu11);
+}
+static uint64_t thunk_cudaExternalMemoryGetMappedBuffer__cu12(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaExternalMemoryGetMappedBuffer__cu12(void *devPtr, void *extMem, void *bufferDesc)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)extMem, (uint64_t)(uintptr_t)bufferDesc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaExternalMemoryGetMappedBuffer, cutap_w, thunk_cudaExternalMemoryGetMappedBuffer__cu12);
+}
+static uint64_t thunk_cudaExternalMemoryGetMappedBuffer__cu11(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaExternalMemoryGetMappedBuffer__cu11(void *devPtr, void *extMem, void *bufferDesc)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)extMem, (uint64_t)(uintptr_t)bufferDesc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaExternalMemoryGetMappedBuffer, cutap_w, thunk_cudaExternalMemoryGetMappedBuffer__cu11);
+}
+static uint64_t thunk_cudaExternalMemoryGetMappedMipmappedArray__cu12(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaExternalMemoryGetMappedMipmappedArray__cu12(void *mipmap, void *extMem, void *mipmapDesc)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)mipmap, (uint64_t)(uintptr_t)extMem, (uint64_t)(uintptr_t)mipmapDesc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray, cutap_w, thunk_cudaExternalMemoryGetMappedMipmappedArray__cu12);
+}
+static uint64_t thunk_cudaExternalMemoryGetMappedMipmappedArray__cu11(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaExternalMemoryGetMappedMipmappedArray__cu11(void *mipmap, void *extMem, void *mipmapDesc)
+{
+    uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)mipmap, (uint64_t)(uintptr_t)extMem, (uint64_t)(uintptr_t)mipmapDesc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray, cutap_w, thunk_cudaExternalMemoryGetMappedMipmappedArray__cu11);
+}
+static uint64_t thunk_cudaFuncGetAttributes__cu11(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaFuncGetAttributes__cu11(void *attr, void *func)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)attr, (uint64_t)(uintptr_t)func};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaFuncGetAttributes, cutap_w, thunk_cudaFuncGetAttributes__cu11);
+}
 static uint64_t thunk_cudaGetDriverEntryPoint__cu11(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2]);
@@ -706,6 +977,60 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGetDriverEntryPoint_ptsz__cu11(void *symb
 {
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)funcPtr, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetDriverEntryPoint_ptsz, cutap_w, thunk_cudaGetDriverEntryPoint_ptsz__cu11);
+}
+static uint64_t thunk_cudaGetSurfaceObjectResourceDesc__cu12(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGetSurfaceObjectResourceDesc__cu12(void *pResDesc, unsigned long long surfObject)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pResDesc, (uint64_t)surfObject};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetSurfaceObjectResourceDesc, cutap_w, thunk_cudaGetSurfaceObjectResourceDesc__cu12);
+}
+static uint64_t thunk_cudaGetSurfaceObjectResourceDesc__cu11(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGetSurfaceObjectResourceDesc__cu11(void *pResDesc, unsigned long long surfObject)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pResDesc, (uint64_t)surfObject};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetSurfaceObjectResourceDesc, cutap_w, thunk_cudaGetSurfaceObjectResourceDesc__cu11);
+}
+static uint64_t thunk_cudaGetTextureObjectResourceDesc__cu12(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureObjectResourceDesc__cu12(void *pResDesc, unsigned long long texObject)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pResDesc, (uint64_t)texObject};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetTextureObjectResourceDesc, cutap_w, thunk_cudaGetTextureObjectResourceDesc__cu12);
+}
+static uint64_t thunk_cudaGetTextureObjectResourceDesc__cu11(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureObjectResourceDesc__cu11(void *pResDesc, unsigned long long texObject)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pResDesc, (uint64_t)texObject};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetTextureObjectResourceDesc, cutap_w, thunk_cudaGetTextureObjectResourceDesc__cu11);
+}
+static uint64_t thunk_cudaGetTextureObjectResourceViewDesc__cu12(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureObjectResourceViewDesc__cu12(void *pResViewDesc, unsigned long long texObject)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pResViewDesc, (uint64_t)texObject};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetTextureObjectResourceViewDesc, cutap_w, thunk_cudaGetTextureObjectResourceViewDesc__cu12);
+}
+static uint64_t thunk_cudaGetTextureObjectResourceViewDesc__cu11(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureObjectResourceViewDesc__cu11(void *pResViewDesc, unsigned long long texObject)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pResViewDesc, (uint64_t)texObject};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetTextureObjectResourceViewDesc, cutap_w, thunk_cudaGetTextureObjectResourceViewDesc__cu11);
 }
 static uint64_t thunk_cudaGraphAddDependencies__cu12(void *fn, uint64_t *a)
 {
@@ -824,6 +1149,42 @@ CUTAP_SLOW unsigned int cutap_slow_cudaGraphRemoveDependencies__cu11(void *graph
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)numDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphRemoveDependencies, cutap_w, thunk_cudaGraphRemoveDependencies__cu11);
 }
+static uint64_t thunk_cudaImportExternalMemory__cu12(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaImportExternalMemory__cu12(void *extMem_out, void *memHandleDesc)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)extMem_out, (uint64_t)(uintptr_t)memHandleDesc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaImportExternalMemory, cutap_w, thunk_cudaImportExternalMemory__cu12);
+}
+static uint64_t thunk_cudaImportExternalMemory__cu11(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaImportExternalMemory__cu11(void *extMem_out, void *memHandleDesc)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)extMem_out, (uint64_t)(uintptr_t)memHandleDesc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaImportExternalMemory, cutap_w, thunk_cudaImportExternalMemory__cu11);
+}
+static uint64_t thunk_cudaImportExternalSemaphore__cu12(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaImportExternalSemaphore__cu12(void *extSem_out, void *semHandleDesc)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)extSem_out, (uint64_t)(uintptr_t)semHandleDesc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaImportExternalSemaphore, cutap_w, thunk_cudaImportExternalSemaphore__cu12);
+}
+static uint64_t thunk_cudaImportExternalSemaphore__cu11(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaImportExternalSemaphore__cu11(void *extSem_out, void *semHandleDesc)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)extSem_out, (uint64_t)(uintptr_t)semHandleDesc};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaImportExternalSemaphore, cutap_w, thunk_cudaImportExternalSemaphore__cu11);
+}
 static uint64_t thunk_cudaMemAdvise__cu12(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2], (int)a[3]);
@@ -877,6 +1238,24 @@ CUTAP_SLOW unsigned int cutap_slow_cudaMemPrefetchAsync_ptsz__cu11(void *devPtr,
 {
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, (uint64_t)(int64_t)dstDevice, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPrefetchAsync_ptsz, cutap_w, thunk_cudaMemPrefetchAsync_ptsz__cu11);
+}
+static uint64_t thunk_cudaPointerGetAttributes__cu12(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaPointerGetAttributes__cu12(void *attributes, void *ptr)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)attributes, (uint64_t)(uintptr_t)ptr};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaPointerGetAttributes, cutap_w, thunk_cudaPointerGetAttributes__cu12);
+}
+static uint64_t thunk_cudaPointerGetAttributes__cu11(void *fn, uint64_t *a)
+{
+    return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
+}
+CUTAP_SLOW unsigned int cutap_slow_cudaPointerGetAttributes__cu11(void *attributes, void *ptr)
+{
+    uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)attributes, (uint64_t)(uintptr_t)ptr};
+    return (unsigned int)cutap_dispatch(CUTAP_ID_cudaPointerGetAttributes, cutap_w, thunk_cudaPointerGetAttributes__cu11);
 }
 static uint64_t thunk_cudaStreamGetCaptureInfo__cu11(void *fn, uint64_t *a)
 {
@@ -1311,13 +1690,58 @@ CUTAP_SLOW unsigned int cutap_slow_cusparseSparseToDense_bufferSize__cu11(void *
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSparseToDense_bufferSize, cutap_w, thunk_cusparseSparseToDense_bufferSize__cu11);
 }
 
-const struct cutap_older_variant cutap_older_variants[69] = {
+const struct cutap_older_variant cutap_older_variants[90] = {
+    {.id = CUTAP_ID_cudaCreateSurfaceObject, .group = 0, .slow = (void *)cutap_slow_cudaCreateSurfaceObject__cu12, .thunk = thunk_cudaCreateSurfaceObject__cu12,
+     .info = {.name = "cudaCreateSurfaceObject", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaCreateSurfaceObject__cu12, .sizes = sizes_cudaCreateSurfaceObject__cu12, .caps = caps_cudaCreateSurfaceObject__cu12}},
+    {.id = CUTAP_ID_cudaCreateSurfaceObject, .group = 1, .slow = (void *)cutap_slow_cudaCreateSurfaceObject__cu11, .thunk = thunk_cudaCreateSurfaceObject__cu11,
+     .info = {.name = "cudaCreateSurfaceObject", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaCreateSurfaceObject__cu11, .sizes = sizes_cudaCreateSurfaceObject__cu11, .caps = caps_cudaCreateSurfaceObject__cu11}},
+    {.id = CUTAP_ID_cudaCreateTextureObject, .group = 0, .slow = (void *)cutap_slow_cudaCreateTextureObject__cu12, .thunk = thunk_cudaCreateTextureObject__cu12,
+     .info = {.name = "cudaCreateTextureObject", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaCreateTextureObject__cu12, .sizes = sizes_cudaCreateTextureObject__cu12, .caps = caps_cudaCreateTextureObject__cu12}},
+    {.id = CUTAP_ID_cudaCreateTextureObject, .group = 1, .slow = (void *)cutap_slow_cudaCreateTextureObject__cu11, .thunk = thunk_cudaCreateTextureObject__cu11,
+     .info = {.name = "cudaCreateTextureObject", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaCreateTextureObject__cu11, .sizes = sizes_cudaCreateTextureObject__cu11, .caps = caps_cudaCreateTextureObject__cu11}},
+    {.id = CUTAP_ID_cudaExternalMemoryGetMappedBuffer, .group = 0, .slow = (void *)cutap_slow_cudaExternalMemoryGetMappedBuffer__cu12, .thunk = thunk_cudaExternalMemoryGetMappedBuffer__cu12,
+     .info = {.name = "cudaExternalMemoryGetMappedBuffer", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaExternalMemoryGetMappedBuffer__cu12, .sizes = sizes_cudaExternalMemoryGetMappedBuffer__cu12, .caps = caps_cudaExternalMemoryGetMappedBuffer__cu12}},
+    {.id = CUTAP_ID_cudaExternalMemoryGetMappedBuffer, .group = 1, .slow = (void *)cutap_slow_cudaExternalMemoryGetMappedBuffer__cu11, .thunk = thunk_cudaExternalMemoryGetMappedBuffer__cu11,
+     .info = {.name = "cudaExternalMemoryGetMappedBuffer", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaExternalMemoryGetMappedBuffer__cu11, .sizes = sizes_cudaExternalMemoryGetMappedBuffer__cu11, .caps = caps_cudaExternalMemoryGetMappedBuffer__cu11}},
+    {.id = CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray, .group = 0, .slow = (void *)cutap_slow_cudaExternalMemoryGetMappedMipmappedArray__cu12, .thunk = thunk_cudaExternalMemoryGetMappedMipmappedArray__cu12,
+     .info = {.name = "cudaExternalMemoryGetMappedMipmappedArray", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaExternalMemoryGetMappedMipmappedArray__cu12, .sizes = sizes_cudaExternalMemoryGetMappedMipmappedArray__cu12, .caps = caps_cudaExternalMemoryGetMappedMipmappedArray__cu12}},
+    {.id = CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray, .group = 1, .slow = (void *)cutap_slow_cudaExternalMemoryGetMappedMipmappedArray__cu11, .thunk = thunk_cudaExternalMemoryGetMappedMipmappedArray__cu11,
+     .info = {.name = "cudaExternalMemoryGetMappedMipmappedArray", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaExternalMemoryGetMappedMipmappedArray__cu11, .sizes = sizes_cudaExternalMemoryGetMappedMipmappedArray__cu11, .caps = caps_cudaExternalMemoryGetMappedMipmappedArray__cu11}},
+    {.id = CUTAP_ID_cudaFuncGetAttributes, .group = 1, .slow = (void *)cutap_slow_cudaFuncGetAttributes__cu11, .thunk = thunk_cudaFuncGetAttributes__cu11,
+     .info = {.name = "cudaFuncGetAttributes", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaFuncGetAttributes__cu11, .sizes = sizes_cudaFuncGetAttributes__cu11, .caps = caps_cudaFuncGetAttributes__cu11}},
     {.id = CUTAP_ID_cudaGetDriverEntryPoint, .group = 1, .slow = (void *)cutap_slow_cudaGetDriverEntryPoint__cu11, .thunk = thunk_cudaGetDriverEntryPoint__cu11,
      .info = {.name = "cudaGetDriverEntryPoint", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
               .args = args_cudaGetDriverEntryPoint__cu11, .sizes = sizes_cudaGetDriverEntryPoint__cu11, .caps = caps_cudaGetDriverEntryPoint__cu11}},
     {.id = CUTAP_ID_cudaGetDriverEntryPoint_ptsz, .group = 1, .slow = (void *)cutap_slow_cudaGetDriverEntryPoint_ptsz__cu11, .thunk = thunk_cudaGetDriverEntryPoint_ptsz__cu11,
      .info = {.name = "cudaGetDriverEntryPoint_ptsz", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
               .args = args_cudaGetDriverEntryPoint_ptsz__cu11, .sizes = sizes_cudaGetDriverEntryPoint_ptsz__cu11, .caps = caps_cudaGetDriverEntryPoint_ptsz__cu11}},
+    {.id = CUTAP_ID_cudaGetSurfaceObjectResourceDesc, .group = 0, .slow = (void *)cutap_slow_cudaGetSurfaceObjectResourceDesc__cu12, .thunk = thunk_cudaGetSurfaceObjectResourceDesc__cu12,
+     .info = {.name = "cudaGetSurfaceObjectResourceDesc", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaGetSurfaceObjectResourceDesc__cu12, .sizes = sizes_cudaGetSurfaceObjectResourceDesc__cu12, .caps = caps_cudaGetSurfaceObjectResourceDesc__cu12}},
+    {.id = CUTAP_ID_cudaGetSurfaceObjectResourceDesc, .group = 1, .slow = (void *)cutap_slow_cudaGetSurfaceObjectResourceDesc__cu11, .thunk = thunk_cudaGetSurfaceObjectResourceDesc__cu11,
+     .info = {.name = "cudaGetSurfaceObjectResourceDesc", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaGetSurfaceObjectResourceDesc__cu11, .sizes = sizes_cudaGetSurfaceObjectResourceDesc__cu11, .caps = caps_cudaGetSurfaceObjectResourceDesc__cu11}},
+    {.id = CUTAP_ID_cudaGetTextureObjectResourceDesc, .group = 0, .slow = (void *)cutap_slow_cudaGetTextureObjectResourceDesc__cu12, .thunk = thunk_cudaGetTextureObjectResourceDesc__cu12,
+     .info = {.name = "cudaGetTextureObjectResourceDesc", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaGetTextureObjectResourceDesc__cu12, .sizes = sizes_cudaGetTextureObjectResourceDesc__cu12, .caps = caps_cudaGetTextureObjectResourceDesc__cu12}},
+    {.id = CUTAP_ID_cudaGetTextureObjectResourceDesc, .group = 1, .slow = (void *)cutap_slow_cudaGetTextureObjectResourceDesc__cu11, .thunk = thunk_cudaGetTextureObjectResourceDesc__cu11,
+     .info = {.name = "cudaGetTextureObjectResourceDesc", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaGetTextureObjectResourceDesc__cu11, .sizes = sizes_cudaGetTextureObjectResourceDesc__cu11, .caps = caps_cudaGetTextureObjectResourceDesc__cu11}},
+    {.id = CUTAP_ID_cudaGetTextureObjectResourceViewDesc, .group = 0, .slow = (void *)cutap_slow_cudaGetTextureObjectResourceViewDesc__cu12, .thunk = thunk_cudaGetTextureObjectResourceViewDesc__cu12,
+     .info = {.name = "cudaGetTextureObjectResourceViewDesc", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaGetTextureObjectResourceViewDesc__cu12, .sizes = sizes_cudaGetTextureObjectResourceViewDesc__cu12, .caps = caps_cudaGetTextureObjectResourceViewDesc__cu12}},
+    {.id = CUTAP_ID_cudaGetTextureObjectResourceViewDesc, .group = 1, .slow = (void *)cutap_slow_cudaGetTextureObjectResourceViewDesc__cu11, .thunk = thunk_cudaGetTextureObjectResourceViewDesc__cu11,
+     .info = {.name = "cudaGetTextureObjectResourceViewDesc", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaGetTextureObjectResourceViewDesc__cu11, .sizes = sizes_cudaGetTextureObjectResourceViewDesc__cu11, .caps = caps_cudaGetTextureObjectResourceViewDesc__cu11}},
     {.id = CUTAP_ID_cudaGraphAddDependencies, .group = 0, .slow = (void *)cutap_slow_cudaGraphAddDependencies__cu12, .thunk = thunk_cudaGraphAddDependencies__cu12,
      .info = {.name = "cudaGraphAddDependencies", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
               .args = args_cudaGraphAddDependencies__cu12, .sizes = sizes_cudaGraphAddDependencies__cu12, .caps = 0}},
@@ -1357,6 +1781,18 @@ const struct cutap_older_variant cutap_older_variants[69] = {
     {.id = CUTAP_ID_cudaGraphRemoveDependencies, .group = 1, .slow = (void *)cutap_slow_cudaGraphRemoveDependencies__cu11, .thunk = thunk_cudaGraphRemoveDependencies__cu11,
      .info = {.name = "cudaGraphRemoveDependencies", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
               .args = args_cudaGraphRemoveDependencies__cu11, .sizes = sizes_cudaGraphRemoveDependencies__cu11, .caps = 0}},
+    {.id = CUTAP_ID_cudaImportExternalMemory, .group = 0, .slow = (void *)cutap_slow_cudaImportExternalMemory__cu12, .thunk = thunk_cudaImportExternalMemory__cu12,
+     .info = {.name = "cudaImportExternalMemory", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaImportExternalMemory__cu12, .sizes = sizes_cudaImportExternalMemory__cu12, .caps = caps_cudaImportExternalMemory__cu12}},
+    {.id = CUTAP_ID_cudaImportExternalMemory, .group = 1, .slow = (void *)cutap_slow_cudaImportExternalMemory__cu11, .thunk = thunk_cudaImportExternalMemory__cu11,
+     .info = {.name = "cudaImportExternalMemory", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaImportExternalMemory__cu11, .sizes = sizes_cudaImportExternalMemory__cu11, .caps = caps_cudaImportExternalMemory__cu11}},
+    {.id = CUTAP_ID_cudaImportExternalSemaphore, .group = 0, .slow = (void *)cutap_slow_cudaImportExternalSemaphore__cu12, .thunk = thunk_cudaImportExternalSemaphore__cu12,
+     .info = {.name = "cudaImportExternalSemaphore", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaImportExternalSemaphore__cu12, .sizes = sizes_cudaImportExternalSemaphore__cu12, .caps = caps_cudaImportExternalSemaphore__cu12}},
+    {.id = CUTAP_ID_cudaImportExternalSemaphore, .group = 1, .slow = (void *)cutap_slow_cudaImportExternalSemaphore__cu11, .thunk = thunk_cudaImportExternalSemaphore__cu11,
+     .info = {.name = "cudaImportExternalSemaphore", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaImportExternalSemaphore__cu11, .sizes = sizes_cudaImportExternalSemaphore__cu11, .caps = caps_cudaImportExternalSemaphore__cu11}},
     {.id = CUTAP_ID_cudaMemAdvise, .group = 0, .slow = (void *)cutap_slow_cudaMemAdvise__cu12, .thunk = thunk_cudaMemAdvise__cu12,
      .info = {.name = "cudaMemAdvise", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
               .args = args_cudaMemAdvise__cu12, .sizes = sizes_cudaMemAdvise__cu12, .caps = 0}},
@@ -1375,6 +1811,12 @@ const struct cutap_older_variant cutap_older_variants[69] = {
     {.id = CUTAP_ID_cudaMemPrefetchAsync_ptsz, .group = 1, .slow = (void *)cutap_slow_cudaMemPrefetchAsync_ptsz__cu11, .thunk = thunk_cudaMemPrefetchAsync_ptsz__cu11,
      .info = {.name = "cudaMemPrefetchAsync_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
               .args = args_cudaMemPrefetchAsync_ptsz__cu11, .sizes = sizes_cudaMemPrefetchAsync_ptsz__cu11, .caps = 0}},
+    {.id = CUTAP_ID_cudaPointerGetAttributes, .group = 0, .slow = (void *)cutap_slow_cudaPointerGetAttributes__cu12, .thunk = thunk_cudaPointerGetAttributes__cu12,
+     .info = {.name = "cudaPointerGetAttributes", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaPointerGetAttributes__cu12, .sizes = sizes_cudaPointerGetAttributes__cu12, .caps = caps_cudaPointerGetAttributes__cu12}},
+    {.id = CUTAP_ID_cudaPointerGetAttributes, .group = 1, .slow = (void *)cutap_slow_cudaPointerGetAttributes__cu11, .thunk = thunk_cudaPointerGetAttributes__cu11,
+     .info = {.name = "cudaPointerGetAttributes", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
+              .args = args_cudaPointerGetAttributes__cu11, .sizes = sizes_cudaPointerGetAttributes__cu11, .caps = caps_cudaPointerGetAttributes__cu11}},
     {.id = CUTAP_ID_cudaStreamGetCaptureInfo, .group = 1, .slow = (void *)cutap_slow_cudaStreamGetCaptureInfo__cu11, .thunk = thunk_cudaStreamGetCaptureInfo__cu11,
      .info = {.name = "cudaStreamGetCaptureInfo", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 2, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
               .args = args_cudaStreamGetCaptureInfo__cu11, .sizes = sizes_cudaStreamGetCaptureInfo__cu11, .caps = caps_cudaStreamGetCaptureInfo__cu11}},
@@ -1520,7 +1962,7 @@ const struct cutap_older_variant cutap_older_variants[69] = {
      .info = {.name = "cusparseSparseToDense_bufferSize", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1, .layer = 9, .nostatus = 0, .rkind = CUTAP_RESULT_STATUS, .tramp = -1,
               .args = args_cusparseSparseToDense_bufferSize__cu11, .sizes = sizes_cusparseSparseToDense_bufferSize__cu11, .caps = 0}},
 };
-const unsigned cutap_older_variant_count = 69;
+const unsigned cutap_older_variant_count = 90;
 
 /* The runtime callback ids an older major's static runtime reports its calls
  * by that are not the pinned headers' newest (sorted): the function, and
@@ -1529,20 +1971,20 @@ const unsigned cutap_older_variant_count = 69;
 const struct cutap_older_cbid cutap_older_cbids[16] = {
     {4, -1, CUTAP_ID_cudaGetDeviceProperties},
     {139, -1, CUTAP_ID_cudaEventElapsedTime},
-    {252, 17, CUTAP_ID_cudaMemPrefetchAsync},
-    {253, 19, CUTAP_ID_cudaMemPrefetchAsync_ptsz},
-    {254, 15, CUTAP_ID_cudaMemAdvise},
-    {305, 9, CUTAP_ID_cudaGraphNodeGetDependencies},
-    {306, 11, CUTAP_ID_cudaGraphNodeGetDependentNodes},
-    {307, 2, CUTAP_ID_cudaGraphAddDependencies},
-    {308, 13, CUTAP_ID_cudaGraphRemoveDependencies},
-    {310, 8, CUTAP_ID_cudaGraphInstantiate},
-    {323, 6, CUTAP_ID_cudaGraphGetEdges},
-    {324, 21, CUTAP_ID_cudaStreamGetCaptureInfo},
-    {325, 22, CUTAP_ID_cudaStreamGetCaptureInfo_ptsz},
-    {411, 23, CUTAP_ID_cudaStreamUpdateCaptureDependencies},
-    {412, 25, CUTAP_ID_cudaStreamUpdateCaptureDependencies_ptsz},
-    {445, 4, CUTAP_ID_cudaGraphAddNode},
+    {252, 36, CUTAP_ID_cudaMemPrefetchAsync},
+    {253, 38, CUTAP_ID_cudaMemPrefetchAsync_ptsz},
+    {254, 34, CUTAP_ID_cudaMemAdvise},
+    {305, 24, CUTAP_ID_cudaGraphNodeGetDependencies},
+    {306, 26, CUTAP_ID_cudaGraphNodeGetDependentNodes},
+    {307, 17, CUTAP_ID_cudaGraphAddDependencies},
+    {308, 28, CUTAP_ID_cudaGraphRemoveDependencies},
+    {310, 23, CUTAP_ID_cudaGraphInstantiate},
+    {323, 21, CUTAP_ID_cudaGraphGetEdges},
+    {324, 42, CUTAP_ID_cudaStreamGetCaptureInfo},
+    {325, 43, CUTAP_ID_cudaStreamGetCaptureInfo_ptsz},
+    {411, 44, CUTAP_ID_cudaStreamUpdateCaptureDependencies},
+    {412, 46, CUTAP_ID_cudaStreamUpdateCaptureDependencies_ptsz},
+    {445, 19, CUTAP_ID_cudaGraphAddNode},
 };
 const unsigned cutap_older_cbid_count = 16;
 

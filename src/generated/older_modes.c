@@ -5,8 +5,8 @@
  * older sonames; per function of those layers (id - CUTAP_DRIVER_COUNT),
  * bits 2k..2k+1: its mode under soname k: 0 recorded untyped, 1 typed
  * with the pinned signature, 2 typed by a variant (lib_older_variants.c).
- *   runtime libcudart.so.12 (CUDA 12): 395 pinned signatures, 11 variants, 53 untyped; 29 of its own
- *   runtime libcudart.so.11.0 (CUDA 11): 371 pinned signatures, 15 variants, 73 untyped; 12 of its own
+ *   runtime libcudart.so.12 (CUDA 12): 385 pinned signatures, 21 variants, 53 untyped; 29 of its own
+ *   runtime libcudart.so.11.0 (CUDA 11): 360 pinned signatures, 26 variants, 73 untyped; 12 of its own
  *   cublas libcublas.so.12 (CUDA 12): 697 pinned signatures, 0 variants, 14 untyped; 0 of its own
  *   cublas libcublas.so.11 (CUDA 11): 475 pinned signatures, 0 variants, 236 untyped; 0 of its own
  *   cublasLt libcublasLt.so.12 (CUDA 12): 44 pinned signatures, 0 variants, 5 untyped; 0 of its own
@@ -62,8 +62,8 @@ const uint8_t cutap_older_mode[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     [CUTAP_ID_cudaBindTextureToArray - CUTAP_DRIVER_COUNT] = 4,
     [CUTAP_ID_cudaBindTextureToMipmappedArray - CUTAP_DRIVER_COUNT] = 4,
     [CUTAP_ID_cudaChooseDevice - CUTAP_DRIVER_COUNT] = 5,
-    [CUTAP_ID_cudaCreateSurfaceObject - CUTAP_DRIVER_COUNT] = 5,
-    [CUTAP_ID_cudaCreateTextureObject - CUTAP_DRIVER_COUNT] = 5,
+    [CUTAP_ID_cudaCreateSurfaceObject - CUTAP_DRIVER_COUNT] = 10,
+    [CUTAP_ID_cudaCreateTextureObject - CUTAP_DRIVER_COUNT] = 10,
     [CUTAP_ID_cudaCreateTextureObject_v2 - CUTAP_DRIVER_COUNT] = 4,
     [CUTAP_ID_cudaCtxResetPersistingL2Cache - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaDestroyExternalMemory - CUTAP_DRIVER_COUNT] = 5,
@@ -118,15 +118,15 @@ const uint8_t cutap_older_mode[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     [CUTAP_ID_cudaEventRecordWithFlags_ptsz - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaEventRecord_ptsz - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaEventSynchronize - CUTAP_DRIVER_COUNT] = 5,
-    [CUTAP_ID_cudaExternalMemoryGetMappedBuffer - CUTAP_DRIVER_COUNT] = 5,
-    [CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray - CUTAP_DRIVER_COUNT] = 5,
+    [CUTAP_ID_cudaExternalMemoryGetMappedBuffer - CUTAP_DRIVER_COUNT] = 10,
+    [CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray - CUTAP_DRIVER_COUNT] = 10,
     [CUTAP_ID_cudaFree - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaFreeArray - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaFreeAsync - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaFreeAsync_ptsz - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaFreeHost - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaFreeMipmappedArray - CUTAP_DRIVER_COUNT] = 5,
-    [CUTAP_ID_cudaFuncGetAttributes - CUTAP_DRIVER_COUNT] = 5,
+    [CUTAP_ID_cudaFuncGetAttributes - CUTAP_DRIVER_COUNT] = 9,
     [CUTAP_ID_cudaFuncGetName - CUTAP_DRIVER_COUNT] = 1,
     [CUTAP_ID_cudaFuncGetParamInfo - CUTAP_DRIVER_COUNT] = 1,
     [CUTAP_ID_cudaFuncSetAttribute - CUTAP_DRIVER_COUNT] = 5,
@@ -156,13 +156,13 @@ const uint8_t cutap_older_mode[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     [CUTAP_ID_cudaGetKernel - CUTAP_DRIVER_COUNT] = 1,
     [CUTAP_ID_cudaGetLastError - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaGetMipmappedArrayLevel - CUTAP_DRIVER_COUNT] = 5,
-    [CUTAP_ID_cudaGetSurfaceObjectResourceDesc - CUTAP_DRIVER_COUNT] = 5,
+    [CUTAP_ID_cudaGetSurfaceObjectResourceDesc - CUTAP_DRIVER_COUNT] = 10,
     [CUTAP_ID_cudaGetSurfaceReference - CUTAP_DRIVER_COUNT] = 4,
     [CUTAP_ID_cudaGetSymbolAddress - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaGetSymbolSize - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaGetTextureAlignmentOffset - CUTAP_DRIVER_COUNT] = 4,
-    [CUTAP_ID_cudaGetTextureObjectResourceDesc - CUTAP_DRIVER_COUNT] = 5,
-    [CUTAP_ID_cudaGetTextureObjectResourceViewDesc - CUTAP_DRIVER_COUNT] = 5,
+    [CUTAP_ID_cudaGetTextureObjectResourceDesc - CUTAP_DRIVER_COUNT] = 10,
+    [CUTAP_ID_cudaGetTextureObjectResourceViewDesc - CUTAP_DRIVER_COUNT] = 10,
     [CUTAP_ID_cudaGetTextureObjectTextureDesc - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaGetTextureObjectTextureDesc_v2 - CUTAP_DRIVER_COUNT] = 4,
     [CUTAP_ID_cudaGetTextureReference - CUTAP_DRIVER_COUNT] = 4,
@@ -275,8 +275,8 @@ const uint8_t cutap_older_mode[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     [CUTAP_ID_cudaHostGetFlags - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaHostRegister - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaHostUnregister - CUTAP_DRIVER_COUNT] = 5,
-    [CUTAP_ID_cudaImportExternalMemory - CUTAP_DRIVER_COUNT] = 5,
-    [CUTAP_ID_cudaImportExternalSemaphore - CUTAP_DRIVER_COUNT] = 5,
+    [CUTAP_ID_cudaImportExternalMemory - CUTAP_DRIVER_COUNT] = 10,
+    [CUTAP_ID_cudaImportExternalSemaphore - CUTAP_DRIVER_COUNT] = 10,
     [CUTAP_ID_cudaInitDevice - CUTAP_DRIVER_COUNT] = 1,
     [CUTAP_ID_cudaIpcCloseMemHandle - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaIpcGetEventHandle - CUTAP_DRIVER_COUNT] = 5,
@@ -390,7 +390,7 @@ const uint8_t cutap_older_mode[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     [CUTAP_ID_cudaOccupancyMaxActiveClusters - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaOccupancyMaxPotentialClusterSize - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaPeekAtLastError - CUTAP_DRIVER_COUNT] = 5,
-    [CUTAP_ID_cudaPointerGetAttributes - CUTAP_DRIVER_COUNT] = 5,
+    [CUTAP_ID_cudaPointerGetAttributes - CUTAP_DRIVER_COUNT] = 10,
     [CUTAP_ID_cudaProfilerInitialize - CUTAP_DRIVER_COUNT] = 4,
     [CUTAP_ID_cudaProfilerStart - CUTAP_DRIVER_COUNT] = 5,
     [CUTAP_ID_cudaProfilerStop - CUTAP_DRIVER_COUNT] = 5,

@@ -10,15 +10,25 @@
 
 
 #if ERA == 12
+OLD_DECL(cudaCreateSurfaceObject, (void *, void *))
+OLD_DECL(cudaCreateTextureObject, (void *, void *, void *, void *))
+OLD_DECL(cudaExternalMemoryGetMappedBuffer, (void *, void *, void *))
+OLD_DECL(cudaExternalMemoryGetMappedMipmappedArray, (void *, void *, void *))
+OLD_DECL(cudaGetSurfaceObjectResourceDesc, (void *, unsigned long long))
+OLD_DECL(cudaGetTextureObjectResourceDesc, (void *, unsigned long long))
+OLD_DECL(cudaGetTextureObjectResourceViewDesc, (void *, unsigned long long))
 OLD_DECL(cudaGraphAddDependencies, (void *, void *, void *, unsigned long))
 OLD_DECL(cudaGraphAddNode, (void *, void *, void *, unsigned long, void *))
 OLD_DECL(cudaGraphGetEdges, (void *, void *, void *, void *))
 OLD_DECL(cudaGraphNodeGetDependencies, (void *, void *, void *))
 OLD_DECL(cudaGraphNodeGetDependentNodes, (void *, void *, void *))
 OLD_DECL(cudaGraphRemoveDependencies, (void *, void *, void *, unsigned long))
+OLD_DECL(cudaImportExternalMemory, (void *, void *))
+OLD_DECL(cudaImportExternalSemaphore, (void *, void *))
 OLD_DECL(cudaMemAdvise, (void *, unsigned long, unsigned int, int))
 OLD_DECL(cudaMemPrefetchAsync, (void *, unsigned long, int, void *))
 OLD_DECL(cudaMemPrefetchAsync_ptsz, (void *, unsigned long, int, void *))
+OLD_DECL(cudaPointerGetAttributes, (void *, void *))
 OLD_DECL(cudaStreamUpdateCaptureDependencies, (void *, void *, unsigned long, unsigned int))
 OLD_DECL(cudaStreamUpdateCaptureDependencies_ptsz, (void *, void *, unsigned long, unsigned int))
 OLD_DECL(cudaDeviceGetHostAtomicCapabilities, (uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))
@@ -36,6 +46,27 @@ OLD_DECL(__nvJitLinkCreate_13_0, (void))
 static void calls(void)
 {
     OLD_OPEN("libcudart.so.12");
+    OLD_SYM("libcudart.so.12", cudaCreateSurfaceObject);
+    fprintf(stderr, "TYPED cudaCreateSurfaceObject 2 %llx %llx pSurfObject,pResDesc\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64));
+    OLD_CALL("cudaCreateSurfaceObject", cudaCreateSurfaceObject((void *)(old_buf + 0), (void *)(old_buf + 64)));
+    OLD_SYM("libcudart.so.12", cudaCreateTextureObject);
+    fprintf(stderr, "TYPED cudaCreateTextureObject 4 %llx %llx %llx %llx pTexObject,pResDesc,pTexDesc,pResViewDesc\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192));
+    OLD_CALL("cudaCreateTextureObject", cudaCreateTextureObject((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (void *)(old_buf + 192)));
+    OLD_SYM("libcudart.so.12", cudaExternalMemoryGetMappedBuffer);
+    fprintf(stderr, "TYPED cudaExternalMemoryGetMappedBuffer 3 %llx %llx %llx devPtr,extMem,bufferDesc\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
+    OLD_CALL("cudaExternalMemoryGetMappedBuffer", cudaExternalMemoryGetMappedBuffer((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));
+    OLD_SYM("libcudart.so.12", cudaExternalMemoryGetMappedMipmappedArray);
+    fprintf(stderr, "TYPED cudaExternalMemoryGetMappedMipmappedArray 3 %llx %llx %llx mipmap,extMem,mipmapDesc\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
+    OLD_CALL("cudaExternalMemoryGetMappedMipmappedArray", cudaExternalMemoryGetMappedMipmappedArray((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));
+    OLD_SYM("libcudart.so.12", cudaGetSurfaceObjectResourceDesc);
+    fprintf(stderr, "TYPED cudaGetSurfaceObjectResourceDesc 2 %llx %llx pResDesc,surfObject\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11));
+    OLD_CALL("cudaGetSurfaceObjectResourceDesc", cudaGetSurfaceObjectResourceDesc((void *)(old_buf + 0), (unsigned long long)0x5a11));
+    OLD_SYM("libcudart.so.12", cudaGetTextureObjectResourceDesc);
+    fprintf(stderr, "TYPED cudaGetTextureObjectResourceDesc 2 %llx %llx pResDesc,texObject\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11));
+    OLD_CALL("cudaGetTextureObjectResourceDesc", cudaGetTextureObjectResourceDesc((void *)(old_buf + 0), (unsigned long long)0x5a11));
+    OLD_SYM("libcudart.so.12", cudaGetTextureObjectResourceViewDesc);
+    fprintf(stderr, "TYPED cudaGetTextureObjectResourceViewDesc 2 %llx %llx pResViewDesc,texObject\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11));
+    OLD_CALL("cudaGetTextureObjectResourceViewDesc", cudaGetTextureObjectResourceViewDesc((void *)(old_buf + 0), (unsigned long long)0x5a11));
     OLD_SYM("libcudart.so.12", cudaGraphAddDependencies);
     fprintf(stderr, "TYPED cudaGraphAddDependencies 4 %llx %llx %llx %llx graph,from,to,numDependencies\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33));
     OLD_CALL("cudaGraphAddDependencies", cudaGraphAddDependencies((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned long)0x5a33));
@@ -54,6 +85,12 @@ static void calls(void)
     OLD_SYM("libcudart.so.12", cudaGraphRemoveDependencies);
     fprintf(stderr, "TYPED cudaGraphRemoveDependencies 4 %llx %llx %llx %llx graph,from,to,numDependencies\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33));
     OLD_CALL("cudaGraphRemoveDependencies", cudaGraphRemoveDependencies((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned long)0x5a33));
+    OLD_SYM("libcudart.so.12", cudaImportExternalMemory);
+    fprintf(stderr, "TYPED cudaImportExternalMemory 2 %llx %llx extMem_out,memHandleDesc\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64));
+    OLD_CALL("cudaImportExternalMemory", cudaImportExternalMemory((void *)(old_buf + 0), (void *)(old_buf + 64)));
+    OLD_SYM("libcudart.so.12", cudaImportExternalSemaphore);
+    fprintf(stderr, "TYPED cudaImportExternalSemaphore 2 %llx %llx extSem_out,semHandleDesc\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64));
+    OLD_CALL("cudaImportExternalSemaphore", cudaImportExternalSemaphore((void *)(old_buf + 0), (void *)(old_buf + 64)));
     OLD_SYM("libcudart.so.12", cudaMemAdvise);
     fprintf(stderr, "TYPED cudaMemAdvise 4 %llx %llx %llx %llx devPtr,count,advice,device\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(0x5a33));
     OLD_CALL("cudaMemAdvise", cudaMemAdvise((void *)(old_buf + 0), (unsigned long)0x5a11, (unsigned int)0x5a22, (int)0x5a33));
@@ -63,6 +100,9 @@ static void calls(void)
     OLD_SYM("libcudart.so.12", cudaMemPrefetchAsync_ptsz);
     fprintf(stderr, "TYPED cudaMemPrefetchAsync_ptsz 4 %llx %llx %llx %llx devPtr,count,dstDevice,stream\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192));
     OLD_CALL("cudaMemPrefetchAsync_ptsz", cudaMemPrefetchAsync_ptsz((void *)(old_buf + 0), (unsigned long)0x5a11, (int)0x5a22, (void *)(old_buf + 192)));
+    OLD_SYM("libcudart.so.12", cudaPointerGetAttributes);
+    fprintf(stderr, "TYPED cudaPointerGetAttributes 2 %llx %llx attributes,ptr\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64));
+    OLD_CALL("cudaPointerGetAttributes", cudaPointerGetAttributes((void *)(old_buf + 0), (void *)(old_buf + 64)));
     OLD_SYM("libcudart.so.12", cudaStreamUpdateCaptureDependencies);
     fprintf(stderr, "TYPED cudaStreamUpdateCaptureDependencies 4 %llx %llx %llx %llx stream,dependencies,numDependencies,flags\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(0x5a22), (unsigned long long)(0x5a33));
     OLD_CALL("cudaStreamUpdateCaptureDependencies", cudaStreamUpdateCaptureDependencies((void *)(old_buf + 0), (void *)(old_buf + 64), (unsigned long)0x5a22, (unsigned int)0x5a33));
@@ -116,8 +156,16 @@ static void calls(void)
 #endif
 
 #if ERA == 11
+OLD_DECL(cudaCreateSurfaceObject, (void *, void *))
+OLD_DECL(cudaCreateTextureObject, (void *, void *, void *, void *))
+OLD_DECL(cudaExternalMemoryGetMappedBuffer, (void *, void *, void *))
+OLD_DECL(cudaExternalMemoryGetMappedMipmappedArray, (void *, void *, void *))
+OLD_DECL(cudaFuncGetAttributes, (void *, void *))
 OLD_DECL(cudaGetDriverEntryPoint, (void *, void *, unsigned long long))
 OLD_DECL(cudaGetDriverEntryPoint_ptsz, (void *, void *, unsigned long long))
+OLD_DECL(cudaGetSurfaceObjectResourceDesc, (void *, unsigned long long))
+OLD_DECL(cudaGetTextureObjectResourceDesc, (void *, unsigned long long))
+OLD_DECL(cudaGetTextureObjectResourceViewDesc, (void *, unsigned long long))
 OLD_DECL(cudaGraphAddDependencies, (void *, void *, void *, unsigned long))
 OLD_DECL(cudaGraphExecUpdate, (void *, void *, void *, void *))
 OLD_DECL(cudaGraphGetEdges, (void *, void *, void *, void *))
@@ -125,9 +173,12 @@ OLD_DECL(cudaGraphInstantiate, (void *, void *, void *, void *, unsigned long))
 OLD_DECL(cudaGraphNodeGetDependencies, (void *, void *, void *))
 OLD_DECL(cudaGraphNodeGetDependentNodes, (void *, void *, void *))
 OLD_DECL(cudaGraphRemoveDependencies, (void *, void *, void *, unsigned long))
+OLD_DECL(cudaImportExternalMemory, (void *, void *))
+OLD_DECL(cudaImportExternalSemaphore, (void *, void *))
 OLD_DECL(cudaMemAdvise, (void *, unsigned long, unsigned int, int))
 OLD_DECL(cudaMemPrefetchAsync, (void *, unsigned long, int, void *))
 OLD_DECL(cudaMemPrefetchAsync_ptsz, (void *, unsigned long, int, void *))
+OLD_DECL(cudaPointerGetAttributes, (void *, void *))
 OLD_DECL(cudaStreamGetCaptureInfo, (void *, void *, void *))
 OLD_DECL(cudaStreamGetCaptureInfo_ptsz, (void *, void *, void *))
 OLD_DECL(cudaStreamUpdateCaptureDependencies, (void *, void *, unsigned long, unsigned int))
@@ -191,12 +242,36 @@ OLD_DECL(nvrtcGetOptiXIR, (uint64_t))
 static void calls(void)
 {
     OLD_OPEN("libcudart.so.11.0");
+    OLD_SYM("libcudart.so.11.0", cudaCreateSurfaceObject);
+    fprintf(stderr, "TYPED cudaCreateSurfaceObject 2 %llx %llx pSurfObject,pResDesc\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64));
+    OLD_CALL("cudaCreateSurfaceObject", cudaCreateSurfaceObject((void *)(old_buf + 0), (void *)(old_buf + 64)));
+    OLD_SYM("libcudart.so.11.0", cudaCreateTextureObject);
+    fprintf(stderr, "TYPED cudaCreateTextureObject 4 %llx %llx %llx %llx pTexObject,pResDesc,pTexDesc,pResViewDesc\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(OLD_PTR + 192));
+    OLD_CALL("cudaCreateTextureObject", cudaCreateTextureObject((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (void *)(old_buf + 192)));
+    OLD_SYM("libcudart.so.11.0", cudaExternalMemoryGetMappedBuffer);
+    fprintf(stderr, "TYPED cudaExternalMemoryGetMappedBuffer 3 %llx %llx %llx devPtr,extMem,bufferDesc\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
+    OLD_CALL("cudaExternalMemoryGetMappedBuffer", cudaExternalMemoryGetMappedBuffer((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));
+    OLD_SYM("libcudart.so.11.0", cudaExternalMemoryGetMappedMipmappedArray);
+    fprintf(stderr, "TYPED cudaExternalMemoryGetMappedMipmappedArray 3 %llx %llx %llx mipmap,extMem,mipmapDesc\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
+    OLD_CALL("cudaExternalMemoryGetMappedMipmappedArray", cudaExternalMemoryGetMappedMipmappedArray((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));
+    OLD_SYM("libcudart.so.11.0", cudaFuncGetAttributes);
+    fprintf(stderr, "TYPED cudaFuncGetAttributes 2 %llx %llx attr,func\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64));
+    OLD_CALL("cudaFuncGetAttributes", cudaFuncGetAttributes((void *)(old_buf + 0), (void *)(old_buf + 64)));
     OLD_SYM("libcudart.so.11.0", cudaGetDriverEntryPoint);
     fprintf(stderr, "TYPED cudaGetDriverEntryPoint 3 %llx %llx %llx symbol,funcPtr,flags\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(0x5a22));
     OLD_CALL("cudaGetDriverEntryPoint", cudaGetDriverEntryPoint((void *)(old_buf + 0), (void *)(old_buf + 64), (unsigned long long)0x5a22));
     OLD_SYM("libcudart.so.11.0", cudaGetDriverEntryPoint_ptsz);
     fprintf(stderr, "TYPED cudaGetDriverEntryPoint_ptsz 3 %llx %llx %llx symbol,funcPtr,flags\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(0x5a22));
     OLD_CALL("cudaGetDriverEntryPoint_ptsz", cudaGetDriverEntryPoint_ptsz((void *)(old_buf + 0), (void *)(old_buf + 64), (unsigned long long)0x5a22));
+    OLD_SYM("libcudart.so.11.0", cudaGetSurfaceObjectResourceDesc);
+    fprintf(stderr, "TYPED cudaGetSurfaceObjectResourceDesc 2 %llx %llx pResDesc,surfObject\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11));
+    OLD_CALL("cudaGetSurfaceObjectResourceDesc", cudaGetSurfaceObjectResourceDesc((void *)(old_buf + 0), (unsigned long long)0x5a11));
+    OLD_SYM("libcudart.so.11.0", cudaGetTextureObjectResourceDesc);
+    fprintf(stderr, "TYPED cudaGetTextureObjectResourceDesc 2 %llx %llx pResDesc,texObject\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11));
+    OLD_CALL("cudaGetTextureObjectResourceDesc", cudaGetTextureObjectResourceDesc((void *)(old_buf + 0), (unsigned long long)0x5a11));
+    OLD_SYM("libcudart.so.11.0", cudaGetTextureObjectResourceViewDesc);
+    fprintf(stderr, "TYPED cudaGetTextureObjectResourceViewDesc 2 %llx %llx pResViewDesc,texObject\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11));
+    OLD_CALL("cudaGetTextureObjectResourceViewDesc", cudaGetTextureObjectResourceViewDesc((void *)(old_buf + 0), (unsigned long long)0x5a11));
     OLD_SYM("libcudart.so.11.0", cudaGraphAddDependencies);
     fprintf(stderr, "TYPED cudaGraphAddDependencies 4 %llx %llx %llx %llx graph,from,to,numDependencies\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33));
     OLD_CALL("cudaGraphAddDependencies", cudaGraphAddDependencies((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned long)0x5a33));
@@ -218,6 +293,12 @@ static void calls(void)
     OLD_SYM("libcudart.so.11.0", cudaGraphRemoveDependencies);
     fprintf(stderr, "TYPED cudaGraphRemoveDependencies 4 %llx %llx %llx %llx graph,from,to,numDependencies\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128), (unsigned long long)(0x5a33));
     OLD_CALL("cudaGraphRemoveDependencies", cudaGraphRemoveDependencies((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128), (unsigned long)0x5a33));
+    OLD_SYM("libcudart.so.11.0", cudaImportExternalMemory);
+    fprintf(stderr, "TYPED cudaImportExternalMemory 2 %llx %llx extMem_out,memHandleDesc\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64));
+    OLD_CALL("cudaImportExternalMemory", cudaImportExternalMemory((void *)(old_buf + 0), (void *)(old_buf + 64)));
+    OLD_SYM("libcudart.so.11.0", cudaImportExternalSemaphore);
+    fprintf(stderr, "TYPED cudaImportExternalSemaphore 2 %llx %llx extSem_out,semHandleDesc\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64));
+    OLD_CALL("cudaImportExternalSemaphore", cudaImportExternalSemaphore((void *)(old_buf + 0), (void *)(old_buf + 64)));
     OLD_SYM("libcudart.so.11.0", cudaMemAdvise);
     fprintf(stderr, "TYPED cudaMemAdvise 4 %llx %llx %llx %llx devPtr,count,advice,device\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(0x5a33));
     OLD_CALL("cudaMemAdvise", cudaMemAdvise((void *)(old_buf + 0), (unsigned long)0x5a11, (unsigned int)0x5a22, (int)0x5a33));
@@ -227,6 +308,9 @@ static void calls(void)
     OLD_SYM("libcudart.so.11.0", cudaMemPrefetchAsync_ptsz);
     fprintf(stderr, "TYPED cudaMemPrefetchAsync_ptsz 4 %llx %llx %llx %llx devPtr,count,dstDevice,stream\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(0x5a11), (unsigned long long)(0x5a22), (unsigned long long)(OLD_PTR + 192));
     OLD_CALL("cudaMemPrefetchAsync_ptsz", cudaMemPrefetchAsync_ptsz((void *)(old_buf + 0), (unsigned long)0x5a11, (int)0x5a22, (void *)(old_buf + 192)));
+    OLD_SYM("libcudart.so.11.0", cudaPointerGetAttributes);
+    fprintf(stderr, "TYPED cudaPointerGetAttributes 2 %llx %llx attributes,ptr\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64));
+    OLD_CALL("cudaPointerGetAttributes", cudaPointerGetAttributes((void *)(old_buf + 0), (void *)(old_buf + 64)));
     OLD_SYM("libcudart.so.11.0", cudaStreamGetCaptureInfo);
     fprintf(stderr, "TYPED cudaStreamGetCaptureInfo 3 %llx %llx %llx stream,pCaptureStatus,pId\n", (unsigned long long)(OLD_PTR + 0), (unsigned long long)(OLD_PTR + 64), (unsigned long long)(OLD_PTR + 128));
     OLD_CALL("cudaStreamGetCaptureInfo", cudaStreamGetCaptureInfo((void *)(old_buf + 0), (void *)(old_buf + 64), (void *)(old_buf + 128)));

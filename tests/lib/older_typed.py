@@ -17,6 +17,21 @@ import json
 import re
 import sys
 
+def top_level(text):
+    """the arguments of a decoded call: split at the commas outside braces
+    (a struct's fields are printed inside them)"""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "{"
+        depth -= ch == "}"
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur.strip()] if cur.strip() else out
+
+
 want = [l.split() for l in open(sys.argv[1]) if l.startswith(("TYPED ", "UNTYPED "))]
 calls = {}
 for c in map(json.loads, open(sys.argv[2])):
@@ -45,7 +60,8 @@ for w in want:
         if x != "-" and int(x, 16) != args[i]:
             bad.append("%s: argument %d recorded as %#x, passed %s" % (name, i, args[i], x))
     if names != "-":
-        shown = re.findall(r"(?:^|, )([A-Za-z_][A-Za-z_0-9]*)=", c["decoded"])
+        shown = [re.match(r"([A-Za-z_][A-Za-z_0-9]*)=", a).group(1) if re.match(r"[A-Za-z_][A-Za-z_0-9]*=", a) else a
+                 for a in top_level(c["decoded"])]
         if shown != names.split(","):
             bad.append("%s: decoded as %s, parameters %s" % (name, c["decoded"], names))
 if bad:

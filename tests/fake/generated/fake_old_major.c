@@ -9,6 +9,69 @@
 
 
 #if defined(FAKE_LIB_runtime) && FAKE_GROUP == 0   /* libcudart.so.12 */
+/* cudaCreateSurfaceObject as CUDA 12 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaCreateSurfaceObject(void *a0, void *a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
+    fake_lib_call(CUTAP_ID_cudaCreateSurfaceObject, w, 2);
+    printf("fake cudaCreateSurfaceObject: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaCreateTextureObject as CUDA 12 declares it (13.0: 4 arguments) */
+FAKE_EXPORT unsigned cudaCreateTextureObject(void *a0, void *a1, void *a2, void *a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3};
+    fake_lib_call(CUTAP_ID_cudaCreateTextureObject, w, 4);
+    printf("fake cudaCreateTextureObject: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaExternalMemoryGetMappedBuffer as CUDA 12 declares it (13.0: 3 arguments) */
+FAKE_EXPORT unsigned cudaExternalMemoryGetMappedBuffer(void *a0, void *a1, void *a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
+    fake_lib_call(CUTAP_ID_cudaExternalMemoryGetMappedBuffer, w, 3);
+    printf("fake cudaExternalMemoryGetMappedBuffer: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaExternalMemoryGetMappedMipmappedArray as CUDA 12 declares it (13.0: 3 arguments) */
+FAKE_EXPORT unsigned cudaExternalMemoryGetMappedMipmappedArray(void *a0, void *a1, void *a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
+    fake_lib_call(CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray, w, 3);
+    printf("fake cudaExternalMemoryGetMappedMipmappedArray: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaGetSurfaceObjectResourceDesc as CUDA 12 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaGetSurfaceObjectResourceDesc(void *a0, unsigned long long a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1};
+    fake_lib_call(CUTAP_ID_cudaGetSurfaceObjectResourceDesc, w, 2);
+    printf("fake cudaGetSurfaceObjectResourceDesc: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaGetTextureObjectResourceDesc as CUDA 12 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaGetTextureObjectResourceDesc(void *a0, unsigned long long a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1};
+    fake_lib_call(CUTAP_ID_cudaGetTextureObjectResourceDesc, w, 2);
+    printf("fake cudaGetTextureObjectResourceDesc: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaGetTextureObjectResourceViewDesc as CUDA 12 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaGetTextureObjectResourceViewDesc(void *a0, unsigned long long a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1};
+    fake_lib_call(CUTAP_ID_cudaGetTextureObjectResourceViewDesc, w, 2);
+    printf("fake cudaGetTextureObjectResourceViewDesc: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
+    fflush(stdout);
+    return 0;
+}
 /* cudaGraphAddDependencies as CUDA 12 declares it (13.0: 5 arguments) */
 FAKE_EXPORT unsigned cudaGraphAddDependencies(void *a0, void *a1, void *a2, unsigned long a3)
 {
@@ -63,6 +126,24 @@ FAKE_EXPORT unsigned cudaGraphRemoveDependencies(void *a0, void *a1, void *a2, u
     fflush(stdout);
     return 0;
 }
+/* cudaImportExternalMemory as CUDA 12 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaImportExternalMemory(void *a0, void *a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
+    fake_lib_call(CUTAP_ID_cudaImportExternalMemory, w, 2);
+    printf("fake cudaImportExternalMemory: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaImportExternalSemaphore as CUDA 12 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaImportExternalSemaphore(void *a0, void *a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
+    fake_lib_call(CUTAP_ID_cudaImportExternalSemaphore, w, 2);
+    printf("fake cudaImportExternalSemaphore: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
+    fflush(stdout);
+    return 0;
+}
 /* cudaMemAdvise as CUDA 12 declares it (13.0: 4 arguments) */
 FAKE_EXPORT unsigned cudaMemAdvise(void *a0, unsigned long a1, unsigned int a2, int a3)
 {
@@ -87,6 +168,15 @@ FAKE_EXPORT unsigned cudaMemPrefetchAsync_ptsz(void *a0, unsigned long a1, int a
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(int64_t)a2, (uint64_t)(uintptr_t)a3};
     fake_lib_call(CUTAP_ID_cudaMemPrefetchAsync_ptsz, w, 4);
     printf("fake cudaMemPrefetchAsync_ptsz: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaPointerGetAttributes as CUDA 12 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaPointerGetAttributes(void *a0, void *a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
+    fake_lib_call(CUTAP_ID_cudaPointerGetAttributes, w, 2);
+    printf("fake cudaPointerGetAttributes: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
     fflush(stdout);
     return 0;
 }
@@ -129,6 +219,51 @@ FAKE_EXPORT unsigned cudaDeviceGetP2PAtomicCapabilities(void)
 #endif
 
 #if defined(FAKE_LIB_runtime) && FAKE_GROUP == 1   /* libcudart.so.11.0 */
+/* cudaCreateSurfaceObject as CUDA 11 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaCreateSurfaceObject(void *a0, void *a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
+    fake_lib_call(CUTAP_ID_cudaCreateSurfaceObject, w, 2);
+    printf("fake cudaCreateSurfaceObject: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaCreateTextureObject as CUDA 11 declares it (13.0: 4 arguments) */
+FAKE_EXPORT unsigned cudaCreateTextureObject(void *a0, void *a1, void *a2, void *a3)
+{
+    uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2, (uint64_t)(uintptr_t)a3};
+    fake_lib_call(CUTAP_ID_cudaCreateTextureObject, w, 4);
+    printf("fake cudaCreateTextureObject: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaExternalMemoryGetMappedBuffer as CUDA 11 declares it (13.0: 3 arguments) */
+FAKE_EXPORT unsigned cudaExternalMemoryGetMappedBuffer(void *a0, void *a1, void *a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
+    fake_lib_call(CUTAP_ID_cudaExternalMemoryGetMappedBuffer, w, 3);
+    printf("fake cudaExternalMemoryGetMappedBuffer: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaExternalMemoryGetMappedMipmappedArray as CUDA 11 declares it (13.0: 3 arguments) */
+FAKE_EXPORT unsigned cudaExternalMemoryGetMappedMipmappedArray(void *a0, void *a1, void *a2)
+{
+    uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)(uintptr_t)a2};
+    fake_lib_call(CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray, w, 3);
+    printf("fake cudaExternalMemoryGetMappedMipmappedArray: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaFuncGetAttributes as CUDA 11 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaFuncGetAttributes(void *a0, void *a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
+    fake_lib_call(CUTAP_ID_cudaFuncGetAttributes, w, 2);
+    printf("fake cudaFuncGetAttributes: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
+    fflush(stdout);
+    return 0;
+}
 /* cudaGetDriverEntryPoint as CUDA 11 declares it (13.0: 4 arguments) */
 FAKE_EXPORT unsigned cudaGetDriverEntryPoint(void *a0, void *a1, unsigned long long a2)
 {
@@ -144,6 +279,33 @@ FAKE_EXPORT unsigned cudaGetDriverEntryPoint_ptsz(void *a0, void *a1, unsigned l
     uint64_t w[3] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (uint64_t)a2};
     fake_lib_call(CUTAP_ID_cudaGetDriverEntryPoint_ptsz, w, 3);
     printf("fake cudaGetDriverEntryPoint_ptsz: %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaGetSurfaceObjectResourceDesc as CUDA 11 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaGetSurfaceObjectResourceDesc(void *a0, unsigned long long a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1};
+    fake_lib_call(CUTAP_ID_cudaGetSurfaceObjectResourceDesc, w, 2);
+    printf("fake cudaGetSurfaceObjectResourceDesc: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaGetTextureObjectResourceDesc as CUDA 11 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaGetTextureObjectResourceDesc(void *a0, unsigned long long a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1};
+    fake_lib_call(CUTAP_ID_cudaGetTextureObjectResourceDesc, w, 2);
+    printf("fake cudaGetTextureObjectResourceDesc: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaGetTextureObjectResourceViewDesc as CUDA 11 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaGetTextureObjectResourceViewDesc(void *a0, unsigned long long a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1};
+    fake_lib_call(CUTAP_ID_cudaGetTextureObjectResourceViewDesc, w, 2);
+    printf("fake cudaGetTextureObjectResourceViewDesc: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
     fflush(stdout);
     return 0;
 }
@@ -210,6 +372,24 @@ FAKE_EXPORT unsigned cudaGraphRemoveDependencies(void *a0, void *a1, void *a2, u
     fflush(stdout);
     return 0;
 }
+/* cudaImportExternalMemory as CUDA 11 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaImportExternalMemory(void *a0, void *a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
+    fake_lib_call(CUTAP_ID_cudaImportExternalMemory, w, 2);
+    printf("fake cudaImportExternalMemory: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaImportExternalSemaphore as CUDA 11 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaImportExternalSemaphore(void *a0, void *a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
+    fake_lib_call(CUTAP_ID_cudaImportExternalSemaphore, w, 2);
+    printf("fake cudaImportExternalSemaphore: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
+    fflush(stdout);
+    return 0;
+}
 /* cudaMemAdvise as CUDA 11 declares it (13.0: 4 arguments) */
 FAKE_EXPORT unsigned cudaMemAdvise(void *a0, unsigned long a1, unsigned int a2, int a3)
 {
@@ -234,6 +414,15 @@ FAKE_EXPORT unsigned cudaMemPrefetchAsync_ptsz(void *a0, unsigned long a1, int a
     uint64_t w[4] = {(uint64_t)(uintptr_t)a0, (uint64_t)a1, (uint64_t)(int64_t)a2, (uint64_t)(uintptr_t)a3};
     fake_lib_call(CUTAP_ID_cudaMemPrefetchAsync_ptsz, w, 4);
     printf("fake cudaMemPrefetchAsync_ptsz: %llx %llx %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
+    fflush(stdout);
+    return 0;
+}
+/* cudaPointerGetAttributes as CUDA 11 declares it (13.0: 2 arguments) */
+FAKE_EXPORT unsigned cudaPointerGetAttributes(void *a0, void *a1)
+{
+    uint64_t w[2] = {(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1};
+    fake_lib_call(CUTAP_ID_cudaPointerGetAttributes, w, 2);
+    printf("fake cudaPointerGetAttributes: %llx %llx\n", (unsigned long long)w[0], (unsigned long long)w[1]);
     fflush(stdout);
     return 0;
 }
