@@ -35,6 +35,7 @@ struct tr_proc {
     struct tr_idslot {         /* file id -> name index (hash table) */
         uint32_t id, name1;    /* name1 = name index + 1; 0: empty slot */
         uint32_t used;         /* a call record has this id */
+        const char *sig;       /* its description (version 4), or NULL */
     } *idmap;
     size_t nids, idcap;
     struct tr_func *funcs;     /* sorted by handle */
@@ -78,6 +79,8 @@ struct tr_name {
     int layer;                 /* CUTAP_LAYER_* (0 driver, 1 hidden, 2 runtime, ...): by name in
                                   version 4 files, else as recorded; a name this reader does not
                                   know gets a number from CUTAP_NLAYERS on */
+    int sig_mixed;             /* ids of this name are described otherwise in some
+                                  process (CUDA majors, issue #28): tr_call_sig */
     const char *sig;           /* version 4: its arguments as the file describes them,
                                   "k:name:type;..." (k one of i u p e f d s), or NULL */
 };
@@ -289,6 +292,10 @@ int tr_is_trace_name(const char *name);
 /* Capture i of a call (0 .. rec->ncap-1); NULL when absent. The bytes
  * follow the header; the loader checked they lie inside the record. */
 const struct cutap_capture *tr_capture(const struct tr_call *c, unsigned i);
+/* How the file describes a call's arguments ("k:name:type;..."): its id's
+ * description in its process, where ids of one name are described
+ * otherwise in the trace (two CUDA majors), else its name's; NULL: none. */
+const char *tr_call_sig(const struct trace *tr, const struct tr_call *c);
 /* The index of a name of a layer in tr->names, added when new (names the
  * commands make up, such as the ioctl layer's "RM_CONTROL(<command>)"). */
 uint32_t tr_name_intern(struct trace *tr, const char *name, int layer);

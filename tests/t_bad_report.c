@@ -32,7 +32,9 @@
  *   ids that are not 13.0's newest for their function: cudaGraphInstantiate
  *   by 310 (_v10000: 11.8's 5 parameters, 13.0's has 3) and
  *   cudaGetDeviceProperties by 4 (_v3020: the same 2 parameters as 13.0's,
- *   whose id is 440): prints "older".
+ *   whose id is 440), then cudaMemAdvise by 254 (11.8's: an int device)
+ *   and by 448 (13.0's: a cudaMemLocation by value), two descriptions of
+ *   one name in one trace: prints "older".
  *   t_bad_report stalevariant LIB: a 13.0 copy's cudaGraphInstantiate (callback
  *   id 443, 13.0's 3 parameters) reported, then LIB (the tests' CUDA 11.8
  *   fake libcudart.so.11.0) opened and its cudaGetDevice called (the runtime
@@ -79,6 +81,8 @@ static __attribute__((noinline)) void site_gi(const void *rec) { REPORT(310, rec
 static __attribute__((noinline)) void site_gp(const void *rec) { REPORT(4, rec); }
 static __attribute__((noinline)) void site_gi13(const void *rec) { REPORT(443, rec); }
 static __attribute__((noinline)) void site_ep(const void *rec) { REPORT(406, rec); }
+static __attribute__((noinline)) void site_ma11(const void *rec) { REPORT(254, rec); }
+static __attribute__((noinline)) void site_ma13(const void *rec) { REPORT(448, rec); }
 
 static __attribute__((noinline)) void one_call(uint32_t cbid, const char *name, int with_exit, int *out)
 {
@@ -245,6 +249,33 @@ int main(int argc, char **argv)
             b.site = 1;
             b.result = &r;
             site_gp(&b);
+        }
+        if (wanted(254) && wanted(448)) {
+            int r = 0;
+            static char mem[64];
+            struct {
+                void *devPtr;
+                size_t count;
+                int advice, device;
+            } m11 = {mem, 64, 3, 5};
+            struct rt_copy_record a = {.size = sizeof a, .name = "cudaMemAdvise", .params = &m11, .cbid = 254};
+            site_ma11(&a);
+            a.site = 1;
+            a.result = &r;
+            site_ma11(&a);
+            struct {
+                void *devPtr;
+                size_t count;
+                int advice;
+                struct {
+                    int type, id;
+                } location;
+            } m13 = {mem, 64, 3, {1, 7}};
+            struct rt_copy_record b = {.size = sizeof b, .name = "cudaMemAdvise", .params = &m13, .cbid = 448};
+            site_ma13(&b);
+            b.site = 1;
+            b.result = &r;
+            site_ma13(&b);
         }
         printf("older\n");
         return 0;

@@ -538,7 +538,7 @@ void dump_put_args(const struct dump *d, const struct tr_call *c, const struct d
 void dump_put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *c)
 {
     const uint64_t *w = tr_args(c);
-    const char *sig = (c->flags & CUTAP_RF_UNTYPED) ? NULL : tr->names[c->name].sig;
+    const char *sig = (c->flags & CUTAP_RF_UNTYPED) ? NULL : tr_call_sig(tr, c);
     int first = 1, ioctl = ioctl_is(tr, c), unread = 0;
     if (ioctl && !ioctl_block_read(tr, c))
         unread = 1;   /* the words from the block mean nothing: not shown */
@@ -689,14 +689,15 @@ const struct dec_fn *dump_signature(struct dump *d, const struct tr_call *c)
     size_t h = (((uintptr_t)n->name >> 3) ^ ((uintptr_t)so >> 3)) * 0x9e3779b97f4a7c15ull >> 54;
     const struct dec_fn *fn;
     const struct dec_set *rset;
-    if (seen[h].name == n->name && seen[h].so == so && seen[h].sig == n->sig && seen[h].set == set &&
+    const char *sig = tr_call_sig(d->tr, c);
+    if (seen[h].name == n->name && seen[h].so == so && seen[h].sig == sig && seen[h].set == set &&
         !strcmp(seen[h].fn->name, n->name)) {
         fn = seen[h].fn;
         rset = seen[h].rset;
-    } else if ((fn = dec_resolve(n, set, so, &rset))) {
+    } else if ((fn = dec_resolve(n, sig, set, so, &rset))) {
         seen[h].name = n->name;
         seen[h].so = so;
-        seen[h].sig = n->sig;
+        seen[h].sig = sig;
         seen[h].set = set;
         seen[h].rset = rset;
         seen[h].fn = fn;

@@ -44,11 +44,12 @@ void dump_put_str(FILE *f, const char *s, size_t len, int truncated);
 /* Frees the demangled kernel names (decode.c keeps one per name). */
 void dump_kernels_free(void);
 
-/* cli/dump/older.c: the signature of name n in set for a call whose
- * process bound its layer to soname so (NULL: the pinned one), an older
+/* cli/dump/older.c: the signature of name n (described by sig in the
+ * trace) in set for a call whose process bound its layer to soname so
+ * (NULL: the pinned one), an older
  * major's where it declares it otherwise or where the trace describes
  * that major's parameters; *rset: the set it is in. */
-const struct dec_fn *dec_resolve(const struct tr_name *n, const struct dec_set *set, const char *so,
-                                 const struct dec_set **rset);
+const struct dec_fn *dec_resolve(const struct tr_name *n, const char *sig, const struct dec_set *set,
+                                 const char *so, const struct dec_set **rset);
 
 #endif

@@ -67,8 +67,8 @@ static const struct dec_fn *older_by_sig(const char *name, int layer, const char
  * describes otherwise than the pinned headers (a static runtime of an
  * older major reporting by an older callback id): the variant of that
  * description. */
-const struct dec_fn *dec_resolve(const struct tr_name *n, const struct dec_set *set, const char *so,
-                                    const struct dec_set **rset)
+const struct dec_fn *dec_resolve(const struct tr_name *n, const char *sig, const struct dec_set *set,
+                                 const char *so, const struct dec_set **rset)
 {
     const struct dec_older *o = so ? dec_older_of(n->layer, so) : NULL;
     const struct dec_fn *fn = o && o->set ? dec_find_fn(o->set, n->name) : NULL;
@@ -80,8 +80,7 @@ const struct dec_fn *dec_resolve(const struct tr_name *n, const struct dec_set *
     fn = dec_find_fn(set, n->name);
     const struct dec_set *older;
     const struct dec_fn *v;
-    if (fn && n->sig && set == &dec_layers && !sig_matches(fn, n->sig) &&
-        (v = older_by_sig(n->name, n->layer, n->sig, &older))) {
+    if (fn && sig && set == &dec_layers && !sig_matches(fn, sig) && (v = older_by_sig(n->name, n->layer, sig, &older))) {
         *rset = older;
         return v;
     }

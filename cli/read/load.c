@@ -332,9 +332,13 @@ void rd_meta(struct trace *tr, struct tr_proc *p, const struct cutap_rec_meta *m
         if (ln && *ln)
             layer = tr_layer_by_name(ln);
         uint32_t ni = rd_name_index(tr, m->text, layer);
-        if (sig && *sig && !tr->names[ni].sig)
-            tr->names[ni].sig = own ? rd_keep(p, sig) : sig;   /* NUL-terminated: checked */
+        const char *kept = sig && *sig ? (own ? rd_keep(p, sig) : sig) : NULL;   /* NUL-terminated: checked */
+        if (kept && !tr->names[ni].sig)
+            tr->names[ni].sig = kept;
+        else if (kept && strcmp(kept, tr->names[ni].sig))
+            tr->names[ni].sig_mixed = 1;
         rd_id_put(p, m->aux, ni);
+        rd_id_find(p, m->aux)->sig = kept;
     } else if (m->sub == CUTAP_META_FUNC_NAME) {
         p->funcs = rd_grow(p->funcs, &p->cap_funcs, p->nfuncs + 1, sizeof *p->funcs);
         p->funcs[p->nfuncs++] = (struct tr_func){m->key, own ? rd_keep(p, m->text) : m->text};

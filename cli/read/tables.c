@@ -127,6 +127,7 @@ uint32_t rd_name_index(struct trace *tr, const char *name, int layer)
     tr->names[tr->nnames].name = strdup(name);
     tr->names[tr->nnames].layer = layer;
     tr->names[tr->nnames].sig = NULL;
+    tr->names[tr->nnames].sig_mixed = 0;
     if (!tr->names[tr->nnames].name) {
         TR_ERR("cutap: out of memory\n");
         exit(1);
@@ -139,6 +140,16 @@ uint32_t rd_name_index(struct trace *tr, const char *name, int layer)
  * name (not an array indexed by id: a file naming id 4,000,000,000 must
  * cost what it holds, one entry). */
 static size_t id_hash(uint32_t id, size_t cap) { return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1); }
+
+const char *tr_call_sig(const struct trace *tr, const struct tr_call *c)
+{
+    const struct tr_name *n = &tr->names[c->name];
+    if (!n->sig_mixed)
+        return n->sig;
+    const struct tr_proc *p = &tr->procs[tr->threads[c->thread].proc];
+    const struct tr_idslot *s = p->idcap ? rd_id_find(p, c->rec->id) : NULL;
+    return s && s->name1 && s->sig ? s->sig : n->sig;
+}
 
 struct tr_idslot *rd_id_find(const struct tr_proc *p, uint32_t id)
 {

@@ -26,7 +26,9 @@
 # And a static runtime of CUDA 11.8 reporting by callback ids that are not
 # 13.0's newest (older: cudaGraphInstantiate's 5 parameters of 11.8 by
 # cbid 310, cudaGetDeviceProperties by cbid 4) is typed by 11.8's
-# signatures, decoded under their names (untyped before issue #28).
+# signatures, decoded under their names (untyped before issue #28), and
+# cudaMemAdvise reported by both majors' callback ids is decoded by each
+# call's own description (the first one described the name for both).
 # And a report of 13.0's cudaGraphInstantiate made before and after the
 # runtime layer is bound to an 11.8 libcudart (stalevariant): the second is
 # recorded untyped (no word), never with the plan or the captures of 11.8's
@@ -81,6 +83,10 @@ grep -qx older "$WORK/o.out" || exit 1
 grep -q ' cudaGraphInstantiate(pGraphExec=0x[0-9a-f]*, graph=0x1234, pErrorNode=0x[0-9a-f]*, pLogBuffer=0x[0-9a-f]*, bufferSize=64) = cudaSuccess' "$WORK/o.dump" \
     && grep -q ' cudaGetDeviceProperties(prop=0x[0-9a-f]*, device=3) = cudaSuccess' "$WORK/o.dump" \
     || { say "  older: not typed by 11.8's signatures:"; grep -e Instantiate -e Properties "$WORK/o.dump" >&2; exit 1; }
+# one name, two descriptions in one trace: each call decoded by its own
+grep -q ' cudaMemAdvise(devPtr=0x[0-9a-f]*, count=64, advice=cudaMemAdviseSetPreferredLocation, device=5) = cudaSuccess' "$WORK/o.dump" \
+    && grep -q ' cudaMemAdvise(devPtr=0x[0-9a-f]*, count=64, advice=cudaMemAdviseSetPreferredLocation, location={…}@0x[0-9a-f]*) = cudaSuccess' "$WORK/o.dump" \
+    || { say "  older: cudaMemAdvise of two majors:"; grep Advise "$WORK/o.dump" >&2; exit 1; }
 "$CUTAP" trace -o "$WORK/sv" -- $T/t_bad_report stalevariant "$B/fakelibs/libcudart.so.11.0" >"$WORK/sv.out" 2>"$WORK/sv.err" \
     || { say "  stalevariant: traced run failed ($?)"; tail -3 "$WORK/sv.err" >&2; exit 1; }
 grep -qx stalevariant "$WORK/sv.out" && grep -qx 'cudaGetDevice = 0' "$WORK/sv.out" || { say "  stalevariant: $(cat "$WORK/sv.out")"; exit 1; }
