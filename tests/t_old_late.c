@@ -37,6 +37,11 @@
  *                and call it again through the same reference: the fake
  *                prints the words it got.
  *
+ *   racevariant N  N threads call that cudaMemPrefetchAsync through the
+ *                reference while the main thread opens libcudart.so.12:
+ *                every call made reaches it with the caller's words whole
+ *                (the fake prints them), none through 13.0's signature.
+ *
  * Prints "CALL <name>" for each call it makes and "<name> = <status>". */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -102,6 +107,25 @@ static void *spin(void *arg)
     return NULL;
 }
 
+static unsigned char *var_buf;
+
+static void *spin_variant(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&stop)) {
+        unsigned rc = cudaMemPrefetchAsync(var_buf, 0x20, 3, (void *)(uintptr_t)0x123456789abcull);
+        atomic_fetch_add(rc == 0 ? &made : rc == 303 ? &refused : &other, 1);
+    }
+    return NULL;
+}
+
+static unsigned char *map_var_buf(void)
+{
+    unsigned char *b = mmap((void *)(uintptr_t)0x5a5a5a5a0000ull, 4096, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    return b == (void *)(uintptr_t)0x5a5a5a5a0000ull ? b : NULL;
+}
+
 static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
@@ -141,14 +165,29 @@ int main(int argc, char **argv)
                atomic_load(&other));
     } else if (!strcmp(mode, "variant")) {
         need((void *)(uintptr_t)cudaMemPrefetchAsync, "cudaMemPrefetchAsync");
-        unsigned char *buf = mmap((void *)(uintptr_t)0x5a5a5a5a0000ull, 4096, PROT_READ | PROT_WRITE,
-                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-        if (buf != (void *)(uintptr_t)0x5a5a5a5a0000ull)
+        unsigned char *buf = map_var_buf();
+        if (!buf)
             return 2;
         void *stream = (void *)(uintptr_t)0x123456789abcull;
         OLD_CALL("cudaMemPrefetchAsync", cudaMemPrefetchAsync(buf, 0x20, 3, stream));
         open_so("libcudart.so.12");
         OLD_CALL("cudaMemPrefetchAsync", cudaMemPrefetchAsync(buf, 0x20, 3, stream));
+    } else if (!strcmp(mode, "racevariant") && argc > 2) {
+        need((void *)(uintptr_t)cudaMemPrefetchAsync, "cudaMemPrefetchAsync");
+        int n = atoi(argv[2]);
+        pthread_t t[16];
+        if (n < 1 || n > 16 || !(var_buf = map_var_buf()))
+            return 2;
+        for (int i = 0; i < n; i++)
+            pthread_create(&t[i], NULL, spin_variant, NULL);
+        sleep_ms(30);
+        open_so("libcudart.so.12");
+        sleep_ms(30);
+        atomic_store(&stop, 1);
+        for (int i = 0; i < n; i++)
+            pthread_join(t[i], NULL);
+        printf("race: %d made, %d refused, %d other\n", atomic_load(&made), atomic_load(&refused),
+               atomic_load(&other));
     } else if (!strcmp(mode, "reenter")) {
         need((void *)(uintptr_t)cublasGetVersion_v2, "cublasGetVersion_v2");
         int v = -1;

@@ -5,6 +5,7 @@
 # took the typed path (the layer had no library) just before the layer
 # was adopted must not be made with 13.0's 2-argument signature; every
 # call made gets the caller's 9 words. Pass-through and trace, 3 runs each.
+# And the same race for a function CUDA 12 declares otherwise (a variant).
 # serial: a 30 ms race between its threads and a dlopen, which a loaded machine can starve (seen: 0 calls made at -j 10)
 . "$(dirname "$0")/../../lib/init.sh"
 
@@ -31,4 +32,31 @@ for i in 1 2 3; do
     refused=$(sed -n 's/^race: \([0-9]*\) made, \([0-9]*\) refused.*/\2/p' "$d.out")
     [ "$("$CUTAP" report --format csv "$d.tr" | awk -F, '$2 == "cublasGetFixedPointEmulationMantissaBitCountPointer" { print $3 }')" = $((made + refused)) ] \
         || { say "  trace run $i: $((made + refused)) calls made, recorded:"; "$CUTAP" report --format csv "$d.tr" >&2; exit 1; }
+done
+# The same for a function libcudart.so.12 declares otherwise than 13.0
+# (cudaMemPrefetchAsync: an int device): 4 threads call it while the main
+# thread opens the tests' libcudart.so.12; every call made reaches it with
+# the caller's words whole (a call that took 13.0's wrapper is not made).
+d=$WORK/oldvrace
+for i in 1 2; do
+    for mode in pass trace; do
+        rm -rf "$d.tr"
+        if [ $mode = pass ]; then
+            LD_LIBRARY_PATH=$B/fakelibs:$LD_LIBRARY_PATH no_cache env LD_PRELOAD=$LIB $T/t_old_late racevariant 4 >"$d.out" 2>"$d.err"
+        else
+            LD_LIBRARY_PATH=$B/fakelibs:$LD_LIBRARY_PATH no_cache "$CUTAP" trace -o "$d.tr" -- $T/t_old_late racevariant 4 >"$d.out" 2>"$d.err"
+        fi || { say "  variant $mode run $i: status $?"; tail -5 "$d.err" >&2; exit 1; }
+        grep -q '^race: [1-9][0-9]* made, [1-9][0-9]* refused, 0 other$' "$d.out" \
+            || { say "  variant $mode run $i: $(grep '^race' "$d.out")"; exit 1; }
+        if grep '^fake cudaMemPrefetchAsync' "$d.out" | grep -vqx 'fake cudaMemPrefetchAsync: 5a5a5a5a0000 20 3 123456789abc'; then
+            say "  variant $mode run $i: a call reached the library without the caller's words:"
+            grep '^fake cudaMemPrefetchAsync' "$d.out" | sort | uniq -c | sort -n | head -3 >&2
+            exit 1
+        fi
+    done
+    made=$(sed -n 's/^race: \([0-9]*\) made, \([0-9]*\) refused.*/\1/p' "$d.out")
+    refused=$(sed -n 's/^race: \([0-9]*\) made, \([0-9]*\) refused.*/\2/p' "$d.out")
+    [ "$(grep -c '^fake cudaMemPrefetchAsync' "$d.out")" = "$made" ] \
+        && [ "$("$CUTAP" report --format csv "$d.tr" | awk -F, '$2 == "cudaMemPrefetchAsync" { print $3 }')" = $((made + refused)) ] \
+        || { say "  variant trace run $i: $made made, $refused refused; recorded:"; "$CUTAP" report --format csv "$d.tr" | grep Prefetch >&2; exit 1; }
 done
