@@ -79,7 +79,7 @@ def _counts(model):
     return out
 
 
-def _struct_defs(variants):
+def variant_struct_defs(variants):
     """The by-value structs the variants take: one definition per name."""
     seen, out = {}, []
     for g, v in variants:
@@ -103,7 +103,7 @@ def variants_c(model):
            " * its function, with its own parameters. */",
            '#include "cutap_format.h"', '#include "core_internal.h"\n',
            "#pragma GCC diagnostic ignored \"-Wmissing-prototypes\"\n"]
-    out += _struct_defs([(g, v) for _, g, v in variants])
+    out += variant_struct_defs([(g, v) for _, g, v in variants])
     out += metadata_arrays([_renamed(v) for _, _, v in variants])
     for l, g, v in variants:
         out += wrapper(v, v.cname, v.variant_of.name)

@@ -41,12 +41,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import cupti_cbid_generator  # noqa: E402
 import lib_model            # noqa: E402
-import re                   # noqa: E402
 import spec as specs        # noqa: E402
-
-
-CBID_LINE = re.compile(r"^\s*CUPTI_RUNTIME_TRACE_CBID_(\w+)_v(\d+)\s*=\s*(\d+),")
 
 
 def exports(path):
@@ -153,7 +150,7 @@ def main():
     # struct, which signature)
     cbid_h = os.path.join(include, "cupti_runtime_cbid.h")
     if os.path.exists(cbid_h):
-        cbids = [m.groups() for m in map(CBID_LINE.match, open(cbid_h)) if m]
+        cbids = [m.groups() for m in map(cupti_cbid_generator.LINE.match, open(cbid_h)) if m]
         with open(os.path.join(out, "cupti_runtime_cbid.txt"), "w") as f:
             f.write("".join("%s %s %s\n" % c for c in cbids))
         p = owner.get("cupti_runtime_cbid.h") if owner is not None else package_of(cbid_h)

@@ -45,7 +45,8 @@ are in the generated fakes with that major's signature.
   tests/fake/generated/old_major.mk       the old fakes and programs.
 """
 import cuda_model
-from gen_common import captures, fake_word, struct_def
+from gen_common import captures, fake_word
+from lib_older_generator import variant_struct_defs
 from lib_table_generator import is_status
 from older_model import UNTYPED
 
@@ -90,14 +91,7 @@ def key(layer):
 
 
 def struct_defs(model):
-    seen, out = {}, []
-    for l in old_layers(model):
-        for g, v in l.variants:
-            for p in v.params:
-                if p.kind == "struct" and p.struct not in seen:
-                    seen[p.struct] = True
-                    out += struct_def(p.struct, g.structs[p.struct])
-    return out
+    return variant_struct_defs([(g, v) for l in old_layers(model) for g, v in l.variants])
 
 
 def _param(p, i):

@@ -71,10 +71,9 @@ def _newest(rows):
 
 def pinned_cbids():
     """{function name: newest callback id} of the pinned CUPTI headers"""
-    import re
-    line = re.compile(r"^\s*CUPTI_RUNTIME_TRACE_CBID_(\w+)_v(\d+)\s*=\s*(\d+),")
+    import cupti_cbid_generator
     path = os.path.join(cuda_model.CUDA_INCLUDE, "cupti_runtime_cbid.h")
-    return _newest([m.groups() for m in map(line.match, open(path)) if m])
+    return {n: c for n, (_, c) in cupti_cbid_generator.newest(path).items()}
 
 
 def sig(f):
@@ -98,15 +97,22 @@ class Group:
         return "cu" + "_".join(self.majors or self.missing)
 
 
+def _older_captures(d, apply_rules):
+    """What the recorder copies for an older major's declaration d (the
+    spec's rules attached to a copy)"""
+    from gen_common import captures
+    c = copy.deepcopy(d)
+    apply_rules([c])
+    return captures(c)
+
+
 def _same_captures(d, f, apply_rules):
     """Whether what the recorder copies behind d's pointers (an older
     major's declaration of f's signature) is what it copies for f: the same
     spelling may name a struct whose size changed between majors
     (cudaPointerAttributes: 24 bytes in 11.8, 88 in 13.0)"""
     from gen_common import captures
-    c = copy.deepcopy(d)
-    apply_rules([c])
-    return captures(c) == captures(f)
+    return _older_captures(d, apply_rules) == captures(f)
 
 
 def _captures_within(f, d, apply_rules):
@@ -114,9 +120,7 @@ def _captures_within(f, d, apply_rules):
     one d's (an older major's declaration) makes too, of the same size: a
     report read with f's description reads nothing past d's structs"""
     from gen_common import captures
-    c = copy.deepcopy(d)
-    apply_rules([c])
-    return set(captures(f)) <= set(captures(c))
+    return set(captures(f)) <= set(_older_captures(d, apply_rules))
 
 
 def _load_groups(layer):

@@ -224,13 +224,21 @@ extern const uint16_t cutap_older_unsafe_cbids[];
 extern const unsigned cutap_older_unsafe_cbid_count;
 /* Per layer id: the variant in use, NULL for the pinned signature. */
 extern const struct cutap_older_variant *cutap_lib_variant[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
+/* The variant a static id runs by, NULL: none (the driver's, the pinned
+ * signature, a dynamic id). */
+static inline const struct cutap_older_variant *cutap_variant_of(uint32_t id)
+{
+    return id >= CUTAP_DRIVER_COUNT && id < CUTAP_STATIC_COUNT
+               ? __atomic_load_n(&cutap_lib_variant[id - CUTAP_DRIVER_COUNT], __ATOMIC_ACQUIRE)
+               : NULL;
+}
 
 static inline const struct cutap_fninfo *cutap_fn(uint32_t id)
 {
     if (id < CUTAP_DRIVER_COUNT)
         return &cutap_driver_info[id];
-    const struct cutap_older_variant *v =
-        __atomic_load_n(&cutap_lib_variant[id - CUTAP_DRIVER_COUNT], __ATOMIC_ACQUIRE);
+    /* (static ids only: no bound checked here) */
+    const struct cutap_older_variant *v = __atomic_load_n(&cutap_lib_variant[id - CUTAP_DRIVER_COUNT], __ATOMIC_ACQUIRE);
     return v ? &v->info : &cutap_lib_info[id - CUTAP_DRIVER_COUNT];
 }
 static inline void *cutap_static_wrapper(uint32_t id)
@@ -244,8 +252,7 @@ static inline void *cutap_static_slow(uint32_t id)
 {
     if (id < CUTAP_DRIVER_COUNT)
         return cutap_driver_slow[id];
-    const struct cutap_older_variant *v =
-        __atomic_load_n(&cutap_lib_variant[id - CUTAP_DRIVER_COUNT], __ATOMIC_ACQUIRE);
+    const struct cutap_older_variant *v = __atomic_load_n(&cutap_lib_variant[id - CUTAP_DRIVER_COUNT], __ATOMIC_ACQUIRE);
     return v ? v->slow : cutap_lib_slow[id - CUTAP_DRIVER_COUNT];
 }
 /* The trampoline contexts of the undeclared exports and of the layers'

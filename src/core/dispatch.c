@@ -72,9 +72,7 @@ static void refresh_locked(uint32_t id)
         int kind = __atomic_load_n(&cutap_fast_kind, __ATOMIC_ACQUIRE);
         /* (a variant of an older major has no fast path: those take the
          * pinned signature) */
-        int variant = id >= CUTAP_DRIVER_COUNT &&
-                      __atomic_load_n(&cutap_lib_variant[id - CUTAP_DRIVER_COUNT], __ATOMIC_ACQUIRE);
-        if (want && real && !cutap_fixup[id] && kind && !variant && mask == atomic_load(&cutap_fast_mask))
+        if (want && real && !cutap_fixup[id] && kind && !cutap_variant_of(id) && mask == atomic_load(&cutap_fast_mask))
             hot = kind == 1 ? cutap_fast_trace[id] : cutap_fast_count[id];
         /* none of those: the typed slow path (the front's entry jumps to
          * whatever is here; 0 would mean "core not loaded" to it) */
@@ -344,8 +342,7 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
     ic.c.t0 = ic.c.t1 = 0;
     if (id >= CUTAP_DRIVER_COUNT &&
         CUTAP_UNLIKELY(atomic_load_explicit(&cutap_lib_routed[fi->layer - CUTAP_FIRST_LIB_LAYER], memory_order_relaxed)) &&
-        (cutap_lib_route_ctx(id) || (fi != &cutap_lib_info[id - CUTAP_DRIVER_COUNT] &&
-                                     thunk != cutap_lib_variant[id - CUTAP_DRIVER_COUNT]->thunk))) {
+        (cutap_lib_route_ctx(id) || (cutap_variant_of(id) && thunk != cutap_variant_of(id)->thunk))) {
         /* Typed code of a function whose signature the major the layer is
          * bound to does not declare, or declares otherwise (a variant): the
          * words were taken with the generated signature, which nobody

@@ -100,14 +100,15 @@ static struct plan vplans[MAX_VARIANT_PLANS];
  * as raw words, no capture read. */
 static inline struct plan *plan_for(uint32_t id, unsigned nargs, const struct cutap_fninfo **fio)
 {
-    const struct cutap_fninfo *fi = cutap_fn(id);
+    const struct cutap_older_variant *v = cutap_variant_of(id);
+    const struct cutap_fninfo *fi = v ? &v->info : id < CUTAP_DRIVER_COUNT ? &cutap_driver_info[id]
+                                                                           : &cutap_lib_info[id - CUTAP_DRIVER_COUNT];
     *fio = fi;
     if (CUTAP_UNLIKELY(nargs != fi->nargs))
         return NULL;
-    if (CUTAP_LIKELY(id < CUTAP_DRIVER_COUNT || fi == &cutap_lib_info[id - CUTAP_DRIVER_COUNT]))
+    if (CUTAP_LIKELY(!v))
         return &plans[id];
-    size_t k = (size_t)((const struct cutap_older_variant *)(const void *)((const char *)fi - offsetof(struct cutap_older_variant, info)) -
-                        cutap_older_variants);
+    size_t k = (size_t)(v - cutap_older_variants);
     return k < MAX_VARIANT_PLANS ? &vplans[k] : NULL;
 }
 

@@ -120,8 +120,7 @@ static const struct cutap_fninfo *report_fn(uint32_t sid)
  * in the trace are that major's, not the report's. */
 static inline int report_untyped(uint32_t sid)
 {
-    return sid >= CUTAP_DRIVER_COUNT && sid < CUTAP_STATIC_COUNT &&
-           __atomic_load_n(&cutap_lib_variant[sid - CUTAP_DRIVER_COUNT], __ATOMIC_RELAXED) != NULL;
+    return cutap_variant_of(sid) != NULL;
 }
 
 static uint32_t id_of_name(const char *name)

@@ -8,7 +8,9 @@
  * 11.8's 3-argument one, exported but no longer declared by 12.4 (untyped
  * there), a variant in 11; __cudaLaunchKernel (a cudaKernel_t) is 12.0's;
  * cudaMemcpyBatchAsync is newer than 12.4; cuDNN 8 was not snapshotted;
- * cudaBindTexture is 11.8's own (no 13.0 export) and typed there. */
+ * cudaBindTexture is 11.8's own (no 13.0 export) and typed there;
+ * cudaPointerGetAttributes is spelled the same but copies a struct of
+ * another size (a variant). */
 #include <stdint.h>
 
 #include "generated/cutap_ids.h"
@@ -47,6 +49,15 @@ TESTCASE(changed)
     CHECK_INT(MODE(cudaStreamGetCaptureInfo, 0), UNTYPED);
 }
 
+TESTCASE(copied_structs_of_another_size)
+{
+    /* the same spelling, a struct of another size: cudaPointerAttributes
+     * is 24 bytes in 11.8 and 12.4 (copied), larger in 13.0 */
+    CHECK_INT(MODE(cudaPointerGetAttributes, 0), VARIANT);
+    CHECK_INT(MODE(cudaPointerGetAttributes, 1), VARIANT);
+    CHECK_INT(MODE(cudaFuncGetAttributes, 1), VARIANT);
+}
+
 TESTCASE(newer_or_unknown)
 {
     CHECK_INT(MODE(__cudaLaunchKernel, 0), SAME);
@@ -80,6 +91,7 @@ TESTLIST_BEGIN(older_modes)
     TESTENTRY(runtime_sonames)
     TESTENTRY(unchanged_since_11)
     TESTENTRY(changed)
+    TESTENTRY(copied_structs_of_another_size)
     TESTENTRY(newer_or_unknown)
     TESTENTRY(older_only)
     TESTENTRY(many_marked)
