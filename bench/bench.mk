@@ -21,17 +21,27 @@ $(BUILD)/bench/libnosys.so: bench/nosys.c
 	$(CC) -O2 -g $(WARN) -fPIC -shared -o $@ $<
 
 bench: lib cli $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(BUILD)/bench/pages $(BUILD)/bench/ioctl \
-       $(BUILD)/bench/libnosys.so $(FAKELIBS)
+       $(BUILD)/bench/libnosys.so $(BUILD)/bench/sqlite_floor $(FAKELIBS)
 	$(BUILD)/bench/pages /tmp 128
 	$(BUILD)/bench/ioctl
 	LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/passthrough
 	CUTAP_PREFAULT=0 LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/passthrough
 	BENCH_LIB=libcudart.so.13 BENCH_SYM=cudaGetDevice LD_LIBRARY_PATH=$(FL):$(BUILD)/fake $(BUILD)/bench/passthrough
+	@# pinned to one core (as MPI's --bind-to core): the page helper must not share it
+	taskset -c 0 env LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/passthrough
+	taskset -c 0 env BENCH_LIB=libcudart.so.13 BENCH_SYM=cudaGetDevice LD_LIBRARY_PATH=$(FL):$(BUILD)/fake \
+	    $(BUILD)/bench/passthrough
 	bench/readers.sh
 	bench/print.sh
 
+# SQLite's own insert rate for rows like the export's calls (the floor
+# under export --format sqlite), loaded at run time as the command does.
+$(BUILD)/bench/sqlite_floor: bench/sqlite_floor.c cli/sqlite_dl.c cli/sqlite_dl.h
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -g $(WARN) -Icli -o $@ bench/sqlite_floor.c cli/sqlite_dl.c -ldl
+
 # Each reader's calls per second on a 3 M-call trace, against issue #27's 10 M/s.
-bench-readers: lib cli $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough
+bench-readers: lib cli $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(BUILD)/bench/sqlite_floor
 	bench/readers.sh
 
 # A static runtime copy's reported call (issue #25), for bench/instructions.sh.

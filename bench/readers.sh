@@ -6,6 +6,12 @@
 # runs (default 3), against
 # issue #27's target of 10 M calls/s for dump and every export; dump and
 # the JSON exports also on one thread (CUTAP_THREADS=1), side by side.
+# Below each export, its floor on this machine in the same run: writing
+# as many bytes as it wrote to the same file system, synced (dd from
+# /dev/zero: no formatting at all), and for SQLite, SQLite's own prepared
+# inserts of as many rows of the same columns (bench/sqlite_floor). An
+# export cannot be faster than its floor: where the floor is under the
+# target, the target is out of reach of that format on this machine.
 #   bench/readers.sh [N] [R]
 set -eu
 cd "$(dirname "$0")/.."
@@ -40,13 +46,24 @@ row "report --tree" 0 "$B/cutap" report --tree "$W/t"
 row "dump" 10000000 "$B/cutap" dump "$W/t"
 row "dump, one thread" 0 env CUTAP_THREADS=1 "$B/cutap" dump "$W/t"
 ex() { echo "rm -f '$W/out'; exec '$B/cutap' export --format $1 -o '$W/out' '$W/t'"; }
+floor() {   # the export just written to $W/out: its bytes written by dd, synced
+    mb=$(( ($(stat -c %s "$W/out") + 1048575) / 1048576 ))
+    row "  floor: ${mb} MiB written" 10000000 sh -c "rm -f '$W/z'; exec dd if=/dev/zero of='$W/z' bs=1M count=$mb conv=fsync"
+    rm -f "$W/z"
+}
 row "export jsonl" 10000000 sh -c "$(ex jsonl)"
+floor
 row "export jsonl, one thread" 0 env CUTAP_THREADS=1 sh -c "$(ex jsonl)"
 row "export perfetto (JSON)" 10000000 sh -c "$(ex perfetto)"
+floor
 row "export perfetto, one thread" 0 env CUTAP_THREADS=1 sh -c "$(ex perfetto)"
 row "export perfetto-proto" 10000000 sh -c "$(ex perfetto-proto)"
+floor
 if "$B/cutap" export --format sqlite -o "$W/probe.db" "$W/t" >/dev/null 2>&1; then
     row "export sqlite" 10000000 sh -c "$(ex sqlite)"
+    [ -x "$B/bench/sqlite_floor" ] &&
+        row "  floor: SQLite's inserts" 10000000 "$B/bench/sqlite_floor" "$calls" "$W/z.db"
+    rm -f "$W/z.db"
 else
     echo "export sqlite: no libsqlite3 here (skipped)"
 fi

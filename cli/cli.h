@@ -82,15 +82,48 @@ void text_str(FILE *f, const char *s);       /* a traced process's string in tex
 void text_u64(FILE *f, uint64_t v);           /* "%" PRIu64 */
 void text_i64(FILE *f, int64_t v);            /* "%" PRId64 */
 void text_hex(FILE *f, uint64_t v);           /* "0x%" PRIx64 */
+extern const char text_digits2[201];          /* "00" .. "99": digits two at a time */
 /* Output of the readers' hot paths (dump, the text exports): bytes into
  * the stream's buffer directly where they fit, as putc_unlocked does
  * (glibc's FILE fields), else through fwrite. The command writes each
  * stream from one thread; a write's error shows in ferror, as fputs's. */
+/* n bytes, n known only at run time: up to 16 in two overlapping loads and
+ * stores each way, inline (most pieces of a dump line are that short: a
+ * library call a piece was a sixth of dump's time). Reads and writes only
+ * [src, src + n) and [dst, dst + n). */
+static inline void out_copy(char *dst, const char *src, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        __builtin_memcpy(&a, src, 8);
+        __builtin_memcpy(&b, src + n - 8, 8);
+        __builtin_memcpy(dst, &a, 8);
+        __builtin_memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        __builtin_memcpy(&a, src, 4);
+        __builtin_memcpy(&b, src + n - 4, 4);
+        __builtin_memcpy(dst, &a, 4);
+        __builtin_memcpy(dst + n - 4, &b, 4);
+    } else if (n >= 2 && n < 4) {
+        uint16_t a, b;
+        __builtin_memcpy(&a, src, 2);
+        __builtin_memcpy(&b, src + n - 2, 2);
+        __builtin_memcpy(dst, &a, 2);
+        __builtin_memcpy(dst + n - 2, &b, 2);
+    } else if (n == 1) {
+        *dst = *src;
+    } else if (n)
+        __builtin_memcpy(dst, src, n);
+}
 static inline void out_mem(FILE *f, const void *p, size_t n)
 {
 #ifdef __GLIBC__
-    if (f->_IO_write_ptr && (size_t)(f->_IO_write_end - f->_IO_write_ptr) >= n) {
-        __builtin_memcpy(f->_IO_write_ptr, p, n);
+    /* (glibc may leave the end below the pointer, as after a setvbuf: no
+     * room, as putc_unlocked reads it; the difference taken unsigned
+     * would read as room without end, seen by the reader fuzzer) */
+    if (f->_IO_write_ptr && f->_IO_write_end > f->_IO_write_ptr && (size_t)(f->_IO_write_end - f->_IO_write_ptr) >= n) {
+        out_copy(f->_IO_write_ptr, p, n);
         f->_IO_write_ptr += n;
         return;
     }
@@ -100,6 +133,14 @@ static inline void out_mem(FILE *f, const void *p, size_t n)
 /* as fputs and fputc, arguments in their order */
 static inline void out_s(const char *s, FILE *f) { out_mem(f, s, __builtin_strlen(s)); }
 static inline void out_c(int c, FILE *f) { putc_unlocked(c, f); }
+/* A name of the trace as text_str writes it (known plain: at once) */
+static inline void text_name(FILE *f, const struct tr_name *n)
+{
+    if (n->text_len)
+        out_mem(f, n->name, n->text_len - 1);
+    else
+        text_str(f, n->name);
+}
 void *xcalloc(size_t n, size_t size);         /* calloc; exits when out of memory (n = 0: one element) */
 /* After option parsing: the one DIR (or file) operand, loaded into tr.
  * Returns 0, 1 when nothing could be read, 2 for a usage error. */

@@ -63,7 +63,7 @@ static void line(FILE *f, const struct trace *tr, const struct tr_call *c, const
     uint64_t t = c->t0 > tr->origin_ns ? c->t0 - tr->origin_ns : 0;
     fprintf(f, "%s%llu.%06llu [%d] ", indent, (unsigned long long)(t / 1000000000u),
             (unsigned long long)(t % 1000000000u / 1000u), tr->threads[c->thread].tid);
-    text_str(f, tr->names[c->name].name);
+    text_name(f, &tr->names[c->name]);
     fputc('(', f);
     dump_call_args(f, tr, c);
     fputs(") = ", f);

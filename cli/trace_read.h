@@ -83,6 +83,8 @@ struct tr_name {
                                   process (CUDA majors, issue #28): tr_call_sig */
     const char *sig;           /* version 4: its arguments as the file describes them,
                                   "k:name:type;..." (k one of i u p e f d s), or NULL */
+    uint32_t text_len;         /* its length + 1 where text output writes it as it is (printable
+                                  ASCII, no backslash: text_str escapes nothing), else 0 */
 };
 /* A layer by its name (version 4 files), and the name of such a layer this
  * reader does not know (NULL for the others). */
@@ -192,7 +194,11 @@ struct trace {
     /* selection (tr_select), applied by the iterator */
     uint8_t *name_keep;        /* per name: kept by the filter; NULL: every name */
     uint64_t sel_from, sel_to;
+    uint64_t serial;           /* this trace's number among those this process made (tr_serial):
+                                  caches keyed by a name's address tell a later trace's from it */
 };
+/* A number no trace of this process had before (1, 2, ...). */
+uint64_t tr_serial(void);
 
 /* The calls in time order (start, then load order; an NVTX range just
  * before the push or start it was made from), with what tr_select keeps:

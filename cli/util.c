@@ -128,7 +128,9 @@ void text_str(FILE *f, const char *s)
             p = q;
             continue;
         }
-        out_mem(f, one, tr_escape_one(p, one, &used));
+        size_t n = tr_escape_one(p, one, &used);
+        for (size_t k = 0; k < n; k++)   /* (rare: a byte a write) */
+            out_c(one[k], f);
         p += used;
     }
 }

@@ -143,8 +143,11 @@ static int child(void)
  * helper on the program's CPUs (CUTAP_PAGES=same, as before issue #27),
  * tidle: there as SCHED_IDLE (CUTAP_PAGES=idle); trace: the default (the
  * helper on the CPUs the program may not use) */
-enum { BARE, PASS, STAT, TRACE, TSAME, TIDLE, TRACE0, CUPTI, NMODES };
-static const char *const mode_name[NMODES] = {"bare", "pass", "stat", "trace", "tsame", "tidle", "trace0", "cupti"};
+enum { BARE, PASS, STAT, TRACE, TSAME, TIDLE, TRACE0, CUPTI, STAT2, TRACE2, NMODES };
+static const char *const mode_name[NMODES] = {"bare", "pass",   "stat",  "trace", "tsame",
+                                              "tidle", "trace0", "cupti", "stat2", "trace2"};
+/* stat2, trace2: stat and trace of another build (CUTAP_LIBRARY2, e.g. the
+ * commit before a change), side by side; skipped when it is not set */
 
 /* Runs one child in a mode; appends its rounds to ctx[] and launch[]. */
 static int run_mode(const char *self, int m, const char *lib, const char *ref, const char *tmp,
@@ -160,10 +163,10 @@ static int run_mode(const char *self, int m, const char *lib, const char *ref, c
         dup2(fd[1], 1);
         close(fd[0]);
         if (m != BARE && m != CUPTI)
-            setenv("LD_PRELOAD", lib, 1);
-        if (m == STAT)
+            setenv("LD_PRELOAD", m == STAT2 || m == TRACE2 ? getenv("CUTAP_LIBRARY2") : lib, 1);
+        if (m == STAT || m == STAT2)
             setenv("CUTAP_COUNT", tmp, 1);
-        if (m == TRACE || m == TSAME || m == TIDLE || m == TRACE0)
+        if (m == TRACE || m == TSAME || m == TIDLE || m == TRACE0 || m == TRACE2)
             setenv("CUTAP_TRACE", tmp, 1);
         if (m == TRACE0)
             setenv("CUTAP_PREFAULT", "0", 1);
@@ -247,6 +250,8 @@ int main(int argc, char **argv)
     int nctx[NMODES] = {0}, nlau[NMODES] = {0}, nrt[NMODES] = {0}, failed = 0;
     for (int c = 0; c < cycles; c++)
         for (int m = 0; m < NMODES; m++) {
+            if ((m == STAT2 || m == TRACE2) && !getenv("CUTAP_LIBRARY2"))
+                continue;
             char tmp[] = "/tmp/cutap-overhead.XXXXXX";
             if (!mkdtemp(tmp))
                 return 1;
@@ -271,7 +276,8 @@ int main(int argc, char **argv)
     printf("%-6s %14s %10s %14s %10s %14s %10s %8s\n", "mode", "cuCtxGetCurrent", "added", "empty launch", "added",
            "cudaGetDevice", "added", "rounds");
     for (int m = 0; m < NMODES; m++)
-        printf("%-6s %12.2f ns %+8.2f ns %11.1f ns %+8.1f ns %11.2f ns %+8.2f ns %8d\n", mode_name[m], mc[m],
+        if (nctx[m])
+            printf("%-6s %12.2f ns %+8.2f ns %11.1f ns %+8.1f ns %11.2f ns %+8.2f ns %8d\n", mode_name[m], mc[m],
                mc[m] - mc[BARE], ml[m], ml[m] - ml[BARE], mr[m], mr[m] - mr[BARE], nctx[m]);
     double t = mc[TRACE] - mc[BARE], s = mc[STAT] - mc[BARE], cu = mc[CUPTI] - mc[BARE];
     if (t > 0 && s > 0)
@@ -280,7 +286,7 @@ int main(int argc, char **argv)
     double clk = tsc_read_ns();
     double tr = mr[TRACE] - mr[BARE], cr = mr[CUPTI] - mr[BARE], tl = ml[TRACE] - ml[BARE], cl = ml[CUPTI] - ml[BARE];
     printf("one rdtsc here: %.1f ns\n", clk);
-    printf("targets (issue #13): cuCtxGetCurrent trace <= 2 clock reads + 15 ns (%.1f): %s; trace <= 55 %% of CUPTI: "
+    printf("targets (issues #13, #27): cuCtxGetCurrent trace <= 2 clock reads + 15 ns (%.1f): %s; trace <= 55 %% of CUPTI: "
            "cuCtxGetCurrent %.0f %% %s, cudaGetDevice %.0f %% %s, empty launch %.0f %% %s%s; stat <= 3 ns per driver "
            "call: %s; <= 5 ns per runtime call: %s\n",
            2 * clk + 15, mark(t <= 2 * clk + 15), cu > 0 ? 100 * t / cu : 0, mark(cu > 0 && t <= 0.55 * cu),

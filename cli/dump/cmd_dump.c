@@ -44,11 +44,12 @@ static void put_time(struct dump *d, const struct tr_call *c, const char *label)
     }
     /* "%06" PRIu64 " %s ", without printf */
     char us[8];
-    uint64_t u = t % 1000000000u / 1000u;
-    for (int i = 5; i >= 0; i--, u /= 10)
-        us[i] = (char)('0' + u % 10);
+    uint32_t u = (uint32_t)(t % 1000000000u / 1000u);   /* two digits a step */
+    __builtin_memcpy(us, text_digits2 + 2 * (u / 10000), 2);
+    __builtin_memcpy(us + 2, text_digits2 + 2 * (u / 100 % 100), 2);
+    __builtin_memcpy(us + 4, text_digits2 + 2 * (u % 100), 2);
     us[6] = ' ';
-    fwrite(us, 1, 7, f);
+    out_mem(f, us, 7);
     out_s(label, f);
     out_c(' ', f);
 }
@@ -83,7 +84,7 @@ static void put_range(struct dump *d, const struct tr_call *c, const char *label
 }
 
 /* A call line's start: time (at), label, indentation, before, the name, after. */
-static void put_head(struct dump *d, const struct tr_call *c, uint64_t at, const char *label, const char *before,
+static inline __attribute__((always_inline)) void put_head(struct dump *d, const struct tr_call *c, uint64_t at, const char *label, const char *before,
                      const char *after)
 {
     const struct trace *tr = d->tr;
@@ -94,7 +95,7 @@ static void put_head(struct dump *d, const struct tr_call *c, uint64_t at, const
     for (unsigned i = 0; i < 2u * c->depth; i++)
         out_c(' ', d->out);
     out_s(before, d->out);
-    text_str(d->out, tr->names[c->name].name);
+    text_name(d->out, &tr->names[c->name]);
     out_s(after, d->out);
 }
 

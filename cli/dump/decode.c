@@ -679,19 +679,21 @@ const struct dec_fn *dump_signature(struct dump *d, const struct tr_call *c)
     const char *so = set == &dec_layers && (p->layer_flags[n->layer] & CUTAP_LAYER_OTHER_MAJOR) ? p->layer_so[n->layer]
                                                                                                 : NULL;
     /* found once per name (and soname, and description): kept by their
-     * addresses, and checked by the name itself (a reader that loads
-     * several traces reuses addresses) */
+     * addresses and the trace's serial (a reader that loads several traces
+     * may reuse addresses: a strcmp a call checked that before, 5 % of
+     * dump's time) */
     static _Thread_local struct {
         const char *name, *so, *sig;
         const struct dec_set *set, *rset;
         const struct dec_fn *fn;
+        uint64_t serial;
     } seen[1024];
     size_t h = (((uintptr_t)n->name >> 3) ^ ((uintptr_t)so >> 3)) * 0x9e3779b97f4a7c15ull >> 54;
     const struct dec_fn *fn;
     const struct dec_set *rset;
     const char *sig = tr_call_sig(d->tr, c);
     if (seen[h].name == n->name && seen[h].so == so && seen[h].sig == sig && seen[h].set == set &&
-        !strcmp(seen[h].fn->name, n->name)) {
+        seen[h].serial == d->tr->serial) {
         fn = seen[h].fn;
         rset = seen[h].rset;
     } else if ((fn = dec_resolve(n, sig, set, so, &rset))) {
@@ -701,6 +703,7 @@ const struct dec_fn *dump_signature(struct dump *d, const struct tr_call *c)
         seen[h].set = set;
         seen[h].rset = rset;
         seen[h].fn = fn;
+        seen[h].serial = d->tr->serial;
     }
     if (!fn || fn->layer != n->layer || fn->nargs != c->rec->nargs)
         return NULL;

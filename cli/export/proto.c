@@ -166,39 +166,38 @@ static void emit(struct writer *w, const struct pb *packet)
 
 /* The common packet, encoded at once: an event on the sequence's default
  * track with nothing to intern (a begin with its name and category ids,
- * an end). Same bytes as event() would make. */
+ * an end). Same bytes as event() would make, written straight into the
+ * output (its lengths are under 128, one byte each: at most 1 + 10 + 1 +
+ * 10 + 1 + 1 + 14 + 2 = 40 bytes; two small copies a packet were a fifth
+ * of the export's time). */
 static void emit_small(struct writer *w, uint64_t seq, unsigned type, uint64_t ns, uint64_t name_iid, uint64_t cat)
 {
-    unsigned char e[32], p[64];
-    size_t ne = 0, np = 0;
-    if (name_iid) {
-        if (cat) {
-            e[ne++] = 3 << 3;
-            ne += put_varint(e + ne, cat);
-        }
-        e[ne++] = 10 << 3;
-        ne += put_varint(e + ne, name_iid);
-    }
-    e[ne++] = 9 << 3;
-    e[ne++] = (unsigned char)type;
+    if (w->nout + 64 > OUT_SIZE)
+        out_flush(w);
+    unsigned char *o = w->out + w->nout, *p = o + 2;
+    size_t np = 0;
     p[np++] = 8 << 3;
     np += put_varint(p + np, ns);
     p[np++] = 10 << 3;
     np += put_varint(p + np, seq);
     p[np++] = 11 << 3 | 2;
-    p[np++] = (unsigned char)ne;
-    memcpy(p + np, e, ne);
-    np += ne;
+    size_t at = np++;   /* the event's length, once known */
+    if (name_iid) {
+        if (cat) {
+            p[np++] = 3 << 3;
+            np += put_varint(p + np, cat);
+        }
+        p[np++] = 10 << 3;
+        np += put_varint(p + np, name_iid);
+    }
+    p[np++] = 9 << 3;
+    p[np++] = (unsigned char)type;
+    p[at] = (unsigned char)(np - at - 1);
     p[np++] = 13 << 3;
     p[np++] = 2;
-    unsigned char head[11];
-    head[0] = 1u << 3 | 2;
-    size_t nh = 1 + put_varint(head + 1, np);
-    if (w->nout + nh + np > OUT_SIZE)
-        out_flush(w);
-    memcpy(w->out + w->nout, head, nh);
-    memcpy(w->out + w->nout + nh, p, np);
-    w->nout += nh + np;
+    o[0] = 1u << 3 | 2;
+    o[1] = (unsigned char)np;
+    w->nout += 2 + np;
 }
 
 /* ns from the trace's start; a damaged time before it is 0 */

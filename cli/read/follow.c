@@ -114,6 +114,7 @@ struct tr_follow *tr_follow_open(const char *dir, uint64_t origin_ns)
     struct tr_follow *f = rd_alloc0(1, sizeof *f);
     f->dir = strdup(dir);
     f->tr.origin_ns = origin_ns;
+    f->tr.serial = tr_serial();
     f->tr.threads_mixed = 1;   /* files are read a part at a time, their threads found in any order */
     const char *e = getenv("CUTAP_PRINT_HOLD");
     f->hold = e && atol(e) > 0 ? (size_t)atol(e) : FL_HOLD;

@@ -219,6 +219,12 @@ uint32_t rd_id_lookup(const struct trace *tr, const struct tr_proc *p, uint32_t 
 void rd_fill_call(const struct trace *tr, const struct tr_proc *p, const struct cutap_rec_call *r, uint32_t ti,
                       uint64_t seq, struct tr_call *o)
 {
+    rd_fill_call_named(p, r, ti, seq, rd_id_lookup(tr, p, r->id), o);
+}
+
+void rd_fill_call_named(const struct tr_proc *p, const struct cutap_rec_call *r, uint32_t ti,
+                        uint64_t seq, uint32_t name, struct tr_call *o)
+{
     int done = r->flags & CUTAP_RF_DONE;
     o->t0 = p->base_ns + rd_ticks_to_ns(r->t0 > p->clock0 ? r->t0 - p->clock0 : 0, p->rate);
     /* t1 by the same mapping as t0 (not t0 + duration): nested calls
@@ -227,7 +233,7 @@ void rd_fill_call(const struct trace *tr, const struct tr_proc *p, const struct 
     if (done && o->t1 < o->t0)
         o->t1 = o->t0;
     o->seq = seq;
-    o->name = rd_id_lookup(tr, p, r->id);
+    o->name = name;
     o->thread = ti;
     o->parent = 0;
     o->rflags = 0;

@@ -76,6 +76,9 @@ uint32_t rd_id_lookup(const struct trace *tr, const struct tr_proc *p, uint32_t 
 /* A call record (validated) as an entry of thread ti, numbered seq. */
 void rd_fill_call(const struct trace *tr, const struct tr_proc *p, const struct cutap_rec_call *r, uint32_t ti,
                   uint64_t seq, struct tr_call *o);
+/* The same with its name index known (rd_id_lookup of r->id). */
+void rd_fill_call_named(const struct tr_proc *p, const struct cutap_rec_call *r, uint32_t ti,
+                        uint64_t seq, uint32_t name, struct tr_call *o);
 
 #define MAX_TREE_DEPTH 256   /* deeper calls get no parent (iter.c); ranges there are async (nvtx.c) */
 

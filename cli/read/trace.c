@@ -64,10 +64,17 @@ static void order_runs(struct trace *tr)
     }
 }
 
+uint64_t tr_serial(void)
+{
+    static _Atomic uint64_t n;
+    return ++n;
+}
+
 int tr_load(struct trace *tr, const char *path)
 {
     memset(tr, 0, sizeof *tr);
     tr->sel_to = UINT64_MAX;
+    tr->serial = tr_serial();
     struct stat st;
     if (tr_mem_file.path && !strcmp(path, tr_mem_file.path)) {
         rd_load_file(tr, path);

@@ -6,11 +6,13 @@
 # cost:    build/gpu/overhead CYCLES (default 5) pinned to core 0 and to
 #          cores 0-3 (taskset): bare, pass, stat, trace (page helper away,
 #          the default), tsame (CUTAP_PAGES=same), tidle (CUTAP_PAGES=idle),
-#          trace0 (no helper), a bare CUPTI subscriber; then
-#          bench/gpu/rtmixed.sh 9 pinned to core 4 and to cores 0-3 (issue
-#          #25's ratio inside one process)
+#          trace0 (no helper), a bare CUPTI subscriber, and stat2/trace2
+#          (another build side by side, where build/old/libcutap.so is: e.g.
+#          the commit before a change, built and carried); then, with
+#          RTMIXED=1, bench/gpu/rtmixed.sh 9 pinned to core 4 and to cores
+#          0-3 (issue #25's ratio inside one process)
 # step:    bench/gpu/run.sh CYCLES (default 5), the CPU-bound table only, on
-#          one core (4) and on four (4-7): bare, trace, tsame, CUPTI
+#          one core (4) and on four (4-7): bare, trace, CUPTI (BENCH_MODES)
 # readers: a 3 M-call trace on the fake driver, then dump and the JSON
 #          exports at CUTAP_THREADS=1, 2, 4, 8, 16, best of 3, outputs
 #          compared with one thread's
@@ -25,15 +27,16 @@ cost)
   tests/gpu/build.sh >/dev/null || exit 1
   for pin in 0 0-3; do
     echo "-- build/gpu/overhead $cyc, pinned to $pin"
-    LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} CUTAP_LIBRARY=$PWD/build/libcutap.so \
-      CUTAP_REF_LIB=$PWD/build/gpu/libcupti_ref.so taskset -c $pin build/gpu/overhead "$cyc"
+    old=; [ -f build/old/libcutap.so ] && old=$PWD/build/old/libcutap.so
+    env LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} CUTAP_LIBRARY=$PWD/build/libcutap.so \
+      ${old:+CUTAP_LIBRARY2=$old} CUTAP_REF_LIB=$PWD/build/gpu/libcupti_ref.so taskset -c $pin build/gpu/overhead "$cyc"
   done
-  for pin in 4 0-3; do RTCALL_PIN=$pin bench/gpu/rtmixed.sh 9; done ;;
+  [ -n "${RTMIXED:-}" ] && for pin in 4 0-3; do RTCALL_PIN=$pin bench/gpu/rtmixed.sh 9; done ;;
 step)
   tests/gpu/build.sh >/dev/null || exit 1
   for pin in 4 4-7; do
     echo "-- CPU-bound PyTorch step pinned to $pin"
-    SKIP_OVERHEAD=1 BENCH_CPU_ONLY=1 BENCH_PIN=$pin BENCH_MODES="bare trace tsame cupti" bench/gpu/run.sh "$cyc" 2>/dev/null |
+    SKIP_OVERHEAD=1 BENCH_CPU_ONLY=1 BENCH_PIN=$pin BENCH_MODES="${BENCH_MODES:-bare trace cupti}" bench/gpu/run.sh "$cyc" 2>/dev/null |
       sed -n '/steps\/s/,/nsys row/p'
   done ;;
 readers)

@@ -68,7 +68,53 @@ TESTCASE(sweep)
             one(how, v, 0);
 }
 
+/* out_mem after a second setvbuf and an fwrite (as the reader fuzzer runs
+ * dump again on its stdout): glibc 2.36 leaves the stream's write end
+ * below its pointer there (putc_unlocked reads that as no room); the
+ * direct copy must too, and not take the unsigned difference for room
+ * without end (dump wrote past its 1 MiB buffer under ASan). Pieces of
+ * every length the inline copy has a branch for, into a 128-byte buffer
+ * followed by a guard. */
+TESTCASE(direct_after_setvbuf)
+{
+    static struct {
+        char buf[128];
+        char guard[64];
+    } s;
+    memset(s.guard, 0x5a, sizeof s.guard);
+    char got[4096];
+    memset(got, 0, sizeof got);
+    FILE *m = fmemopen(got, sizeof got - 1, "w");
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    setvbuf(m, s.buf, _IOFBF, sizeof s.buf);
+    out_c('x', m);
+    fflush(m);
+    setvbuf(m, s.buf, _IOFBF, sizeof s.buf);
+    fwrite("start", 1, 5, m);   /* the end now lies below the pointer (glibc 2.36) */
+    char want[4096] = "xstart", piece[40];
+    size_t len = 6;
+    for (unsigned k = 0; k < 60; k++) {
+        unsigned n = 1 + k % 20;
+        for (unsigned i = 0; i < n; i++)
+            piece[i] = (char)('a' + (k + i) % 26);
+        out_mem(m, piece, n);
+        memcpy(want + len, piece, n);
+        len += n;
+    }
+    want[len] = 0;
+    fclose(m);
+    CHECK_STR(got, want);
+    for (size_t i = 0; i < sizeof s.guard; i++)
+        if (s.guard[i] != 0x5a) {
+            CHECK(!"out_mem wrote past the stream's buffer");
+            break;
+        }
+}
+
 TESTLIST_BEGIN(textfmt)
     TESTENTRY(boundaries)
     TESTENTRY(sweep)
+    TESTENTRY(direct_after_setvbuf)
 TESTLIST_END()
