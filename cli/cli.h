@@ -82,6 +82,7 @@ void text_str(FILE *f, const char *s);       /* a traced process's string in tex
 void text_u64(FILE *f, uint64_t v);           /* "%" PRIu64 */
 void text_i64(FILE *f, int64_t v);            /* "%" PRId64 */
 void text_hex(FILE *f, uint64_t v);           /* "0x%" PRIx64 */
+size_t text_hex_to(char *out, uint64_t v);    /* the same into out (18 bytes at most, no NUL); its length */
 extern const char text_digits2[201];          /* "00" .. "99": digits two at a time */
 /* Output of the readers' hot paths (dump, the text exports): bytes into
  * the stream's buffer directly where they fit, as putc_unlocked does

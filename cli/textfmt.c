@@ -49,9 +49,12 @@ static const char hex2[513] = "000102030405060708090a0b0c0d0e0f10111213141516171
                               "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
                               "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
-void text_hex(FILE *f, uint64_t v)
+size_t text_hex_to(char *out, uint64_t v)
 {
-    char b[18], *e = b + sizeof b, *q = e;
+    unsigned nd = v ? (67u - (unsigned)__builtin_clzll(v)) / 4 : 1;   /* hex digits */
+    out[0] = '0';
+    out[1] = 'x';
+    char *q = out + 2 + nd;
     while (v >= 0x100) {   /* two digits a step */
         q -= 2;
         __builtin_memcpy(q, hex2 + 2 * (v & 0xff), 2);
@@ -63,7 +66,11 @@ void text_hex(FILE *f, uint64_t v)
     } else {
         *--q = hex2[2 * v + 1];
     }
-    *--q = 'x';
-    *--q = '0';
-    out_mem(f, q, (size_t)(e - q));
+    return 2 + nd;
+}
+
+void text_hex(FILE *f, uint64_t v)
+{
+    char b[18];
+    out_mem(f, b, text_hex_to(b, v));
 }

@@ -16,6 +16,12 @@
 #    one call's time).
 #    BENCH_TRACE0=1 adds trace0: cutap trace with CUTAP_PREFAULT=0 (trace
 #    pages populated on the calling thread, as before issue #13's helper).
+#    BENCH_MODES picks the modes of that table, among bare trace stat cupti
+#    tracecupti tracesym tsame trace0 tring (cutap trace --ring 4M: the
+#    records in 4 MiB reused after the first lap) tring64 (--ring 64M),
+#    pass (libcutap.so preloaded, no client), statsym (stat
+#    --runtime=symbols: no runtime reports asked for), statdrv (stat -e
+#    layer=driver: only the driver's calls counted).
 # 3. Start-up: `import torch; torch.zeros(1, device="cuda")`, wall time
 #    bare and under cutap trace, CYCLES times each, medians.
 set -u
@@ -42,8 +48,13 @@ run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
     tracecupti) timeout 200 $PIN build/cutap trace --runtime=cupti -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     tracesym) timeout 200 $PIN build/cutap trace --runtime=symbols -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     tsame) CUTAP_PAGES=same timeout 200 $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    tring) timeout 200 $PIN build/cutap trace --ring 4M -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    tring64) timeout 200 $PIN build/cutap trace --ring 64M -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     trace0) CUTAP_PREFAULT=0 timeout 200 $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     stat) timeout 200 $PIN build/cutap stat -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
+    pass) LD_PRELOAD=$PWD/build/libcutap.so timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
+    statsym) timeout 200 $PIN build/cutap stat --runtime=symbols -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
+    statdrv) timeout 200 $PIN build/cutap stat -e layer=driver -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
     cupti) mkdir -p "$T/ref$c"; CUDA_INJECTION64_PATH=$REF CUTAP_REF_MARK=$T/ref$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     nsys) timeout 150 $PIN "$NSYS" profile -t cuda -o "$T/n$c.$#" python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
   esac | rate

@@ -293,8 +293,12 @@ int write_sqlite(const struct trace *tr, const char *path)
         const uint64_t *w = tr_args(c);
         size_t len = 0;
         args[0] = 0;
-        for (unsigned a = 0; a < c->rec->nargs; a++)
-            len += (size_t)snprintf(args + len, sizeof args - len, a ? " 0x%llx" : "0x%llx", (unsigned long long)w[a]);
+        for (unsigned a = 0; a < c->rec->nargs; a++) {   /* " 0x%llx" without printf: 19 bytes at most */
+            if (a)
+                args[len++] = ' ';
+            len += text_hex_to(args + len, w[a]);
+        }
+        args[len] = 0;
         const char *k = call_kernel(tr, c);
         int64_t kid = 0;
         if (k)

@@ -7,28 +7,48 @@
 # perf and lets it sample: the share of each object (libcutap_core.so,
 # libcuda, libtorch, python, the kernel) and the top symbols of cutap and
 # of the kernel; then the traced run's calls per name (cutap report).
+# STEP_STAT=1: perf stat instead (on-CPU time, context switches and page
+# faults against the wall time of each run).
 # Without perf: only the steps/s of both and the report.
 set -u
 cd "$(dirname "$0")/../.."
 tests/gpu/build.sh >/dev/null || exit 1
 steps=${1:-300}
+modes=${STEP_MODES:-bare trace}   # also: pass (libcutap.so, no client), stat
 T=$(mktemp -d /tmp/cutap-stepprof.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 PERF=$(command -v perf 2>/dev/null || ls /usr/lib/linux-tools*/perf /usr/bin/perf* 2>/dev/null | head -1)
+# a perf carried from the development machine (build/perf.tar.xz of
+# build/perf: the binary and the libraries it needs but the C library's),
+# where the host has none
+[ -z "$PERF" ] && [ ! -x build/perf/perf ] && [ -f build/perf.tar.xz ] && tar xJf build/perf.tar.xz -C build
+if [ -z "$PERF" ] && [ -x build/perf/perf ]; then
+  printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$PWD/build/perf" "$PWD/build/perf/perf" >"$T/perf"
+  chmod +x "$T/perf"; PERF=$T/perf
+fi
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), perf: ${PERF:-none}"
 if [ -n "$PERF" ] && ! "$PERF" record -o "$T/probe.data" -- true >/dev/null 2>&1; then
   echo "perf cannot sample here ($(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"; PERF=
 fi
-for m in bare trace; do
+for m in $modes; do
   cmd=(python3 bench/gpu/torch_steps.py "$steps")
-  [ $m = trace ] && cmd=(build/cutap trace -o "$T/tr" -- "${cmd[@]}")
-  if [ -n "$PERF" ]; then
-    taskset -c 4 "$PERF" record -F 4999 -g -o "$T/$m.data" -- "${cmd[@]}" 2>/dev/null | grep steps_per_s | sed "s/^/$m /"
-    echo "-- $m: share by object"
-    "$PERF" report -i "$T/$m.data" --no-children --sort dso --stdio 2>/dev/null | grep -E '^ +[0-9]' | head -12
-    echo "-- $m: top symbols (cutap, libcuda, kernel)"
-    "$PERF" report -i "$T/$m.data" --no-children --sort dso,sym --stdio 2>/dev/null | grep -E '^ +[0-9]' |
-      grep -E 'cutap|libcuda|\[k\]' | head -30
+  case $m in
+    trace) cmd=(build/cutap trace -o "$T/tr" -- "${cmd[@]}") ;;
+    stat) cmd=(build/cutap stat -o "$T/st.txt" -- "${cmd[@]}") ;;
+    pass) cmd=(env LD_PRELOAD=$PWD/build/libcutap.so "${cmd[@]}") ;;
+  esac
+  if [ -n "$PERF" ] && [ -n "${STEP_STAT:-}" ]; then
+    # on-CPU time against wall time: time lost off the CPU shows here
+    taskset -c 4 "$PERF" stat -e task-clock,context-switches,cpu-migrations,page-faults -o "$T/$m.stat" -- \
+      "${cmd[@]}" 2>/dev/null | grep steps_per_s | sed "s/^/$m /"
+    grep -E "task-clock|context-switches|migrations|page-faults|elapsed|user|sys" "$T/$m.stat" | sed "s/^/  $m /"
+  elif [ -n "$PERF" ]; then
+    taskset -c 4 "$PERF" record -F 2999 -o "$T/$m.data" -- "${cmd[@]}" 2>/dev/null | grep steps_per_s | sed "s/^/$m /"
+    echo "-- $m: samples by object (the whole process: start-up, warm-up and the timed windows)"
+    "$PERF" report -i "$T/$m.data" -n --no-children --sort dso --stdio 2>/dev/null | grep -E '^ +[0-9]' | head -14
+    echo "-- $m: top symbols"
+    "$PERF" report -i "$T/$m.data" -n --no-children --sort dso,sym --stdio 2>/dev/null | grep -E '^ +[0-9]' |
+      head -${STEP_SYMS:-25}
   else
     taskset -c 4 "${cmd[@]}" 2>/dev/null | grep steps_per_s | sed "s/^/$m /"
   fi
