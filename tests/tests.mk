@@ -279,6 +279,10 @@ $(T)/libnothreads.so: tests/lib_nothreads.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
 TEST_BINS += $(T)/libnothreads.so
+$(T)/libnosetaffinity.so: tests/lib_nosetaffinity.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
+TEST_BINS += $(T)/libnosetaffinity.so
 
 # The plugin ABI by name (tests/plugins/abi_names.c): the ids of "another
 # build" (every id one higher, as after a header update that added a

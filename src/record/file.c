@@ -47,7 +47,13 @@ static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
  * core and take its time from the program's calls. So by default
  * (CUTAP_PAGES=away) the helper moves to the CPUs the program's thread
  * may not use, of the same NUMA nodes and not kept apart by the kernel,
- * where the system lets it (a cpuset may not: it then stays, as before). Not SCHED_IDLE by default: the helper holds the process's
+ * where the system lets it. Where the thread may use one CPU only and the
+ * helper can go nowhere else (no CPU left, or a cpuset refuses the
+ * others), no helper runs: it would take that CPU's time from the
+ * program's calls, and the takers populate their chunks themselves, which
+ * measured the same on one core (bench/gpu/overhead trace0 against
+ * tsame). A thread allowed several CPUs keeps its helper among them (the
+ * scheduler finds it an idle one). Not SCHED_IDLE by default: the helper holds the process's
  * mmap lock while it populates, and starved on a busy CPU it would hold
  * up a program thread that maps or unmaps memory (CUTAP_PAGES=idle: the
  * same CPUs, SCHED_IDLE, for measuring). CUTAP_PAGES=same keeps the
@@ -89,8 +95,9 @@ static int read_cpulist(const char *path, cpu_set_t *set)
  * (the pages the helper populates are allocated on its node: the
  * program's records must not land in another socket's memory) and none
  * the kernel keeps apart (isolcpus, nohz_full: reserved for what their
- * owner puts there). None left: it stays. */
-static void pf_place(void)
+ * owner puts there). None left: it stays, unless the thread may use one
+ * CPU only (returns 0: no helper then). */
+static int pf_place(void)
 {
     if (PF.idle) {
         struct sched_param sp = {0};
@@ -98,7 +105,7 @@ static void pf_place(void)
     }
     cpu_set_t mine, other, apart, near, node;
     if (!PF.away || sched_getaffinity(0, sizeof mine, &mine))
-        return;
+        return 1;
     long n = sysconf(_SC_NPROCESSORS_CONF);
     CPU_ZERO(&other);
     for (long i = 0; i < n && i < CPU_SETSIZE; i++)
@@ -128,8 +135,8 @@ static void pf_place(void)
         other = near;
     }
     /* the kernel keeps the cpuset's CPUs of these; none: refused, stays */
-    if (CPU_COUNT(&other))
-        sched_setaffinity(0, sizeof other, &other);
+    int moved = CPU_COUNT(&other) && !sched_setaffinity(0, sizeof other, &other);
+    return moved || CPU_COUNT(&mine) > 1;
 }
 
 /* Calls not recorded while the process has no trace file (it could not be
@@ -338,7 +345,8 @@ static void *pf_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_NAME, "cutap-pages");
-    pf_place();
+    if (!pf_place())
+        goto out;   /* nowhere but the program's one CPU: the takers populate */
     for (;;) {
         uint32_t seen = atomic_load(&PF.kick);
         if (rec_ring.n) {

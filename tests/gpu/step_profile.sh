@@ -30,18 +30,23 @@ echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_versio
 if [ -n "$PERF" ] && ! "$PERF" record -o "$T/probe.data" -- true >/dev/null 2>&1; then
   echo "perf cannot sample here ($(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"; PERF=
 fi
+k=0
 for m in $modes; do
+  k=$((k + 1))
   cmd=(python3 bench/gpu/torch_steps.py "$steps")
   case $m in
-    trace) cmd=(build/cutap trace -o "$T/tr" -- "${cmd[@]}") ;;
-    stat) cmd=(build/cutap stat -o "$T/st.txt" -- "${cmd[@]}") ;;
+    trace) rm -rf "$T/tr"; cmd=(build/cutap trace -o "$T/tr" -- "${cmd[@]}") ;;
+    stat) cmd=(build/cutap stat -o "$T/st$k.txt" -- "${cmd[@]}") ;;
     pass) cmd=(env LD_PRELOAD=$PWD/build/libcutap.so "${cmd[@]}") ;;
   esac
   if [ -n "$PERF" ] && [ -n "${STEP_STAT:-}" ]; then
     # on-CPU time against wall time: time lost off the CPU shows here
-    taskset -c 4 "$PERF" stat -e task-clock,context-switches,cpu-migrations,page-faults -o "$T/$m.stat" -- \
-      "${cmd[@]}" 2>/dev/null | grep steps_per_s | sed "s/^/$m /"
-    grep -E "task-clock|context-switches|migrations|page-faults|elapsed|user|sys" "$T/$m.stat" | sed "s/^/  $m /"
+    # (the hardware counters where the host has them: instructions against
+    # cycles tells work added from stalls added)
+    taskset -c 4 "$PERF" stat -e task-clock,context-switches,page-faults,cycles,instructions,cache-misses,L1-dcache-load-misses,L1-icache-load-misses,dTLB-load-misses,iTLB-load-misses \
+      -o "$T/$m.stat" -- "${cmd[@]}" 2>/dev/null | grep steps_per_s | sed "s/^/$m /"
+    grep -E "task-clock|context-switches|page-faults|cycles|instructions|misses|elapsed" "$T/$m.stat" |
+      sed "s/^ */  $m /"
   elif [ -n "$PERF" ]; then
     taskset -c 4 "$PERF" record -F 2999 -o "$T/$m.data" -- "${cmd[@]}" 2>/dev/null | grep steps_per_s | sed "s/^/$m /"
     echo "-- $m: samples by object (the whole process: start-up, warm-up and the timed windows)"
