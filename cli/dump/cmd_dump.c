@@ -120,8 +120,7 @@ static void put_untyped_why(struct dump *d, const struct tr_call *c)
         fprintf(d->out, " (untyped: %s is of a CUDA major cutap has no headers of)", esc);
 }
 
-/* "(ARGS)", decoded by the call's signature (returned), or raw. */
-static const struct dec_fn *put_args(struct dump *d, const struct tr_call *c)
+const struct dec_fn *dump_put_args_of(struct dump *d, const struct tr_call *c)
 {
     out_c('(', d->out);
     const struct dec_fn *fn = dump_signature(d, c);
@@ -142,11 +141,18 @@ void dump_put_call(struct dump *d, const struct tr_call *c, const char *label)
         return;
     }
     put_head(d, c, c->t0, label, "", "");
-    const struct dec_fn *fn = put_args(d, c);
-    if (d->started)
-        out_s(" <unfinished ...>", f);   /* its end follows, "resumed" */
-    else
-        dump_put_result(d, c, fn);
+    const struct dec_fn *fn;
+    if (d->memo && c->t1 && !d->started) {   /* a finished call: through the memo */
+        fn = dump_put_memo(d, c);
+        out_c(' ', f);
+        dump_put_duration(f, c->t1 - c->t0);
+    } else {
+        fn = dump_put_args_of(d, c);
+        if (d->started)
+            out_s(" <unfinished ...>", f);   /* its end follows, "resumed" */
+        else
+            dump_put_result(d, c, fn);
+    }
     if (c->flags & CUTAP_RF_INJECTED)
         out_s(c->flags & CUTAP_RF_SKIPPED ? " INJECTED (not made)" : " INJECTED (delayed)", f);
     else if (c->flags & CUTAP_RF_SKIPPED)
@@ -175,7 +181,7 @@ void dump_put_call(struct dump *d, const struct tr_call *c, const char *label)
 void dump_put_resumed(struct dump *d, const struct tr_call *c, const char *label)
 {
     put_head(d, c, c->t1, label, "<... ", " resumed>");
-    dump_put_result(d, c, put_args(d, c));
+    dump_put_result(d, c, dump_put_args_of(d, c));
     out_c('\n', d->out);
 }
 
@@ -314,11 +320,14 @@ static void *dump_init(void *arg)
     struct dump_run *r = arg;
     struct dump_worker *w = xcalloc(1, sizeof *w);
     w->d = *r->d;
+    w->d.memo = dump_memo_new();
     w->labels = r->labels;
     return w;
 }
-static void dump_fini(void *w)
+static void dump_fini(void *wp)
 {
+    struct dump_worker *w = wp;
+    dump_memo_free(w->d.memo);
     free(w);
     dump_kernels_free();   /* this thread's */
 }

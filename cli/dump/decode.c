@@ -633,14 +633,19 @@ static void put_status(const struct dump *d, const struct tr_call *c, const stru
     }
 }
 
+void dump_put_status(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn)
+{
+    out_s(" = ", d->out);
+    put_status(d, c, fn, 1);
+}
+
 void dump_put_result(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn)
 {
     if (!c->t1) {
         out_s(" = ? <unfinished>", d->out);
         return;
     }
-    out_s(" = ", d->out);
-    put_status(d, c, fn, 1);
+    dump_put_status(d, c, fn);
     out_c(' ', d->out);
     dump_put_duration(d->out, c->t1 - c->t0);
 }

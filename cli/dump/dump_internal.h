@@ -20,7 +20,19 @@ struct dump {
     uint64_t abs_sec;              /* -t: the second last formatted (per thread: each has its own dump) */
     char abs_hms[16];              /* and its "HH:MM:SS." */
     int started;                   /* cutap trace --print: the call is shown started, its end later */
+    struct dump_memo *memo;        /* finished calls' texts by their records (memo.c); NULL: none */
 };
+
+/* memo.c: a formatting thread's memo (NULL: none: CUTAP_DUMP_MEMO=0, or no
+ * memory), freed with dump_memo_free; "(ARGS) = STATUS" of a finished call
+ * through it, returning the signature it was decoded by. */
+struct dump_memo *dump_memo_new(void);
+void dump_memo_free(struct dump_memo *mm);
+const struct dec_fn *dump_put_memo(struct dump *d, const struct tr_call *c);
+/* "(ARGS)", decoded by the call's signature (returned), or raw. */
+const struct dec_fn *dump_put_args_of(struct dump *d, const struct tr_call *c);
+/* " = STATUS" of a finished call. */
+void dump_put_status(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn);
 
 /* "[4121/4122]", "[r1 4121/4122]", with hosts "[node7:4121/4122]": a thread's label. */
 void dump_thread_label(const struct trace *tr, size_t ti, int hosts, char out[96]);

@@ -6,7 +6,9 @@
 # processes and layers (strings, errors, demangled kernel names, runtime
 # copies' reports named by object, NVTX ranges) long enough to make many
 # blocks, with --pid, --no-demangle and -e; and a reader that goes away
-# (`| head`) ends a dump without an error.
+# (`| head`) ends a dump without an error. The same with dump's memo of
+# finished calls' texts (cli/dump/memo.c) turned off (CUTAP_DUMP_MEMO=0):
+# the memo changes no byte.
 . "$(dirname "$0")/../../lib/init.sh"
 
 "$CUTAP" trace -o "$WORK/dt" -- sh -c "$T/t_record mix 6000; $T/t_record kernels; $T/t_static_rt; $T/t_layers; $T/t_nvtx; $T/t_record errors" \
@@ -18,6 +20,9 @@ for opts in "" "--no-demangle" "--pid $pid" "-e layer=driver"; do
     # shellcheck disable=SC2086
     CUTAP_THREADS=1 "$CUTAP" dump $opts "$WORK/dt" >"$WORK/one" 2>"$WORK/one.err" || { say "  dump $opts failed"; exit 1; }
     [ -s "$WORK/one" ] || { say "  dump $opts printed nothing"; exit 1; }
+    # shellcheck disable=SC2086
+    CUTAP_DUMP_MEMO=0 CUTAP_THREADS=1 "$CUTAP" dump $opts "$WORK/dt" >"$WORK/nomemo" 2>/dev/null || { say "  dump $opts (no memo) failed"; exit 1; }
+    cmp -s "$WORK/one" "$WORK/nomemo" || { say "  dump $opts: the memo changed the output"; diff "$WORK/nomemo" "$WORK/one" | head -5 >&2; exit 1; }
     for th in 2 3 8 ""; do
         # shellcheck disable=SC2086
         CUTAP_THREADS=$th "$CUTAP" dump $opts "$WORK/dt" >"$WORK/many" 2>"$WORK/many.err" \
