@@ -143,6 +143,25 @@ static inline void text_name(FILE *f, const struct tr_name *n)
         text_str(f, n->name);
 }
 void *xcalloc(size_t n, size_t size);         /* calloc; exits when out of memory (n = 0: one element) */
+/* The memo of decoded calls (cli/memo.c): a formatting thread's table of
+ * texts made from finished calls, by their whole key. new: NULL when
+ * CUTAP_MEMO=0 or without memory (then no memo). key: 0 when c cannot be
+ * kept (unfinished, a range, a record too long). get: the text and what
+ * was put with it, or NULL. */
+#define CLI_MEMO_KEY_MAX 320
+struct cli_memo;
+struct cli_memo_key {
+    size_t len;
+    uint64_t h;
+    unsigned char k[CLI_MEMO_KEY_MAX];
+};
+struct cli_memo *cli_memo_new(void);
+void cli_memo_free(struct cli_memo *m);
+int cli_memo_key(struct cli_memo_key *k, const struct trace *tr, const struct tr_call *c);
+const char *cli_memo_get(const struct cli_memo *m, const struct cli_memo_key *k, size_t *len, const void **aux,
+                         size_t *aux2);
+void cli_memo_put(struct cli_memo *m, const struct cli_memo_key *k, const char *text, size_t len, const void *aux,
+                  size_t aux2);
 /* After option parsing: the one DIR (or file) operand, loaded into tr.
  * Returns 0, 1 when nothing could be read, 2 for a usage error. */
 /* A usage error (at most 3 lines, GNU style): getopt's message or

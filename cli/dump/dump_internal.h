@@ -23,9 +23,9 @@ struct dump {
     struct dump_memo *memo;        /* finished calls' texts by their records (memo.c); NULL: none */
 };
 
-/* memo.c: a formatting thread's memo (NULL: none: CUTAP_DUMP_MEMO=0, or no
- * memory), freed with dump_memo_free; "(ARGS) = STATUS" of a finished call
- * through it, returning the signature it was decoded by. */
+/* memo.c: a formatting thread's memo (cli/memo.c; NULL: none: CUTAP_MEMO=0,
+ * or no memory), freed with dump_memo_free; "(ARGS) = STATUS" of a finished
+ * call through it, returning the signature it was decoded by. */
 struct dump_memo *dump_memo_new(void);
 void dump_memo_free(struct dump_memo *mm);
 const struct dec_fn *dump_put_memo(struct dump *d, const struct tr_call *c);

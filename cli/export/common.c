@@ -54,21 +54,37 @@ void decode_call(struct decoded *d, const struct trace *tr, const struct tr_call
         __fsetlocking(d->m, FSETLOCKING_BYCALLER);
         d->unlocked = 1;
     }
+    if (!d->memo_made) {
+        d->memo = cli_memo_new();
+        d->memo_made = 1;
+    }
     rewind(d->m);
-    dump_call_args(d->m, tr, c);
-    fputc(0, d->m);
-    long at = ftell(d->m);
-    dump_call_status(d->m, tr, c);
-    fputc(0, d->m);
-    if (fflush(d->m) || ferror(d->m) || at < 0) {
+    struct cli_memo_key k;
+    size_t len, at;
+    const void *unused;
+    const char *t = d->memo && cli_memo_key(&k, tr, c) ? cli_memo_get(d->memo, &k, &len, &unused, &at) : NULL;
+    if (t) {   /* made before for the same key: the same bytes */
+        out_mem(d->m, t, len);
+    } else {
+        dump_call_args(d->m, tr, c);
+        fputc(0, d->m);
+        long a = ftell(d->m);
+        dump_call_status(d->m, tr, c);
+        fputc(0, d->m);
+        at = a < 0 ? SIZE_MAX : (size_t)a;
+    }
+    if (fflush(d->m) || ferror(d->m) || at == SIZE_MAX) {
         fprintf(stderr, "cutap: out of memory\n");
         exit(1);
     }
-    d->status_at = (size_t)at;
+    if (!t && d->memo && k.len)
+        cli_memo_put(d->memo, &k, d->buf, d->len, NULL, at);
+    d->status_at = at;
 }
 
 void decoded_free(struct decoded *d)
 {
+    cli_memo_free(d->memo);
     if (d->m)
         fclose(d->m);
     free(d->buf);

@@ -26,12 +26,15 @@ void json_kernel_object(FILE *f, const struct trace *tr, const struct tr_call *c
 
 /* A call decoded as `cutap dump` decodes it: the arguments at buf, the
  * result (empty when unfinished) at buf + status_at, each NUL-terminated.
- * One memory stream for all the calls of an export. */
+ * One memory stream for all the calls of an export, and one memo of the
+ * finished calls' texts (cli/memo.c) a thread. */
 struct decoded {
     FILE *m;
     char *buf;
     size_t len, status_at;
     int unlocked;   /* m set to FSETLOCKING_BYCALLER */
+    int memo_made;
+    struct cli_memo *memo;   /* NULL: none (CUTAP_MEMO=0) */
 };
 void decode_call(struct decoded *d, const struct trace *tr, const struct tr_call *c);
 void decoded_free(struct decoded *d);

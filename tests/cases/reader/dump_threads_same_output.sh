@@ -7,8 +7,9 @@
 # copies' reports named by object, NVTX ranges) long enough to make many
 # blocks, with --pid, --no-demangle and -e; and a reader that goes away
 # (`| head`) ends a dump without an error. The same with dump's memo of
-# finished calls' texts (cli/dump/memo.c) turned off (CUTAP_DUMP_MEMO=0):
-# the memo changes no byte.
+# finished calls' texts (cli/memo.c) turned off (CUTAP_MEMO=0):
+# the memo changes no byte; nor in the JSON exports and SQLite, which
+# decode through it too.
 . "$(dirname "$0")/../../lib/init.sh"
 
 "$CUTAP" trace -o "$WORK/dt" -- sh -c "$T/t_record mix 6000; $T/t_record kernels; $T/t_static_rt; $T/t_layers; $T/t_nvtx; $T/t_record errors" \
@@ -21,7 +22,7 @@ for opts in "" "--no-demangle" "--pid $pid" "-e layer=driver"; do
     CUTAP_THREADS=1 "$CUTAP" dump $opts "$WORK/dt" >"$WORK/one" 2>"$WORK/one.err" || { say "  dump $opts failed"; exit 1; }
     [ -s "$WORK/one" ] || { say "  dump $opts printed nothing"; exit 1; }
     # shellcheck disable=SC2086
-    CUTAP_DUMP_MEMO=0 CUTAP_THREADS=1 "$CUTAP" dump $opts "$WORK/dt" >"$WORK/nomemo" 2>/dev/null || { say "  dump $opts (no memo) failed"; exit 1; }
+    CUTAP_MEMO=0 CUTAP_THREADS=1 "$CUTAP" dump $opts "$WORK/dt" >"$WORK/nomemo" 2>/dev/null || { say "  dump $opts (no memo) failed"; exit 1; }
     cmp -s "$WORK/one" "$WORK/nomemo" || { say "  dump $opts: the memo changed the output"; diff "$WORK/nomemo" "$WORK/one" | head -5 >&2; exit 1; }
     for th in 2 3 8 ""; do
         # shellcheck disable=SC2086
@@ -44,4 +45,20 @@ for fmt in jsonl perfetto; do
             || { say "  export $fmt, CUTAP_THREADS=$th failed"; exit 1; }
         cmp -s "$WORK/one.$fmt" "$WORK/many.$fmt" || { say "  export $fmt, CUTAP_THREADS=$th: not the one thread's output"; exit 1; }
     done
+done
+# the memo of decoded calls off: the same exports
+for fmt in jsonl perfetto sqlite; do
+    [ $fmt = sqlite ] && ! "$CUTAP" export --format sqlite -o "$WORK/probe.db" "$WORK/dt" >/dev/null 2>&1 && continue
+    rm -f "$WORK/m1.$fmt" "$WORK/m0.$fmt"
+    "$CUTAP" export --format $fmt -o "$WORK/m1.$fmt" "$WORK/dt" 2>/dev/null || { say "  export $fmt failed"; exit 1; }
+    CUTAP_MEMO=0 "$CUTAP" export --format $fmt -o "$WORK/m0.$fmt" "$WORK/dt" 2>/dev/null || { say "  export $fmt (no memo) failed"; exit 1; }
+    if [ $fmt = sqlite ]; then
+        python3 - "$WORK/m1.$fmt" "$WORK/m0.$fmt" <<'PY' || { say "  export sqlite: the memo changed the database"; exit 1; }
+import sqlite3, sys
+a, b = (list(sqlite3.connect(p).iterdump()) for p in sys.argv[1:3])
+sys.exit(0 if a == b else 1)
+PY
+    else
+        cmp -s "$WORK/m1.$fmt" "$WORK/m0.$fmt" || { say "  export $fmt: the memo changed the output"; exit 1; }
+    fi
 done
