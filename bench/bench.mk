@@ -36,7 +36,7 @@ bench: lib cli $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(BUILD)/be
 
 # SQLite's own insert rate for rows like the export's calls (the floor
 # under export --format sqlite), loaded at run time as the command does.
-$(BUILD)/bench/sqlite_floor: bench/sqlite_floor.c cli/sqlite_dl.c cli/sqlite_dl.h
+$(BUILD)/bench/sqlite_floor: bench/sqlite_floor.c cli/sqlite_dl.c cli/sqlite_dl.h cli/export/sqlite_calls.h
 	@mkdir -p $(BUILD)/bench
 	$(CC) -O2 -g $(WARN) -Icli -o $@ bench/sqlite_floor.c cli/sqlite_dl.c -ldl
 

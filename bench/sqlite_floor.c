@@ -4,8 +4,8 @@
  *
  *   build/bench/sqlite_floor N DB
  *
- * Makes DB with a calls table of the export's 15 columns (their types and
- * one index, the primary key, as cli/export/sqlite.c makes it), the same
+ * Makes DB with the export's calls table (cli/export/sqlite_calls.h: the
+ * same statement, its references unenforced as in the export), the same
  * pragmas (no journal, no syncs, 64 MiB cache), one transaction, one
  * prepared statement, and inserts N rows of a typical traced call (a
  * cuCtxGetCurrent: its argument word, decoded text and status), bound as
@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "export/sqlite_calls.h"
 #include "sqlite_dl.h"
 
 static double now(void)
@@ -48,17 +49,11 @@ int main(int argc, char **argv)
     int rc = sq->open_v2(argv[2], &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK)
         rc = sq->exec(db,
-                      "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536;"
-                      "CREATE TABLE calls(id INTEGER PRIMARY KEY, thread_id INTEGER, start_ns INTEGER, dur_ns INTEGER,"
-                      " layer TEXT, name_id INTEGER, depth INTEGER, result INTEGER, args TEXT, kernel_id INTEGER,"
-                      " parent_id INTEGER, status TEXT, decoded TEXT, object_id INTEGER, injected TEXT); BEGIN",
+                      "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536;" SQLITE_CALLS_TABLE
+                      "BEGIN",
                       NULL, NULL, NULL);
     if (rc == SQLITE_OK)
-        rc = sq->prepare_v2(db,
-                            "INSERT INTO calls(id, thread_id, start_ns, dur_ns, layer, name_id, depth, result, args,"
-                            " kernel_id, parent_id, status, decoded, object_id, injected) VALUES(?1, ?2, ?3, ?4, ?5,"
-                            " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-                            -1, &st, NULL);
+        rc = sq->prepare_v2(db, SQLITE_CALLS_INSERT, -1, &st, NULL);
     static const char args[] = "0x7fff578a01c0", dec[] = "pctx=0x7fff578a01c0\xe2\x86\x92" "0xc0ffee00";
     for (long i = 0; i < n && rc == SQLITE_OK; i++) {
         sq->bind_int64(st, 1, i + 1);

@@ -72,13 +72,8 @@ static uint64_t memo_hash(const unsigned char *k, size_t n)
 int cli_memo_key(struct cli_memo_key *k, const struct trace *tr, const struct tr_call *c)
 {
     const struct cutap_rec_call *r = c->rec;
-    size_t len = (size_t)r->nargs * 8;
+    size_t len = tr_payload_len(c);
     const unsigned char *base = (const unsigned char *)r->words;
-    for (unsigned i = 0; i < r->ncap; i++) {   /* (the record was checked: rd_check_call) */
-        struct cutap_capture cap;
-        memcpy(&cap, base + len, sizeof cap);
-        len += sizeof cap + cap.reserved;
-    }
     struct {
         uint32_t proc, name, id, flags;
         uint64_t result;

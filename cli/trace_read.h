@@ -298,6 +298,12 @@ int tr_is_trace_name(const char *name);
 /* Capture i of a call (0 .. rec->ncap-1); NULL when absent. The bytes
  * follow the header; the loader checked they lie inside the record. */
 const struct cutap_capture *tr_capture(const struct tr_call *c, unsigned i);
+/* The bytes of a call's record from its first argument word to the end of
+ * its last capture (the loader checked they lie inside the record). */
+size_t tr_payload_len(const struct tr_call *c);
+/* A byte that text output writes as it is (util.c's text_str; tr_name's
+ * text_len): printable ASCII but the backslash. */
+#define TR_TEXT_PLAIN(c) ((c) >= 0x20 && (c) < 0x7f && (c) != '\\')
 /* How the file describes a call's arguments ("k:name:type;..."): its id's
  * description in its process, where ids of one name are described
  * otherwise in the trace (two CUDA majors), else its name's; NULL: none. */

@@ -77,7 +77,7 @@ int call_is_error(const struct trace *tr, const struct tr_call *c)
  * of their instructions scanning). */
 #define PLAIN_TEXT 1
 #define PLAIN_JSON 2
-#define PL(c) ((c) < 0x20 || (c) >= 0x7f || (c) == '\\' ? 0 : (c) == '"' ? PLAIN_TEXT : PLAIN_TEXT | PLAIN_JSON)
+#define PL(c) (!TR_TEXT_PLAIN(c) ? 0 : (c) == '"' ? PLAIN_TEXT : PLAIN_TEXT | PLAIN_JSON)
 #define PL4(c) PL(c), PL((c) + 1), PL((c) + 2), PL((c) + 3)
 #define PL16(c) PL4(c), PL4((c) + 4), PL4((c) + 8), PL4((c) + 12)
 #define PL64(c) PL16(c), PL16((c) + 16), PL16((c) + 32), PL16((c) + 48)

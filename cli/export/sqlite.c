@@ -74,6 +74,7 @@
 #include <string.h>
 
 #include "export_internal.h"
+#include "sqlite_calls.h"
 #include "sqlite_dl.h"
 
 /* libsqlite3, loaded by cmd_export only when this format is asked for
@@ -95,10 +96,7 @@ static const char schema[] =
     "CREATE TABLE threads(id INTEGER PRIMARY KEY, process_id INTEGER REFERENCES processes(id), tid INTEGER,"
     " name TEXT);"
     "CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT UNIQUE);"
-    "CREATE TABLE calls(id INTEGER PRIMARY KEY, thread_id INTEGER REFERENCES threads(id), start_ns INTEGER,"
-    " dur_ns INTEGER, layer TEXT, name_id INTEGER REFERENCES strings(id), depth INTEGER, result INTEGER,"
-    " args TEXT, kernel_id INTEGER REFERENCES strings(id), parent_id INTEGER REFERENCES calls(id), status TEXT,"
-    " decoded TEXT, object_id INTEGER REFERENCES strings(id), injected TEXT);"
+    SQLITE_CALLS_TABLE
     "CREATE TABLE counters(thread_id INTEGER REFERENCES threads(id), layer TEXT,"
     " name_id INTEGER REFERENCES strings(id), calls INTEGER, errors INTEGER, total_ns INTEGER, min_ns INTEGER,"
     " max_ns INTEGER, timed INTEGER);"
@@ -229,11 +227,7 @@ int write_sqlite(const struct trace *tr, const char *path)
                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
                       -1, &st_proc, NULL));
     CK(sq->prepare_v2(db, "INSERT INTO threads(id, process_id, tid, name) VALUES(?1, ?2, ?3, ?4)", -1, &st_thr, NULL));
-    CK(sq->prepare_v2(db,
-                      "INSERT INTO calls(id, thread_id, start_ns, dur_ns, layer, name_id, depth, result, args,"
-                      " kernel_id, parent_id, status, decoded, object_id, injected) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-                      " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-                      -1, &st_call, NULL));
+    CK(sq->prepare_v2(db, SQLITE_CALLS_INSERT, -1, &st_call, NULL));
     CK(sq->prepare_v2(db,
                       "INSERT INTO counters(thread_id, layer, name_id, calls, errors, total_ns, min_ns, max_ns, timed)"
                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",

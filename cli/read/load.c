@@ -108,6 +108,14 @@ const char *rd_check_call(const struct cutap_rec_call *r)
     return NULL;
 }
 
+size_t tr_payload_len(const struct tr_call *c)
+{
+    const struct cutap_rec_call *r = c->rec;
+    const struct cutap_capture *last = r->ncap ? tr_capture(c, r->ncap - 1u) : NULL;
+    return last ? (size_t)((const uint8_t *)(last + 1) + last->reserved - (const uint8_t *)r->words)
+                : (size_t)r->nargs * 8;
+}
+
 const struct cutap_capture *tr_capture(const struct tr_call *c, unsigned i)
 {
     const struct cutap_rec_call *r = c->rec;

@@ -133,7 +133,7 @@ uint32_t rd_name_index(struct trace *tr, const char *name, int layer)
         exit(1);
     }
     size_t len = 0;
-    while (name[len] >= 0x20 && name[len] < 0x7f && name[len] != '\\')
+    while (TR_TEXT_PLAIN((unsigned char)name[len]))
         len++;
     tr->names[tr->nnames].text_len = !name[len] && len < UINT32_MAX ? (uint32_t)len + 1 : 0;
     tr->name_hash[k] = (uint32_t)tr->nnames + 1;
