@@ -10,7 +10,22 @@ pace: the case where an interposer shows most. WIDTH 2048, BATCH 1024
 makes the GPU set the pace, as in most real training. 100 warm-up steps, then 7 windows of STEPS steps
 (default 300), each ending with a synchronisation. Prints the fastest
 window as "steps_per_s <v>": the window least disturbed by the rest of
-the machine (the spread between processes of the same mode was ~10 %)."""
+the machine (the spread between processes of the same mode was ~10 %).
+
+STEP_AB=N (bench/gpu/step_ab.sh): an A/B inside one process instead. The
+process runs under cutap (preloaded); after the warm-up, 2N windows of
+STEPS steps in the order off, on, on, off, ... where "off" turns cutap's
+recording client off through the public API (cutap_enable(client,
+CUTAP_ID_ALL, 0): the calls then cost only the interposer's pass-through)
+and "on" turns it back on. The recording client is the only one cutap
+registered (a probe client registered here must get id 1; with id 0
+nothing was recording, so "on" and "off" are the same: the control that
+measures the windows' own noise). Prints "ab_ratio <r>" per pair, on/off
+steps per second, and "ab_median <m>". Comparing windows of one process
+removes the spread between processes (ASLR, which cores, the GPU's state)
+that decides cross-process medians."""
+import ctypes
+import os
 import sys
 import time
 
@@ -39,6 +54,10 @@ def main():
     for _ in range(100):
         step()
     torch.cuda.synchronize()
+    pairs = int(os.environ.get("STEP_AB", "0"))
+    if pairs:
+        ab(step, steps, pairs)
+        return
     rates = []
     for _ in range(7):
         t = time.perf_counter()
@@ -47,6 +66,47 @@ def main():
         torch.cuda.synchronize()
         rates.append(steps / (time.perf_counter() - t))
     print("steps_per_s %.1f" % max(rates))
+
+
+def window(step, steps):
+    t = time.perf_counter()
+    for _ in range(steps):
+        step()
+    torch.cuda.synchronize()
+    return steps / (time.perf_counter() - t)
+
+
+def ab(step, steps, pairs):
+    lib = ctypes.CDLL(None)
+    lib.cutap_register.restype = ctypes.c_int
+    lib.cutap_register.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    lib.cutap_enable.restype = ctypes.c_int
+    lib.cutap_enable.argtypes = [ctypes.c_int, ctypes.c_uint32, ctypes.c_int]
+    probe = lib.cutap_register(b"ab-probe", None, None, None)
+    if probe not in (0, 1):
+        print("ab_error %d clients registered before the probe: which records is unknown" % probe)
+        sys.exit(1)
+    print("ab_recording %d" % probe)   # 1: client 0 records; 0: nothing to turn off (control)
+
+    def set_on(on):
+        if probe == 1 and lib.cutap_enable(0, 0xFFFFFFFF, on) != 0:
+            print("ab_error cutap_enable failed")
+            sys.exit(1)
+
+    ratios = []
+    for i in range(pairs):
+        order = (0, 1) if i % 2 == 0 else (1, 0)
+        r = {}
+        for on in order:
+            set_on(on)
+            r[on] = window(step, steps)
+        set_on(1)
+        ratios.append(r[1] / r[0])
+        print("ab_ratio %.4f on %.1f off %.1f" % (r[1] / r[0], r[1], r[0]))
+    ratios.sort()
+    n = len(ratios)
+    med = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
+    print("ab_median %.4f" % med)
 
 
 if __name__ == "__main__":
