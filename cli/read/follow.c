@@ -14,7 +14,23 @@
  * ("unfinished ...") and its end later as "resumed", as strace does. A
  * chunk is read until its thread has gone on to another chunk (read once
  * more, then left); a ring file (--ring) is not followed: its chunks are
- * overwritten. */
+ * overwritten.
+ *
+ * A thread's records are in the order of its runs (the chunks and tails it
+ * took, docs/FORMAT.md), then of their place; a pass over a file reads its
+ * chunks in file order, which is not the runs' order, and takes time: a
+ * chunk read early in the pass (nothing in it yet, or part of a run) may
+ * hold, by the time a later chunk is read, the rest of a run whose thread
+ * went on into that later chunk. So the calls of a thread's run are shown
+ * only once every earlier run of the thread is read whole (run_ok): read
+ * to its end, or read again after a later run of the thread was seen to
+ * begin (everything of the earlier run was written before that).
+ *
+ * A call's id is named (ID_NAME meta) by the thread that first makes a
+ * call of it, which may write the name after other threads' calls of that
+ * id (it was preempted in between): a call is shown once its id's name is
+ * read, or FL_NAME_WAIT after it was found unnamed (then as "id#N", as
+ * dump shows an id its file never names). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "read_internal.h"
@@ -37,6 +54,10 @@
                                     writer's TAIL_MIN, src/record/writer_internal.h) */
 #define FL_MAX_HELD 2000000      /* calls held: past it, every thread's are shown though a thread's
                                     earlier run may be unread (said once) */
+#define FL_NAME_WAIT 1000000000ull   /* ns a thread's next call waits for its id's name */
+#define FL_MISSING 3             /* whole reads of a file that found a thread's later run begun but not
+                                    the run before it (written first: found by the next read, unless the
+                                    file is damaged) before that run is given up */
 
 struct fl_rec {                  /* a call record read, not yet shown */
     uint64_t run;                /* its thread's run (chunk or tail, in the order the thread took them) */
@@ -48,12 +69,24 @@ struct fl_rec {                  /* a call record read, not yet shown */
     uint64_t poll_done;          /* the poll that first read it done */
 };
 
+struct fl_run {                  /* a run of a thread whose start was read, from the thread's run_ok on */
+    uint64_t run;
+    uint64_t seen;               /* tr_follow.tick when its start was read */
+    uint32_t file, ci;           /* its chunk */
+    uint8_t ended;               /* its end read: its chunk read to the end, left damaged, or passed on */
+};
+
 struct fl_thread {               /* per tr->threads entry */
     struct fl_rec *q;            /* read, in record order, from head */
     size_t head, n, cap;
     struct fl_rec *started;      /* shown as started, their ends to show ("resumed") */
     size_t nstarted, capstarted;
     size_t last_chunk;           /* its newest chunk + 1 (0: none) */
+    uint64_t run_ok;             /* its calls of runs up to this one may be shown: the runs before are read whole */
+    struct fl_run *runs;         /* runs begun, run_ok and later ones */
+    size_t nruns, capruns;
+    unsigned missing;            /* whole reads that found a later run begun, not run_ok */
+    uint64_t name_wait;          /* CLOCK_MONOTONIC ns when its next call was found with its id unnamed, 0 */
 };
 
 struct fl_chunk {
@@ -61,6 +94,7 @@ struct fl_chunk {
     uint32_t ti;                 /* the thread whose records it holds now */
     uint64_t run;                /* and that thread's run number there (chunk seq, THREAD meta key) */
     uint8_t state;               /* 0 reading, 1 read once more then left (its thread went on), 2 left */
+    uint64_t caught;             /* tr_follow.tick when a read last found all that was written in it read */
 };
 
 struct fl_file {
@@ -84,6 +118,7 @@ struct tr_follow {
     size_t nth, capth;
     uint64_t seq;
     uint64_t poll;               /* polls made */
+    uint64_t tick;               /* counts the reads that order runs (a run's start seen, a chunk caught up) */
     size_t hold;                 /* FL_HOLD */
     size_t start;                /* the file the next poll reads first (after one whose budget ran out) */
     uint64_t *proc_read;         /* per process: the last poll that read its whole file */
@@ -218,6 +253,73 @@ static void clock_pair(struct tr_follow *f, struct fl_file *fl, uint64_t clock, 
     }
 }
 
+/* A run of thread ti begun in chunk ci of fl (its chunk header or THREAD
+ * meta read). */
+static void run_seen(struct tr_follow *f, struct fl_file *fl, size_t ci, uint32_t ti, uint64_t run)
+{
+    struct fl_thread *t = thread_of(f, ti);
+    if (run < t->run_ok)
+        return;   /* given up as missing (a damaged file): its calls are shown as they come */
+    t->runs = rd_grow(t->runs, &t->capruns, t->nruns + 1, sizeof *t->runs);
+    t->runs[t->nruns++] = (struct fl_run){.run = run, .seen = ++f->tick, .file = (uint32_t)(fl - f->files),
+                                          .ci = (uint32_t)ci};
+}
+
+/* The end of a run read (nothing more of it can come). */
+static void run_ended(struct tr_follow *f, uint32_t ti, uint64_t run)
+{
+    struct fl_thread *t = thread_of(f, ti);
+    for (size_t k = 0; k < t->nruns; k++)
+        if (t->runs[k].run == run)
+            t->runs[k].ended = 1;
+}
+
+/* A read of chunk c that found all that was written in it read. */
+static void caught_up(struct tr_follow *f, struct fl_chunk *c)
+{
+    c->caught = ++f->tick;
+}
+
+/* Moves the thread's run_ok on past the runs now read whole: a run whose
+ * end was read, or whose chunk a read caught up with after a later run of
+ * the thread was seen to begin (the thread wrote the earlier run whole
+ * before it began the later one). A run not seen while a later one was
+ * (its start is written first: seen at the next read, unless the file is
+ * damaged) is given up after FL_MISSING whole reads. */
+static void runs_whole(struct tr_follow *f, struct fl_thread *t)
+{
+    for (;;) {
+        struct fl_run *cur = NULL;
+        uint64_t later = UINT64_MAX, next = UINT64_MAX;
+        for (size_t k = 0; k < t->nruns; k++) {
+            struct fl_run *e = &t->runs[k];
+            if (e->run == t->run_ok)
+                cur = e;
+            else if (e->run > t->run_ok) {
+                later = e->seen < later ? e->seen : later;
+                next = e->run < next ? e->run : next;
+            }
+        }
+        if (next == UINT64_MAX)
+            break;   /* no later run begun: run_ok's calls are shown as they are read */
+        if (!cur) {
+            if (++t->missing < FL_MISSING)
+                break;
+            t->run_ok = next;   /* (a damaged file) */
+        } else if (cur->ended || f->files[cur->file].ch[cur->ci].caught > later) {
+            t->run_ok++;
+        } else {
+            break;
+        }
+        t->missing = 0;
+        size_t keep = 0;
+        for (size_t k = 0; k < t->nruns; k++)
+            if (t->runs[k].run >= t->run_ok)
+                t->runs[keep++] = t->runs[k];
+        t->nruns = keep;
+    }
+}
+
 /* A call record begun at off: held in its thread's queue, in the order
  * the thread wrote them: by run, then place (a thread may go on in the
  * tail of an exited thread's chunk, before its own in the file); done: a
@@ -269,6 +371,7 @@ static int chunk_header(struct tr_follow *f, struct fl_file *fl, size_t ci, uint
     tname[15] = 0;
     c->ti = rd_thread_of_run(&f->tr, fl->pi, ch.tid, tname, ch.seq);
     c->run = ch.seq;
+    run_seen(f, fl, ci, c->ti, c->run);
     struct fl_thread *t = thread_of(f, c->ti);
     if (t->last_chunk && t->last_chunk - 1 != ci && !fl->ch[t->last_chunk - 1].state)
         fl->ch[t->last_chunk - 1].state = 1;   /* the thread went on from there */
@@ -284,12 +387,14 @@ static void meta(struct tr_follow *f, struct fl_file *fl, struct fl_chunk *c, si
     if (!memchr(m->text, 0, 40 + (size_t)CUTAP_SLOT * (m->nslots - 1u)))
         return;
     if (m->sub == CUTAP_META_THREAD) {
-        /* the chunk passes to another thread */
+        /* the chunk passes to another thread: its run here ends */
         char tn[16];
         memcpy(tn, m->text, sizeof tn - 1);
         tn[15] = 0;
+        run_ended(f, c->ti, c->run);
         c->ti = rd_thread_of_run(tr, fl->pi, (int32_t)m->aux, tn, m->key);
         c->run = m->key;
+        run_seen(f, fl, ci, c->ti, c->run);
         thread_of(f, c->ti)->last_chunk = ci + 1;
     } else {
         rd_meta(tr, &tr->procs[fl->pi], m, 1);
@@ -315,18 +420,24 @@ static size_t read_chunk(struct tr_follow *f, struct fl_file *fl, size_t ci, siz
     while (c->slot < slots && *budget) {
         uint64_t at = base + (uint64_t)c->slot * CUTAP_SLOT;
         uint8_t kind;
-        if (rd_at(fl->fd, &kind, 1, at) || !kind)
+        if (rd_at(fl->fd, &kind, 1, at) || !kind) {
+            caught_up(f, c);
             return got;   /* nothing new: one byte read, not a block */
+        }
         size_t n = (size_t)(slots - c->slot) * CUTAP_SLOT, ns = 0, s = 0;
         if (n > FL_BLOCK)
             n = FL_BLOCK;
-        if (rd_at(fl->fd, b1, n, at))
+        if (rd_at(fl->fd, b1, n, at)) {
+            caught_up(f, c);   /* (cut short: nothing more to read there) */
             return got;
-        int bad = 0, spans = 0;
+        }
+        int bad = 0, spans = 0, end = 0;
         while (s < n / CUTAP_SLOT && ns < *budget) {
             const struct cutap_rec_call *r = (const void *)(b1 + s * CUTAP_SLOT);
-            if (!r->kind)
+            if (!r->kind) {
+                end = 1;
                 break;   /* not written yet */
+            }
             if ((r->kind != CUTAP_REC_CALL && r->kind != CUTAP_REC_META) || !r->nslots ||
                 r->nslots > slots - (c->slot + (uint32_t)s)) {
                 bad = 1;
@@ -340,8 +451,10 @@ static size_t read_chunk(struct tr_follow *f, struct fl_file *fl, size_t ci, siz
             seen[ns++].done = r->kind == CUTAP_REC_CALL && (r->flags & CUTAP_RF_DONE);
             s += r->nslots;
         }
-        if (ns && rd_at(fl->fd, b2, s * CUTAP_SLOT, at))
+        if (ns && rd_at(fl->fd, b2, s * CUTAP_SLOT, at)) {
+            caught_up(f, c);
             return got;
+        }
         for (size_t k = 0; k < ns; k++) {
             const struct cutap_rec_call *r = (const void *)(b1 + seen[k].s * CUTAP_SLOT);
             const uint8_t *whole = b2 + seen[k].s * CUTAP_SLOT;
@@ -360,13 +473,19 @@ static size_t read_chunk(struct tr_follow *f, struct fl_file *fl, size_t ci, siz
             TR_ERR("cutap: --print: %s: chunk %zu: a bad record; the rest of the chunk is not followed\n",
                    tr->procs[fl->pi].path, ci);
             c->state = 2;
+            run_ended(f, c->ti, c->run);
             return got;
         }
-        if (!spans && s < n / CUTAP_SLOT)
+        if (!spans && s < n / CUTAP_SLOT) {
+            if (end)
+                caught_up(f, c);
             return got;   /* the records written so far are read (or the budget is spent) */
+        }
     }
-    if (c->slot >= slots)
+    if (c->slot >= slots) {
         c->state = 2;
+        run_ended(f, c->ti, c->run);
+    }
     return got;
 }
 
@@ -407,15 +526,43 @@ static void show(struct tr_follow *f, struct fl_rec *h, int kind)
     f->out = rd_grow(f->out, &f->capout, f->nout + 1, sizeof *f->out);
     struct tr_follow_out *o = &f->out[f->nout++];
     const struct tr_proc *p = &f->tr.procs[f->files[h->file].pi];
-    rd_fill_call(&f->tr, p, (const void *)h->copy, h->ti, f->seq++, &o->call);
+    const struct cutap_rec_call *r = (const void *)h->copy;
+    /* (an id not named yet: "id#N", not rd_fill_call's stand-in) */
+    rd_fill_call_named(p, r, h->ti, f->seq++, rd_id_name(&f->tr, p, r->id), &o->call);
     o->kind = kind;
     o->copy = kind == TR_FOLLOW_STARTED ? NULL : h->copy;   /* freed after it is shown; a started one's later */
 }
 
-/* The thread's calls that can be shown now; flush: all of them (its
- * process ended, or the command did). */
-static void drain(struct tr_follow *f, struct fl_thread *t, int flush)
+/* Whether the call's id is not named yet and its thread still waits for
+ * the name; after FL_NAME_WAIT the id is taken as "id#N" (until its name
+ * comes), so that its other calls do not wait again. */
+static int name_awaited(struct tr_follow *f, struct fl_thread *t, const struct fl_rec *h)
 {
+    struct tr_proc *p = &f->tr.procs[f->files[h->file].pi];
+    const struct cutap_rec_call *r = (const void *)h->copy;
+    if (p->idcap && rd_id_find(p, r->id)->name1) {
+        t->name_wait = 0;
+        return 0;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    if (!t->name_wait)
+        t->name_wait = now;
+    if (now - t->name_wait < FL_NAME_WAIT)
+        return 1;
+    rd_id_put(p, r->id, rd_id_name(&f->tr, p, r->id));   /* (its ID_NAME, if it comes, names it) */
+    t->name_wait = 0;
+    return 0;
+}
+
+/* The thread's calls that can be shown now; flush: all of them (its
+ * process ended, or the command did); ungated: those of runs after one
+ * not yet read whole too (the printer far behind). */
+static void drain(struct tr_follow *f, struct fl_thread *t, int flush, int ungated)
+{
+    if (!flush && !ungated)
+        runs_whole(f, t);
     for (size_t i = 0; i < t->nstarted;) {
         struct fl_rec *h = &t->started[i];
         int bad = reread(f, h);
@@ -431,6 +578,8 @@ static void drain(struct tr_follow *f, struct fl_thread *t, int flush)
     }
     while (t->head < t->n) {
         struct fl_rec *h = &t->q[t->head];
+        if (!flush && !ungated && h->run > t->run_ok)
+            break;   /* an earlier run of the thread may have more to read */
         if (reread(f, h)) {
             free(h->copy);   /* gone or damaged: not shown */
             t->head++;
@@ -439,6 +588,8 @@ static void drain(struct tr_follow *f, struct fl_thread *t, int flush)
         if (h->done && !flush && h->poll_done == f->poll && t->n - t->head == 1)
             break;   /* the thread's latest call, just ended: what its end writes after it (a kernel's
                         name) is read by the next poll, then it is shown */
+        if (!flush && !ungated && name_awaited(f, t, h))
+            break;   /* its id's name is still to come */
         if (!h->done && !flush) {
             /* never to complete: a later call of the thread at its depth or above began */
             int lost = 0;
@@ -539,7 +690,7 @@ size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg
              * read, its calls shown as they come) */
             for (uint32_t t = 0; t < f->nth; t++)
                 if (t < f->tr.nthreads && f->tr.threads[t].proc == fl->pi)
-                    drain(f, &f->th[t], 1);
+                    drain(f, &f->th[t], 1, 1);
             fl->gone = !mine;
         }
     }
@@ -558,12 +709,12 @@ size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg
     if (all && !f->behind_said) {
         f->behind_said = 1;
         TR_ERR("cutap: --print: the printer is far behind the program (%zu calls held); from now on, calls "
-               "may be shown out of their thread's order where a thread went on in another's chunk\n", held);
+               "may be shown before the rest of an earlier run of their thread (a chunk not yet read whole)\n", held);
     }
     for (size_t t = 0; t < f->nth && t < f->tr.nthreads; t++) {
         uint32_t pi = f->tr.threads[t].proc;
         if (all || (pi < f->nproc_read && f->proc_read[pi] == f->poll && (final || f->proc_timed[pi])))
-            drain(f, &f->th[t], final);
+            drain(f, &f->th[t], final, all);
     }
     if (f->nout) {
         qsort(f->out, f->nout, sizeof *f->out, cmp_out);
@@ -592,6 +743,7 @@ void tr_follow_close(struct tr_follow *f)
             free(f->th[t].started[k].copy);
         free(f->th[t].q);
         free(f->th[t].started);
+        free(f->th[t].runs);
     }
     for (size_t i = 0; i < f->nfiles; i++) {
         if (f->files[i].fd >= 0)
