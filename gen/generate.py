@@ -21,6 +21,7 @@ import tempfile
 import cli_names_generator
 import cuda_model
 import cupti_cbid_generator
+import cupti_gpu_cbid_generator
 import decode_generator
 import decode_layers_generator
 import exact_test_generator
@@ -55,7 +56,7 @@ GENERATORS = [ids_generator, table_generator, wrappers_generator, untyped_genera
               procaddr_tsv_generator, decode_generator,
               lib_table_generator, lib_untyped_generator, lib_wrappers_generator, lib_resolve_generator, fronts_generator, front_tables_generator,
               decode_layers_generator, lib_fake_generator, lib_exact_test_generator, old_major_generator,
-              cupti_cbid_generator, fastpath_generator, cli_names_generator, hidden_tables_generator, nvtx_slots_generator,
+              cupti_cbid_generator, cupti_gpu_cbid_generator, fastpath_generator, cli_names_generator, hidden_tables_generator, nvtx_slots_generator,
               nvtx_roles_generator, nv_ioctl_generator, status_names_generator, lib_older_generator]
 
 

@@ -120,6 +120,22 @@ struct cutap_file_header {
     uint32_t capture;           /* CUTAP_CAPTURE_* bits: how calls were selected for recording;
                                    calls outside are in COUNTER_ENTRIES chunks */
     uint32_t capture_ranges;    /* capture ranges (windows) entered */
+    /* GPU activity (issue #31, `cutap trace --gpu`; zero in other files and
+     * in files of earlier writers). */
+    uint32_t gpu;               /* CUTAP_GPU_ON_* bits */
+    int32_t gpu_error;          /* FAILED: the CUPTI result that stopped it (0: none) */
+    uint64_t gpu_dropped;       /* activity records CUPTI dropped (its buffers full) */
+    uint64_t gpu_lost;          /* activity records cutap could not write (recording stopped) */
+    uint64_t gpu_records;       /* activity records written (updated as buffers arrive) */
+    char gpu_why[128];          /* FAILED: why, in words */
+};
+/* File header gpu bits. */
+enum {
+    CUTAP_GPU_ON_ASKED = 1u << 0,      /* --gpu was given */
+    CUTAP_GPU_ON_STARTED = 1u << 1,    /* CUPTI's activity API was started */
+    CUTAP_GPU_ON_FAILED = 1u << 2,     /* it could not be (gpu_error, gpu_why) */
+    CUTAP_GPU_ON_REALTIME = 1u << 3,   /* GPU times are CLOCK_REALTIME ns (else CLOCK_MONOTONIC) */
+    CUTAP_GPU_ON_FLUSHED = 1u << 4,    /* the last buffers were flushed at exit */
 };
 
 /* RECORDS: call and meta records of one thread (version 3: the chunk may
@@ -131,7 +147,12 @@ struct cutap_file_header {
 /* META (version 5, ring files): meta records only (names, layers, kernels,
  * objects) of any thread, kept out of the ring so that no name is ever
  * overwritten. */
-enum { CUTAP_CHUNK_RECORDS = 1, CUTAP_CHUNK_COUNTERS = 2, CUTAP_CHUNK_COUNTER_ENTRIES = 3, CUTAP_CHUNK_META = 4 };
+/* GPU (issue #31, --gpu): GPU activity records (CUTAP_REC_GPU) and the
+ * GPU_NAME meta records they name, of no thread: written as CUPTI hands
+ * its buffers over (tid: the thread that wrote the chunk). Readers before
+ * issue #31 skip such a chunk as damaged. */
+enum { CUTAP_CHUNK_RECORDS = 1, CUTAP_CHUNK_COUNTERS = 2, CUTAP_CHUNK_COUNTER_ENTRIES = 3, CUTAP_CHUNK_META = 4,
+       CUTAP_CHUNK_GPU = 5 };
 
 /* Slot 0 of every chunk. The writer sets magic last. */
 struct cutap_chunk_header {
@@ -152,7 +173,7 @@ struct cutap_chunk_header {
 
 /* Record kinds (first byte of a record). 0 = no record: the rest of the
  * chunk is unused. */
-enum { CUTAP_REC_CALL = 1, CUTAP_REC_META = 2 };
+enum { CUTAP_REC_CALL = 1, CUTAP_REC_META = 2, CUTAP_REC_GPU = 3 };
 
 /* Call record flags. DONE is set last, when the call returned. */
 enum {
@@ -237,6 +258,47 @@ enum {
      * a zero word. Written into the thread's chunk (a ring file's META
      * chunks: the thread is in the head). */
     CUTAP_META_STACK = 6,
+    /* Issue #31 (GPU chunks only): aux = a kernel name's index in the file
+     * (GPU KERNEL records' name), text = the name as CUPTI gives it
+     * (mangled). */
+    CUTAP_META_GPU_NAME = 7,
+};
+
+/* A GPU activity record (issue #31), one slot, in GPU chunks. Times are ns
+ * of CLOCK_MONOTONIC (CLOCK_REALTIME with CUTAP_GPU_ON_REALTIME), the
+ * kernel's or copy's execution on the GPU as CUPTI measured it.
+ *   KERNEL: device, context, stream; name; grid and block.
+ *   MEMCPY: bytes; info = copyKind | srcKind << 8 | dstKind << 16 | flags << 24
+ *           (CUpti_ActivityMemcpyKind, CUpti_ActivityMemoryKind).
+ *   MEMSET: bytes; info = the value.
+ *   CORR:   an external correlation: the API call CUPTI numbered
+ *           `correlation` was made while cutap's id `ext` was pushed: ext =
+ *           take << 24 | slot of the call's record (the chunk header's take,
+ *           the slot within the chunk). No times.
+ *   API:    CUPTI's record of a launching API call: start, end (CPU), info =
+ *           callback id, device = thread id, context = 0 driver / 1 runtime.
+ * KERNEL, MEMCPY and MEMSET carry the correlation of the API call that
+ * enqueued them (every node of a graph: the graph launch's). */
+enum { CUTAP_GPU_KERNEL = 1, CUTAP_GPU_MEMCPY = 2, CUTAP_GPU_MEMSET = 3, CUTAP_GPU_CORR = 4, CUTAP_GPU_API = 5 };
+struct cutap_rec_gpu {
+    uint8_t kind;               /* CUTAP_REC_GPU; written last */
+    uint8_t type;               /* CUTAP_GPU_* */
+    uint16_t nslots;            /* 1 */
+    uint32_t correlation;
+    uint64_t start, end;        /* CORR: start = ext */
+    uint32_t device, context, stream;
+    uint32_t info;              /* KERNEL: name index + 1 (0: none); see above */
+    union {
+        struct {
+            uint32_t grid[3], block[3];
+        } k;
+        struct {
+            uint64_t bytes;
+            uint64_t graph_node;
+            uint32_t graph;
+            uint32_t reserved;
+        } m;
+    } u;
 };
 struct cutap_stack_head {
     int32_t tid;
@@ -313,13 +375,16 @@ struct cutap_counter_v1 {
 
 _Static_assert(sizeof(struct cutap_rec_call) == CUTAP_SLOT, "call record slot");
 _Static_assert(sizeof(struct cutap_rec_meta) == CUTAP_SLOT, "meta record slot");
+_Static_assert(sizeof(struct cutap_rec_gpu) == CUTAP_SLOT, "GPU record slot");
 _Static_assert(sizeof(struct cutap_chunk_header) <= CUTAP_SLOT, "chunk header slot");
 _Static_assert(sizeof(struct cutap_capture) == 8, "capture header");
 _Static_assert(sizeof(struct cutap_counter) == CUTAP_SLOT, "counter: one cache line");
 _Static_assert(sizeof(struct cutap_counter_v1) == 40, "version 1 counter");
 _Static_assert(sizeof(struct cutap_file_header) <= CUTAP_HEADER_SIZE, "file header");
 _Static_assert(__builtin_offsetof(struct cutap_file_header, ring_chunks) == 1520 &&
-                   __builtin_offsetof(struct cutap_file_header, capture_ranges) == 1572,
+                   __builtin_offsetof(struct cutap_file_header, capture_ranges) == 1572 &&
+                   __builtin_offsetof(struct cutap_file_header, gpu) == 1576 &&
+                   __builtin_offsetof(struct cutap_file_header, gpu_why) == 1608,
                "version 5 header fields where docs/FORMAT.md says");
 _Static_assert(__builtin_offsetof(struct cutap_chunk_header, take) == 56, "chunk header take");
 _Static_assert(sizeof(struct cutap_counter_entry) == 2 * CUTAP_SLOT, "counter entry: two slots");

@@ -14,7 +14,7 @@
 #include "run_internal.h"
 
 static const char trace_usage[] =
-    "usage: cutap trace [-o DIR] [-e FILTER] [--print[=FILE]] [--runtime=all|symbols|cupti] [--no-nvtx]\n"
+    "usage: cutap trace [-o DIR] [-e FILTER] [--print[=FILE]] [--gpu] [--runtime=all|symbols|cupti] [--no-nvtx]\n"
     "                   [--stuck S] [--ring SIZE] [--delay S] [--duration S] [--capture-range WHAT]\n"
     "                   [--until-error FILTER] [--inject SPEC] [--stack FILTER] [--sync-launches FILTER]\n"
     "                   -- CMD [ARGS...]\n"
@@ -29,6 +29,9 @@ static const char trace_usage[] =
     "                           (stderr, or FILE), strace-style; the trace is recorded as without it.\n"
     "                           Printed by cutap, not by the program, times from the command's start;\n"
     "                           a call holding many later calls back is shown started, then resumed\n"
+    "  --gpu                    also what ran on the GPU: each kernel, copy and memset with its time on\n"
+    "                           the GPU, device and stream, joined to the call that launched it (CUPTI's\n"
+    "                           activity API: not beside another CUPTI tool); report --gpu, dump\n"
     RUNTIME_HELP
     "  --stuck S                when a call has been running longer than S seconds, write what\n"
     "                           every process is doing (cutap ps) into DIR/cutap-stuck-TIME.txt,\n"

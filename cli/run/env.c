@@ -107,6 +107,9 @@ int capture_env(const struct run_opts *o)
     bad |= inject_env(o);
     unsetenv("CUTAP_SYNC_LAUNCHES");
     unsetenv("CUTAP_STACK");
+    unsetenv("CUTAP_GPU");
+    if (o->gpu)
+        bad |= setenv("CUTAP_GPU", "1", 1);
     if (o->stack)
         bad |= setenv("CUTAP_STACK", o->stack, 1);
     if (o->sync_launches)

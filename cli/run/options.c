@@ -245,6 +245,7 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
             break;
         case 'T': o->time_all = 1; break;
         case 'N': o->no_nvtx = 1; break;
+        case 'G': o->gpu = 1; break;
         case 'K': {
             char *end;
             o->stuck = strtod(optarg, &end);
@@ -348,6 +349,8 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
         fprintf(stderr, "cutap: --capture-range nvtx:NAME needs NVTX ranges: not with --no-nvtx\n");
         return 2;
     }
+    if (o->gpu && o->ring)
+        return cli_usage_error(usage, "--gpu with --ring: GPU activity is not kept in the ring yet: not together");
     if (o->print && o->ring)
         return cli_usage_error(usage, "--print follows the records as they are written; a ring (--ring) overwrites "
                                       "them: not together");

@@ -23,6 +23,7 @@ struct run_opts {
     const char *sync_launches; /* trace --sync-launches FILTER */
     const char *stack;         /* trace --stack FILTER (the term errors: failing calls) */
     int print;                 /* trace --print[=FILE] */
+    int gpu;                   /* trace --gpu: GPU activity through CUPTI (issue #31) */
     const char *print_file;    /* its FILE, NULL: stderr */
     char inject[8192];         /* --inject SPECs, canonical, one a line (CUTAP_INJECT) */
     int ninject;

@@ -345,6 +345,16 @@ extern _Atomic uint32_t cutap_induced_n;
 int cutap_induced_site(const void *ret);
 extern int cutap_rt_cupti;
 extern _Atomic uint32_t cutap_cupti_object;
+/* resolve/cupti_rt.c: libcupti opened (RTLD_LOCAL; CUTAP_CUPTI_LIB, else
+ * the loader's search, then the toolkit's places) and its path in
+ * cutap_cupti_path; NULL with the reason in why. Also for record/gpu.c. */
+void *cutap_cupti_open(char *why, size_t size);
+extern char cutap_cupti_path[512];
+/* record/gpu.c (cutap trace --gpu): whether a runtime copy's report of
+ * CUPTI callback id cbid must reach CUPTI inside cutap's record of the call
+ * (the call enqueues GPU work and CUPTI records it: cutap's external
+ * correlation id must be pushed while CUPTI sees the call). */
+int cutap_gpu_inside(uint32_t cbid);
 /* resolve/exporttable.c: which export tables are wrapped (CUTAP_HIDDEN). */
 void cutap_exporttable_configure(const char *policy);
 /* resolve/ioctl.c, dl.c, nvtx.c: the ioctl layer's start, and their sides

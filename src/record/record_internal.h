@@ -131,6 +131,11 @@ static inline __attribute__((always_inline)) void cutap_fp_count(struct cutap_co
  * (the first set); -1 when none is. */
 int cutap_rec_rank(void);
 
+/* generated/cupti_gpu_cbid.c: CUPTI's callback ids of the driver and
+ * runtime functions that enqueue GPU work (record/gpu.c). */
+extern const unsigned cutap_gpu_driver_ncbids, cutap_gpu_runtime_ncbids;
+extern const uint16_t cutap_gpu_driver_cbids[], cutap_gpu_runtime_cbids[];
+
 /* --- capture control and freezing (capture.c, recorder.c) ------------- */
 /* Calls are recorded while no reason blocks it; otherwise counted (the
  * counting client's counters, in the trace file's COUNTER_ENTRIES

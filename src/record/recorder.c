@@ -123,6 +123,7 @@ static void child_after_fork(void)
     rec_calls_after_fork();
     rec_chunks_after_fork();
     rec_ring_after_fork();
+    rec_gpu_after_fork();
     pthread_mutex_init(&cap_lock, NULL);
     ranges_entered = atomic_load(&rec_cap_on) ? 1 : 0;
     if (atomic_load(&FZ.done))
@@ -202,8 +203,10 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
     }
     if (cutap_filter_apply(client, filter))
         return;
-    if (!counts)
+    if (!counts) {
         rec_stack_setup();
+        rec_gpu_setup();
+    }
     pthread_atfork(NULL, NULL, child_after_fork);
     atexit(rec_file_at_exit);
     rec_threads_start();

@@ -239,6 +239,12 @@ static inline __attribute__((always_inline)) void rec_take_simple(struct cutap_r
 }
 /* Registers the recorder's callbacks (trace or counting mode); the client. */
 int rec_register(int counts);
+/* gpu.c (issue #31): CUTAP_GPU=1 records GPU activity through CUPTI (set
+ * up after the recorder's client registered: its pushes need the record
+ * the recorder's pre made); a forked child starts without it. */
+void rec_gpu_setup(void);
+void rec_gpu_after_fork(void);
+extern int rec_gpu_asked;
 /* A thread's next sampling interval (counting mode): 1..63. */
 uint32_t rec_next_interval(struct rec_thread *t);
 /* The object a call reported through CUPTI came from, named once. */

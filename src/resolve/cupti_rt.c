@@ -109,13 +109,14 @@ static void rt_callback(void *userdata, int domain, uint32_t cbid, const void *d
 }
 
 /* --- finding libcupti and subscribing ----------------------------------- */
-static char cupti_path[512];
+char cutap_cupti_path[512];
+#define cupti_path cutap_cupti_path   /* (its name here before record/gpu.c shared it) */
 
 /* CUTAP_CUPTI_LIB, when set, is the one library tried: an explicit choice
  * that fails is reported, not replaced by another CUPTI found elsewhere.
  * Otherwise the loader's search (LD_LIBRARY_PATH, the cache), then the
  * toolkit's usual places. */
-static void *open_cupti(char *why, size_t size)
+void *cutap_cupti_open(char *why, size_t size)
 {
     const char *env = getenv("CUTAP_CUPTI_LIB");
     why[0] = 0;
@@ -163,7 +164,7 @@ static const char *result_name(cutap_cupti_result r)
 static void subscribe(void)
 {
     char why[600];
-    void *h = open_cupti(why, sizeof why);
+    void *h = cutap_cupti_open(why, sizeof why);
     if (!h) {
         cutap_warn("--runtime=cupti: libcupti not found (%s); runtime calls are not recorded", why);
         return;

@@ -334,7 +334,13 @@ static __attribute__((noinline)) uint64_t slot1_general(uint64_t cbid, uint64_t 
     }
     ours = ours && r->cbid == (uint32_t)cbid;
     int fwd = driver_wants((uint32_t)cbid);
-    if (ours && r->site != 0)   /* the exit: recorded before the CUPTI client's callback runs */
+    /* cutap trace --gpu (record/gpu.c) pushes a launch's record to CUPTI
+     * in its entry and pops it in its exit: CUPTI's callback must run
+     * inside them to pair the launch with its kernels */
+    int inside = fwd && cutap_gpu_inside((uint32_t)cbid);
+    if (ours && r->site == 0 && inside)
+        cutap_rt_report(0, (uint32_t)cbid, r->name, r->params, NULL, origin, r);
+    if (ours && r->site != 0 && !inside)   /* the exit: recorded before the CUPTI client's callback runs */
         cutap_rt_report((int)r->site, (uint32_t)cbid, r->name, r->params, r->result, origin, r);
     uint64_t ret = 0;
     uint64_t *s = saved4;
@@ -347,8 +353,10 @@ static __attribute__((noinline)) uint64_t slot1_general(uint64_t cbid, uint64_t 
         ret = real1(cbid, rec, c, d, e, f);
     }
     s[6] = 0;
-    if (ours && r->site == 0)   /* the entry: after it, so the client's work stays outside the call */
+    if (ours && r->site == 0 && !inside)   /* the entry: after it, so the client's work stays outside the call */
         cutap_rt_report(0, (uint32_t)cbid, r->name, r->params, NULL, origin, r);
+    if (ours && r->site != 0 && inside)
+        cutap_rt_report((int)r->site, (uint32_t)cbid, r->name, r->params, r->result, origin, r);
     cutap_tls.last_slot_ret = NULL;   /* the report ended */
     return ret;
 }
