@@ -34,7 +34,7 @@ const struct cli_opt cli_opts[] = {
     {"trace", "stack", 'S', required_argument, "FILTER"},
     {"trace", "sync-launches", 'Y', required_argument, "FILTER"},
     {"trace", "print", 'P', optional_argument, "FILE"},
-    {"trace", "gpu", 'G', no_argument, NULL},
+    {"trace report", "gpu", 'G', no_argument, NULL},
     /* report */
     {"report", "format", 'f', required_argument, "text|csv|json"},
     {"report", "by", 'b', required_argument, "process|thread|rank|object|layer"},

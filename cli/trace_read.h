@@ -63,7 +63,28 @@ struct tr_proc {
     size_t nstacks;
     size_t cap_funcs, cap_stacks;
     struct tr_kept *kept;      /* strings and frames a follower copied out of records (tr_free frees them) */
+    /* GPU activity (issue #31, --gpu): kernels, copies and memsets, sorted by
+     * their launching call's record (call_off), then start */
+    struct tr_gpu *gpu;
+    size_t ngpu, cap_gpu, gpu_joined;
+    const char **gpu_names;    /* GPU_NAME index -> name in the mapping (NULL: not named) */
+    size_t ngpu_names, cap_gpu_names;
+    void *gpu_scan;            /* while the file is read (read/gpu.c) */
 };
+
+/* A kernel, copy or memset (read/gpu.c). */
+struct tr_call;
+struct tr_gpu {
+    uint64_t t0, t1;           /* on the GPU, realtime ns as calls' (0: not measured) */
+    uint64_t call_off;         /* the launching call's record, offset in the file; 0: not joined */
+    const struct cutap_rec_gpu *g;   /* in the mapping */
+};
+/* The GPU records call c (of process p) launched: their count; the first
+ * in *first. Its kernel name as recorded (mangled), or NULL. A copy's
+ * kind ("HtoD", ...) from MEMCPY info. */
+size_t tr_gpu_of(const struct tr_proc *p, const struct tr_call *c, const struct tr_gpu **first);
+const char *tr_gpu_name(const struct tr_proc *p, const struct tr_gpu *x);
+const char *tr_gpu_copy_kind(uint32_t info);
 
 struct tr_thread {
     uint32_t proc;

@@ -21,7 +21,9 @@
 #    records in 4 MiB reused after the first lap) tring64 (--ring 64M),
 #    pass (libcutap.so preloaded, no client), statsym (stat
 #    --runtime=symbols: no runtime reports asked for), statdrv (stat -e
-#    layer=driver: only the driver's calls counted).
+#    layer=driver: only the driver's calls counted), tgpu (cutap trace
+#    --gpu: GPU activity too, issue #31), gpuref (tests/gpu/gpu_ref.c, a
+#    bare CUPTI activity client: kernels, copies, memsets).
 # 3. Start-up: `import torch; torch.zeros(1, device="cuda")`, wall time
 #    bare and under cutap trace, CYCLES times each, medians.
 set -u
@@ -56,6 +58,8 @@ run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
     statsym) timeout 200 $PIN build/cutap stat --runtime=symbols -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
     statdrv) timeout 200 $PIN build/cutap stat -e layer=driver -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
     cupti) mkdir -p "$T/ref$c"; CUDA_INJECTION64_PATH=$REF CUTAP_REF_MARK=$T/ref$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
+    tgpu) timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    gpuref) mkdir -p "$T/g$c"; CUDA_INJECTION64_PATH=$PWD/$B/libgpu_ref.so GPU_REF_DIR=$T/g$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     nsys) timeout 150 $PIN "$NSYS" profile -t cuda -o "$T/n$c.$#" python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
   esac | rate
 }

@@ -132,6 +132,45 @@ const struct dec_fn *dump_put_args_of(struct dump *d, const struct tr_call *c)
     return fn;
 }
 
+/* What a launch, copy or memset call put on the GPU (cutap trace --gpu),
+ * one line each after the call's, at the GPU start time, one level in:
+ *   [gpu] kernel scale(float*, int, float)<<<(256,1,1),(256,1,1)>>> device 0 stream 13 <2.1 us>
+ *   [gpu] memcpy HtoD 262144 bytes device 0 stream 13 <5.0 us>
+ *   [gpu] memset 1024 bytes device 0 stream 13 <1.2 us> */
+static void put_gpu(struct dump *d, const struct tr_call *c, const char *label)
+{
+    const struct tr_gpu *x;
+    size_t n = tr_gpu_of(d->proc, c, &x);
+    FILE *f = d->out;
+    for (size_t i = 0; i < n; i++, x++) {
+        struct tr_call when = *c;
+        when.t0 = x->t0 ? x->t0 : c->t0;
+        put_time(d, &when, label);
+        for (unsigned k = 0; k < 2u * c->depth + 2; k++)
+            out_c(' ', f);
+        const struct cutap_rec_gpu *g = x->g;
+        if (g->type == CUTAP_GPU_KERNEL) {
+            const char *name = tr_gpu_name(d->proc, x);
+            char *dm = name && d->demangle ? cli_demangle(name) : NULL;
+            out_s("[gpu] kernel ", f);
+            text_str(f, dm ? dm : name ? name : "?");
+            free(dm);
+            fprintf(f, "<<<(%u,%u,%u),(%u,%u,%u)>>>", g->u.k.grid[0], g->u.k.grid[1], g->u.k.grid[2], g->u.k.block[0],
+                    g->u.k.block[1], g->u.k.block[2]);
+        } else if (g->type == CUTAP_GPU_MEMCPY) {
+            fprintf(f, "[gpu] memcpy %s %" PRIu64 " bytes", tr_gpu_copy_kind(g->info), g->u.m.bytes);
+        } else {
+            fprintf(f, "[gpu] memset %" PRIu64 " bytes", g->u.m.bytes);
+        }
+        fprintf(f, " device %u stream %u ", g->device, g->stream);
+        if (x->t0 && x->t1 >= x->t0)
+            dump_put_duration(f, x->t1 - x->t0);
+        else
+            out_s("<not measured>", f);
+        out_c('\n', f);
+    }
+}
+
 void dump_put_call(struct dump *d, const struct tr_call *c, const char *label)
 {
     const struct trace *tr = d->tr;
@@ -166,6 +205,8 @@ void dump_put_call(struct dump *d, const struct tr_call *c, const char *label)
         out_c(']', f);
     }
     out_c('\n', f);
+    if (d->proc->gpu_joined && !d->started)
+        put_gpu(d, c, label);
     if (!d->proc->nstacks)
         return;   /* no stacks recorded in this process */
     char pad[160];

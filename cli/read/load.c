@@ -432,7 +432,7 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
         if (ch->magic != CUTAP_CHUNK_MAGIC ||
             (ch->type != CUTAP_CHUNK_RECORDS && ch->type != CUTAP_CHUNK_COUNTERS &&
              (ch->type != CUTAP_CHUNK_COUNTER_ENTRIES || h->version < 3) &&
-             (ch->type != CUTAP_CHUNK_META || h->version < 5))) {
+             ((ch->type != CUTAP_CHUNK_META && ch->type != CUTAP_CHUNK_GPU) || h->version < 5))) {
             rd_complain(tr, p->path, "chunk %zu: bad chunk header (magic %08x, type %u); chunk skipped", ci, ch->magic,
                      ch->type);
             continue;
@@ -440,6 +440,12 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
         if (ch->mono_ns > far_mono && ch->clock) {
             far_mono = ch->mono_ns;
             far_clock = ch->clock;
+        }
+        if (h->version >= 5)
+            rd_gpu_take(p, ch->take, (size_t)(c - p->map));
+        if (ch->type == CUTAP_CHUNK_GPU) {   /* issue #31: no thread's; read/gpu.c */
+            rd_gpu_chunk(tr, p, c, slots, ci);
+            continue;
         }
         char tname[16];
         memcpy(tname, ch->thread_name, sizeof tname);
@@ -543,6 +549,7 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
     p->clock0 = h->start_clock;
     p->base_ns = h->start_realtime_ns;
     rd_sort_proc(p);
+    rd_gpu_join(p);
     /* names for the ids the file used but never named; the layers its
      * calls are of */
     for (size_t k = 0; k < p->idcap; k++) {
@@ -720,6 +727,7 @@ int rd_load_file(struct trace *tr, const char *path)
     h.exe[sizeof h.exe - 1] = 0;
     h.cmdline[sizeof h.cmdline - 1] = 0;
     h.cutap_version[sizeof h.cutap_version - 1] = 0;
+    h.gpu_why[sizeof h.gpu_why - 1] = 0;
     if (h.version < 3) {
         /* the loss fields are version 3's: older headers have other bytes there */
         h.flags &= ~(uint32_t)CUTAP_FILE_STOPPED;

@@ -29,6 +29,12 @@
 void rd_complain(struct trace *tr, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* p grown (doubling, from 64) to hold need elements; out of memory ends the command. */
 void *rd_grow(void *p, size_t *cap, size_t need, size_t elem);
+/* gpu.c: a GPU chunk's records; a chunk's take (for the join); the join
+ * once the file was read; freeing. */
+void rd_gpu_chunk(struct trace *tr, struct tr_proc *p, const uint8_t *c, size_t slots, size_t ci);
+void rd_gpu_take(struct tr_proc *p, uint64_t take, size_t off);
+void rd_gpu_join(struct tr_proc *p);
+void rd_gpu_free(struct tr_proc *p);
 /* realloc to n elements, the new ones zeroed; out of memory ends the command. */
 void *rd_xrealloc0(void *p, size_t oldn, size_t n, size_t size);
 /* calloc of at least one element; out of memory ends the command. */

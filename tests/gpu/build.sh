@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds what the GPU scripts need on the device machine, into build/gpu:
-# libcutap.so and the cutap command, the CUPTI referee (libcupti_ref.so), the workloads and bench/gpu/overhead.
+# libcutap.so and the cutap command, the CUPTI referees (libcupti_ref.so; libgpu_ref.so: GPU activity), the workloads and bench/gpu/overhead.
 # Prints one line per thing that could not be built; exits 1 only when
 # cutap itself cannot be built.
 # GPU_BUILD_ONLY="overhead startup ...": only these (into GPU_BUILD_DIR,
@@ -44,6 +44,10 @@ try() {   # in parallel; a failure prints the end of its log and leaves no stale
 }
 try libcupti_ref.so gcc -O2 -shared -fPIC -I"$CUPTI_INC" tests/gpu/cupti_ref.c -o $B/libcupti_ref.so \
   "$(lib "$CUPTI_LIB" libcupti.so)" -Wl,-rpath,"$CUPTI_LIB" -lpthread
+try libgpu_ref.so gcc -O2 -shared -fPIC -I"$CUPTI_INC" tests/gpu/gpu_ref.c -o $B/libgpu_ref.so \
+  "$(lib "$CUPTI_LIB" libcupti.so)" -Wl,-rpath,"$CUPTI_LIB" -lpthread
+try gpu_activity_static nvcc -O2 -arch=sm_90 $W/gpu_activity.cu -o $B/gpu_activity_static -lcuda
+try gpu_activity_shared nvcc -O2 -arch=sm_90 -cudart shared $W/gpu_activity.cu -o $B/gpu_activity_shared -lcuda
 try overhead gcc -O2 -Iinclude -Isrc/common -Isrc/front -o $B/overhead bench/gpu/overhead.c -ldl
 try procaddr_check gcc -O2 -o $B/procaddr_check tests/gpu/procaddr_check.c -ldl
 try vecadd_static nvcc -O2 -arch=sm_90 $W/vecadd.cu -o $B/vecadd_static

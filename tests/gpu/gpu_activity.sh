@@ -4,17 +4,18 @@
 #    `cutap trace --gpu`: every kernel, copy and memset of known counts,
 #    each joined to its launching call (gpu_check.py --expect, an
 #    independent reading of the files); its output as bare.
-# 2. PyTorch workloads under --gpu: counts and joins (gpu_check.py), and
-#    cutap report --gpu where the command has it.
-# 3. Cost: the same program with many rounds, bare / trace / trace --gpu,
-#    alternating, wall time medians.
+# 2. Each workload (the program above, GPU_WORKLOADS: PyTorch ones by
+#    default) run twice, under `cutap trace --gpu` and under the referee
+#    (gpu_ref.c, a bare CUPTI activity client): counts per kernel name,
+#    copy direction and memset equal, medians compared (gpu_compare.py);
+#    joins (gpu_check.py); report --gpu and dump's [gpu] lines shown.
+# 3. GPU_COST=N: the CPU-bound PyTorch step, bare / trace / trace --gpu /
+#    the referee, N cycles (bench/gpu/run.sh).
 set -u
 cd "$(dirname "$0")/../.."
 B=build/gpu W=tests/gpu/workloads
 export PATH=/usr/local/cuda/bin:$PATH
-[ -x build/cutap ] || tests/gpu/build.sh >/dev/null || exit 1
-nvcc -O2 -arch=sm_90 $W/gpu_activity.cu -o $B/gpu_activity_static -lcuda || exit 1
-nvcc -O2 -arch=sm_90 -cudart shared $W/gpu_activity.cu -o $B/gpu_activity_shared -lcuda || exit 1
+[ -x build/cutap ] && [ -f $B/libgpu_ref.so ] && [ -x $B/gpu_activity_static ] || tests/gpu/build.sh >/dev/null || exit 1
 T=$(mktemp -d /tmp/cutap-gpu.XXXXXX)
 BAD=0
 N=50
@@ -23,28 +24,29 @@ for v in static shared; do
   bare=$($B/gpu_activity_$v $N)
   got=$(build/cutap trace --gpu -o $T/ga_$v -- $B/gpu_activity_$v $N 2>$T/ga_$v.err)
   [ "$got" = "$bare" ] || { echo "  OUTPUT CHANGED: $got"; BAD=1; }
-  tail -3 $T/ga_$v.err | sed 's/^/  | /'
-  python3 tests/gpu/gpu_check.py $T/ga_$v --expect "scale=$((3 * N)) add_one=$((2 * N)) memcpy=$((3 * N)) memset=$((2 * N))" || BAD=1
-  build/cutap report --gpu $T/ga_$v 2>&1 | head -30
+  python3 tests/gpu/gpu_check.py $T/ga_$v --expect "scale=$((3 * N)) add_one=$((2 * N)) memcpy=$((3 * N)) memset=$((2 * N))" | tail -3 || BAD=1
 done
-for w in ${GPU_WORKLOADS:-torch_step torch_graph}; do
-  echo "== $w"
-  timeout 300 build/cutap trace --gpu -o $T/$w -- python3 $W/$w.py >$T/$w.out 2>$T/$w.err || { echo "  failed"; tail -5 $T/$w.err; BAD=1; }
-  python3 tests/gpu/gpu_check.py $T/$w | head -40
+build/cutap report --gpu $T/ga_static
+build/cutap dump $T/ga_static | grep -B1 -A2 -m3 '\[gpu\] kernel' | head -12
+run_ref() {   # NAME CMD...: the referee's run into $T/ref_NAME
+  local n=$1; shift
+  mkdir -p $T/ref_$n
+  CUDA_INJECTION64_PATH=$PWD/$B/libgpu_ref.so GPU_REF_DIR=$T/ref_$n timeout 300 "$@" >/dev/null 2>$T/ref_$n.err || { echo "  referee run failed"; tail -3 $T/ref_$n.err; BAD=1; }
+}
+compare() {   # NAME CMD...
+  local n=$1; shift
+  echo "== $n: cutap trace --gpu against the referee"
+  timeout 300 build/cutap trace --gpu -o $T/$n -- "$@" >/dev/null 2>$T/$n.err || { echo "  failed"; tail -5 $T/$n.err; BAD=1; return; }
+  run_ref $n "$@"
+  python3 tests/gpu/gpu_check.py $T/$n | sed -n 2,3p
+  build/cutap report --gpu --format csv $T/$n >$T/$n.csv || BAD=1
+  python3 tests/gpu/gpu_compare.py $T/$n.csv $T/ref_$n || BAD=1
+  build/cutap report --gpu --top 4 $T/$n | cut -c1-150 | head -16
+}
+compare gpu_activity $B/gpu_activity_static 200
+for w in ${GPU_WORKLOADS:-torch_step torch_graph torch_conv_graph}; do
+  compare $w python3 $W/$w.py
 done
-echo "== cost: gpu_activity 2000 rounds, wall s (median of 5 alternating)"
-declare -A V
-for i in 1 2 3 4 5; do
-  for m in bare trace gpu; do
-    s=$(date +%s.%N)
-    case $m in
-      bare) $B/gpu_activity_static 2000 >/dev/null ;;
-      trace) build/cutap trace -o $T/c_$m$i -- $B/gpu_activity_static 2000 >/dev/null 2>&1 ;;
-      gpu) build/cutap trace --gpu -o $T/c_$m$i -- $B/gpu_activity_static 2000 >/dev/null 2>&1 ;;
-    esac
-    V[$m]+=" $(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN {printf "%.3f", b - a}')"
-  done
-done
-for m in bare trace gpu; do echo "  $m: $(echo ${V[$m]} | tr ' ' '\n' | sort -g | sed -n 3p) (${V[$m]})"; done
+[ -n "${GPU_COST:-}" ] && BENCH_CPU_ONLY=1 SKIP_OVERHEAD=1 BENCH_MODES="bare trace tgpu gpuref" bench/gpu/run.sh "$GPU_COST" 2>/dev/null | grep -v "^  cycle"
 rm -rf "$T"
 exit $BAD

@@ -1,0 +1,195 @@
+/* GPU activity (issue #31, `cutap trace --gpu`): the GPU chunks of a file
+ * read, their kernels, copies and memsets joined to the calls that
+ * launched them (docs/FORMAT.md, "GPU activity").
+ *
+ * The join: a KERNEL, MEMCPY or MEMSET record carries CUPTI's correlation
+ * id of the API call that enqueued it; a CORR record pairs that id with
+ * cutap's external id, the place of the call's record (take << 24 |
+ * slot); the chunk of that take holds it. A record that joins to no call
+ * record (its CORR record not written: the process was killed, a call
+ * cutap did not record) is kept, unjoined, and counted. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "read_internal.h"
+
+struct corr {
+    uint32_t correlation;
+    uint64_t ext;
+};
+struct take {
+    uint64_t take;
+    size_t off;
+};
+/* What a file's scan collects before the join (freed by it). */
+struct gpu_scan {
+    struct corr *corr;
+    size_t ncorr, cap_corr;
+    struct take *takes;
+    size_t ntakes, cap_takes;
+};
+
+static struct gpu_scan *scan_of(struct tr_proc *p)
+{
+    if (!p->gpu_scan)
+        p->gpu_scan = calloc(1, sizeof(struct gpu_scan));
+    return p->gpu_scan;
+}
+
+void rd_gpu_take(struct tr_proc *p, uint64_t take, size_t off)
+{
+    struct gpu_scan *s;
+    if (!take || !(p->h.gpu & CUTAP_GPU_ON_STARTED) || !(s = scan_of(p)))
+        return;
+    s->takes = rd_grow(s->takes, &s->cap_takes, s->ntakes + 1, sizeof *s->takes);
+    s->takes[s->ntakes++] = (struct take){take, off};
+}
+
+static uint64_t to_realtime(const struct tr_proc *p, uint64_t t)
+{
+    if (!t || (p->h.gpu & CUTAP_GPU_ON_REALTIME))
+        return t;
+    return p->h.start_realtime_ns + (t - p->h.start_mono_ns);   /* the same clock's two readings */
+}
+
+/* The records of one GPU chunk (slots 1..slots-1). */
+void rd_gpu_chunk(struct trace *tr, struct tr_proc *p, const uint8_t *c, size_t slots, size_t ci)
+{
+    struct gpu_scan *s = scan_of(p);
+    if (!s)
+        return;
+    for (size_t k = 1; k < slots;) {
+        const struct cutap_rec_gpu *g = (const void *)(c + k * CUTAP_SLOT);
+        if (!g->kind)
+            break;
+        const char *bad = NULL;
+        if (!g->nslots || g->nslots > slots - k)
+            bad = "record longer than its chunk";
+        else if (g->kind == CUTAP_REC_META) {
+            const struct cutap_rec_meta *m = (const void *)g;
+            if (!memchr(m->text, 0, 40 + (size_t)CUTAP_SLOT * (m->nslots - 1u)))
+                bad = "meta record without its terminating NUL";
+            else if (m->sub == CUTAP_META_GPU_NAME && m->aux < (1u << 20)) {
+                p->gpu_names = rd_grow(p->gpu_names, &p->cap_gpu_names, (size_t)m->aux + 1, sizeof *p->gpu_names);
+                while (p->ngpu_names <= m->aux)
+                    p->gpu_names[p->ngpu_names++] = NULL;
+                p->gpu_names[m->aux] = m->text;
+            }
+        } else if (g->kind != CUTAP_REC_GPU || g->nslots != 1 || !g->type || g->type > CUTAP_GPU_API)
+            bad = "unknown GPU record";
+        else if (g->type == CUTAP_GPU_CORR) {
+            s->corr = rd_grow(s->corr, &s->cap_corr, s->ncorr + 1, sizeof *s->corr);
+            s->corr[s->ncorr++] = (struct corr){g->correlation, g->start};
+        } else if (g->type != CUTAP_GPU_API) {
+            p->gpu = rd_grow(p->gpu, &p->cap_gpu, p->ngpu + 1, sizeof *p->gpu);
+            p->gpu[p->ngpu++] = (struct tr_gpu){.t0 = to_realtime(p, g->start), .t1 = to_realtime(p, g->end),
+                                                .g = g};
+        }
+        if (bad) {
+            rd_complain(tr, p->path, "chunk %zu slot %zu: %s; rest of the chunk skipped", ci, k, bad);
+            break;
+        }
+        k += g->nslots;
+    }
+}
+
+static int cmp_corr(const void *a, const void *b)
+{
+    const struct corr *x = a, *y = b;
+    return x->correlation < y->correlation ? -1 : x->correlation > y->correlation;
+}
+static int cmp_take(const void *a, const void *b)
+{
+    const struct take *x = a, *y = b;
+    return x->take < y->take ? -1 : x->take > y->take;
+}
+static int cmp_gpu(const void *a, const void *b)
+{
+    const struct tr_gpu *x = a, *y = b;
+    if (x->call_off != y->call_off)
+        return x->call_off < y->call_off ? -1 : 1;
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* After the file's scan: each activity record's launching call found. */
+void rd_gpu_join(struct tr_proc *p)
+{
+    struct gpu_scan *s = p->gpu_scan;
+    if (!s)
+        return;
+    qsort(s->corr, s->ncorr, sizeof *s->corr, cmp_corr);
+    qsort(s->takes, s->ntakes, sizeof *s->takes, cmp_take);
+    size_t csize = p->h.chunk_size, joined = 0;
+    for (size_t i = 0; i < p->ngpu; i++) {
+        struct tr_gpu *x = &p->gpu[i];
+        struct corr key = {.correlation = x->g->correlation};
+        const struct corr *c = s->ncorr ? bsearch(&key, s->corr, s->ncorr, sizeof key, cmp_corr) : NULL;
+        if (!c)
+            continue;
+        struct take tk = {.take = c->ext >> 24};
+        const struct take *t = s->ntakes ? bsearch(&tk, s->takes, s->ntakes, sizeof tk, cmp_take) : NULL;
+        size_t slot = (size_t)(c->ext & 0xffffff);
+        if (!t || !slot || slot >= csize / CUTAP_SLOT)
+            continue;
+        size_t off = t->off + slot * CUTAP_SLOT;
+        const struct cutap_rec_call *r = (const void *)(p->map + off);
+        if (off + CUTAP_SLOT > p->size || r->kind != CUTAP_REC_CALL)
+            continue;
+        x->call_off = off;
+        joined++;
+    }
+    p->gpu_joined = joined;
+    qsort(p->gpu, p->ngpu, sizeof *p->gpu, cmp_gpu);
+    free(s->corr);
+    free(s->takes);
+    free(s);
+    p->gpu_scan = NULL;
+}
+
+/* The GPU records a call launched: their count, the first in *first. */
+size_t tr_gpu_of(const struct tr_proc *p, const struct tr_call *c, const struct tr_gpu **first)
+{
+    if (!p->gpu_joined || !c->rec || (const uint8_t *)c->rec < p->map || (const uint8_t *)c->rec >= p->map + p->size)
+        return 0;
+    uint64_t off = (uint64_t)((const uint8_t *)c->rec - p->map);
+    size_t lo = 0, hi = p->ngpu;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->gpu[mid].call_off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t n = 0;
+    while (lo + n < p->ngpu && p->gpu[lo + n].call_off == off)
+        n++;
+    *first = n ? &p->gpu[lo] : NULL;
+    return n;
+}
+
+const char *tr_gpu_name(const struct tr_proc *p, const struct tr_gpu *x)
+{
+    uint32_t i = x->g->info;
+    return x->g->type == CUTAP_GPU_KERNEL && i && i - 1 < p->ngpu_names && p->gpu_names[i - 1] ? p->gpu_names[i - 1]
+                                                                                             : NULL;
+}
+
+const char *tr_gpu_copy_kind(uint32_t info)
+{
+    static const char *const k[] = {"?", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH",
+                                    "PtoP"};
+    unsigned v = info & 0xff;
+    return v < sizeof k / sizeof k[0] ? k[v] : "?";
+}
+
+void rd_gpu_free(struct tr_proc *p)
+{
+    if (p->gpu_scan) {
+        struct gpu_scan *s = p->gpu_scan;
+        free(s->corr);
+        free(s->takes);
+        free(s);
+    }
+    free(p->gpu);
+    free(p->gpu_names);
+}

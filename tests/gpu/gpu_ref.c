@@ -1,0 +1,89 @@
+/* The GPU activity referee (issue #31): a minimal CUPTI activity client of
+ * its own, loaded by the driver through the injection mechanism, in a
+ * separate run of the same workload:
+ *
+ *   CUDA_INJECTION64_PATH=build/gpu/libgpu_ref.so GPU_REF_DIR=DIR ./app
+ *
+ * It writes DIR/gpu.<pid>.tsv, one line per kernel, copy and memset CUPTI
+ * reported: "kernel<TAB>duration ns<TAB>mangled name", "memcpy<TAB>ns<TAB>
+ * [CUDA memcpy HtoD]" (the copy kind as cutap names it), "memset<TAB>ns<TAB>
+ * [CUDA memset]". tests/gpu/gpu_compare.py compares these counts and
+ * medians with cutap report --gpu of a `cutap trace --gpu` run. Nothing of
+ * cutap's is used: it is what a profiler built on CUPTI (nsys) sees.
+ *
+ * Build: gcc -O2 -shared -fPIC -I<cupti include> gpu_ref.c -o libgpu_ref.so
+ *        <libcupti.so> -lpthread   (tests/gpu/gpu_activity.sh) */
+#define _GNU_SOURCE
+#include <cupti.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static FILE *out;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void CUPTIAPI requested(uint8_t **buffer, size_t *size, size_t *max)
+{
+    *size = 4u << 20;
+    *buffer = aligned_alloc(8, *size);
+    *max = 0;
+    if (!*buffer)
+        *size = 0;
+}
+
+static const char *copy_kind(unsigned k)
+{
+    static const char *const n[] = {"?", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH",
+                                    "PtoP"};
+    return k < sizeof n / sizeof n[0] ? n[k] : "?";
+}
+
+static void CUPTIAPI completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+    (void)ctx, (void)stream, (void)size;
+    CUpti_Activity *a = NULL;
+    pthread_mutex_lock(&lock);
+    while (out && cuptiActivityGetNextRecord(buffer, valid, &a) == CUPTI_SUCCESS) {
+        if (a->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || a->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+            CUpti_ActivityKernel10 *k = (CUpti_ActivityKernel10 *)a;
+            fprintf(out, "kernel\t%llu\t%s\n", (unsigned long long)(k->end - k->start), k->name ? k->name : "?");
+        } else if (a->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+            CUpti_ActivityMemcpy6 *m = (CUpti_ActivityMemcpy6 *)a;
+            fprintf(out, "memcpy\t%llu\t[CUDA memcpy %s]\n", (unsigned long long)(m->end - m->start),
+                    copy_kind(m->copyKind));
+        } else if (a->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+            CUpti_ActivityMemset4 *m = (CUpti_ActivityMemset4 *)a;
+            fprintf(out, "memset\t%llu\t[CUDA memset]\n", (unsigned long long)(m->end - m->start));
+        }
+    }
+    if (out)
+        fflush(out);
+    pthread_mutex_unlock(&lock);
+    free(buffer);
+}
+
+static void at_exit(void)
+{
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+__attribute__((visibility("default"))) int InitializeInjection(void)
+{
+    const char *dir = getenv("GPU_REF_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/gpu.%d.tsv", dir && *dir ? dir : ".", (int)getpid());
+    if (!(out = fopen(path, "w")))
+        return 0;
+    if (cuptiActivityRegisterCallbacks(requested, completed) != CUPTI_SUCCESS ||
+        cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS ||
+        cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||
+        cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS) {
+        fprintf(out, "failed\t0\tCUPTI activity would not start\n");
+        fflush(out);
+        return 0;
+    }
+    atexit(at_exit);
+    return 1;
+}
