@@ -100,7 +100,7 @@ static void put_name(FILE *f, const char *key, int kernel, int demangle, int for
     char *dm = kernel && demangle ? cli_demangle(key) : NULL;
     const char *s = dm ? dm : key;
     if (format == FMT_TEXT)
-        fputs(s, f);
+        text_str(f, s);   /* (names from the file: escaped) */
     else if (format == FMT_CSV)
         csv_str(f, s);
     else

@@ -4,11 +4,29 @@ argument words and counts its calls through fake_call() (tests/fake/fake_core.c)
 which also gives a few entry points real behaviour. Exports no header
 declares get a fixed test signature (8 integer and 2 double arguments) so
 the tests can check that the generic trampoline preserves every register
-and stack argument."""
+and stack argument.
+
+It also gives each export its CUPTI callback id (cupti_driver_cbid.h):
+the fake libcupti's activity API (tests/fake/fake_cupti_activity.c) knows
+a driver call by it, as the real CUPTI does (tests/fake/fake_gpu.c)."""
+import os
+import re
+
 import cuda_model
 from gen_common import fake_word, proto, struct_defs
 
 FLAVOUR = {"": 0, "ptds": 1, "ptsz": 2}
+CBID = re.compile(r"^\s*CUPTI_DRIVER_TRACE_CBID_(\w+)\s*=\s*(\d+),")
+
+
+def driver_cbids():
+    """{export name: CUPTI driver callback id} (INVALID, SIZE left out)."""
+    out = {}
+    for line in open(os.path.join(cuda_model.CUDA_INCLUDE, "cupti_driver_cbid.h")):
+        m = CBID.match(line)
+        if m and m.group(1) not in ("INVALID", "SIZE", "FORCE_INT"):
+            out[m.group(1)] = int(m.group(2))
+    return out
 
 
 def generate(model):
@@ -40,6 +58,13 @@ def generate(model):
         out.append('    {"%s", %d, %d, "%s"},' % (base, ver, FLAVOUR[fl], exp))
     out.append("};")
     out.append("const unsigned fake_procaddr_count = %d;" % len(model.versions))
+    cbids = driver_cbids()
+    out.append("/* CUPTI's callback id of each export (cupti_driver_cbid.h; 0: none). */")
+    out.append("const uint16_t fake_cupti_cbids[CUTAP_DRIVER_COUNT] = {")
+    for f in model.functions:
+        if f.name in cbids:
+            out.append("    [CUTAP_ID_%s] = %d," % (f.name, cbids[f.name]))
+    out.append("};")
     return "\n".join(out) + "\n"
 
 

@@ -169,6 +169,7 @@ static void run_one(const char *path, FILE *devnull)
             for (int by = BY_NONE; by <= BY_RANK; by++)
                 report_print(&tr, devnull, fmt, by);
             report_tree(&tr, devnull, fmt);
+            report_gpu(&tr, devnull, fmt, fz_below(2) ? 0 : 3);   /* (issue #31) */
         }
         tr_free(&tr);
     } else {

@@ -79,4 +79,17 @@ static int rt_copy_report(int site, uint32_t cbid, const char *name, const void 
     ((rt_copy_slot)t[1])(cbid, (uint64_t)(uintptr_t)r, 0, 0, 0x64, 0);
     return 1;
 }
+/* cudaLaunchKernel's parameters as a runtime reports them
+ * (cudaLaunchKernel_v7000_params of cupti_runtime_cbid.h's structs), with
+ * the runtime's dim3 (passed by value). */
+struct dim3 {
+    unsigned x, y, z;
+};
+struct rt_launch_params {
+    const void *func;
+    struct dim3 gridDim, blockDim;
+    void **args;
+    size_t sharedMem;
+    void *stream;   /* cudaStream_t */
+};
 #endif

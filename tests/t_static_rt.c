@@ -60,9 +60,6 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
                         unsigned smem, CUstream s, void **params, void **extra);
 
 typedef int cudaError_t;
-struct dim3 {
-    unsigned x, y, z;
-};
 struct cudaMemLocation {
     int type, id;
 };
@@ -171,13 +168,7 @@ static cudaError_t rt_cudaMemset(void *ptr, int value, size_t count)
 static cudaError_t rt_cudaLaunchKernel(const void *func, struct dim3 grid, struct dim3 block, void **args, size_t shmem,
                                        CUstream stream)
 {
-    struct {
-        const void *func;
-        struct dim3 gridDim, blockDim;
-        void **args;
-        size_t sharedMem;
-        CUstream stream;
-    } p = {func, grid, block, args, shmem, stream};   /* cudaLaunchKernel_v7000_params */
+    struct rt_launch_params p = {func, grid, block, args, shmem, stream};
     struct rt_call c = {211, "cudaLaunchKernel", &p, 0, 0};
     fprintf(stderr, "ADDR cudaLaunchKernel %p %p\n", (void *)&p.gridDim, (void *)&p.blockDim);
     int d = rt_begin(&c);

@@ -3,19 +3,24 @@
 T        := $(BUILD)/tests
 FAKE     := $(BUILD)/fake
 TCFLAGS  := -O1 -g $(WARN) -Iinclude -Itests -Itests/fake
-FAKE_SRC := tests/fake/fake_core.c tests/fake/fake_tools.c tests/fake/generated/fake_driver.c src/common/integrity_hash.c
+FAKE_SRC := tests/fake/fake_core.c tests/fake/fake_tools.c tests/fake/fake_gpu.c tests/fake/generated/fake_driver.c \
+            src/common/integrity_hash.c
 
-$(FAKE)/libcuda.so.1: $(FAKE_SRC) src/common/integrity_hash.h tests/fake/fake_internal.h tests/fake/fake_nvkernel.c include/generated/cutap_ids.h
+$(FAKE)/libcuda.so.1: $(FAKE_SRC) src/common/integrity_hash.h tests/fake/fake_internal.h tests/fake/fake_activity.h \
+                      tests/fake/fake_nvkernel.c include/generated/cutap_ids.h
 	@mkdir -p $(FAKE)
 	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -o $@ $(FAKE_SRC) -ldl -lpthread
 	ln -sf libcuda.so.1 $(FAKE)/libcuda.so
 
 # A fake libcupti (CUPTI's subscriber API; the driver hands it the runtime
 # copies' reports, tests/fake/fake_tools.c), for --runtime=cupti and for
-# a CUPTI client beside cutap.
-$(FAKE)/libcupti.so.13: tests/fake/fake_cupti.c tests/cupti_min.h
+# a CUPTI client beside cutap; and its activity API, for trace --gpu
+# (fake_cupti_activity.c: the driver tells it its calls and their GPU work,
+# tests/fake/fake_gpu.c).
+$(FAKE)/libcupti.so.13: tests/fake/fake_cupti.c tests/fake/fake_cupti_activity.c tests/fake/fake_activity.h tests/cupti_min.h
 	@mkdir -p $(FAKE)
-	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcupti.so.13 -o $@ $<
+	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcupti.so.13 -o $@ tests/fake/fake_cupti.c tests/fake/fake_cupti_activity.c \
+	    -ldl -lpthread
 
 # A shared libcudart that also reports to CUPTI, and a program calling it:
 # with --runtime=cupti each of its calls must be recorded once.
@@ -48,7 +53,8 @@ $(T)/t_shared_rt: tests/t_shared_rt.c $(T)/cudart/libcudart.so.13
 
 # A second export variant: another file name, symbols versioned (for
 # dlvsym), opened only by absolute path by a program that never links it.
-$(BUILD)/fake-alt/libcuda-alt.so: $(FAKE_SRC) tests/fake/fake_internal.h tests/fake/fake_nvkernel.c tests/fake/alt.map
+$(BUILD)/fake-alt/libcuda-alt.so: $(FAKE_SRC) tests/fake/fake_internal.h tests/fake/fake_activity.h tests/fake/fake_nvkernel.c \
+                                  tests/fake/alt.map
 	@mkdir -p $(BUILD)/fake-alt
 	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcuda-alt.so -Wl,-Bsymbolic -Wl,--version-script=tests/fake/alt.map \
 	    -o $@ $(FAKE_SRC) -ldl -lpthread
@@ -191,6 +197,10 @@ TEST_BINS := $(T)/libshim.so $(T)/argnames.so $(T)/t_nodriver $(T)/t_probe $(T)/
              $(BUILD)/examples/memlimit.so $(T)/t_memlimit $(T)/t_record $(BUILD)/cutap
 
 TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap
+# Issue #31 (trace --gpu): GPU work on the fake driver, seen by the fake
+# libcupti's activity API, with a runtime copy of its own (tests/t_gpu.c).
+$(T)/t_gpu: tests/rt_copy.h tests/cupti_min.h
+TEST_BINS += $(T)/t_gpu $(FAKE)/libcupti.so.13
 TEST_BINS += $(T)/libnofalloc.so $(T)/t_static $(T)/t_thread_churn
 TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt $(T)/t_rt_mix $(T)/libcupti_client.so $(T)/t_bad_report $(T)/t_tls_between $(T)/t_table_tail $(BUILD)/bench/rtreport
 

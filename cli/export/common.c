@@ -231,3 +231,53 @@ void export_worker_free(void *wp)
     decoded_free(&w->dec);
     free(w);
 }
+
+/* --- GPU activity (issue #31, cutap trace --gpu) ------------------------ */
+
+const char *gpu_kind_str(const struct tr_gpu *x)
+{
+    return x->g->type == CUTAP_GPU_KERNEL ? "kernel" : x->g->type == CUTAP_GPU_MEMCPY ? "memcpy" : "memset";
+}
+
+const char *gpu_label(const struct tr_proc *p, const struct tr_gpu *x, char *buf, size_t size)
+{
+    if (x->g->type == CUTAP_GPU_KERNEL) {
+        const char *name = tr_gpu_name(p, x);
+        char *dm = name ? cli_demangle(name) : NULL;
+        snprintf(buf, size, "%s", dm ? dm : name ? name : "?");
+        free(dm);
+    } else if (x->g->type == CUTAP_GPU_MEMCPY) {
+        snprintf(buf, size, "[CUDA memcpy %s]", tr_gpu_copy_kind(x->g->info));
+    } else {
+        snprintf(buf, size, "[CUDA memset]");
+    }
+    return buf;
+}
+
+void json_gpu_fields(FILE *f, const struct tr_proc *p, const struct tr_gpu *x)
+{
+    const struct cutap_rec_gpu *g = x->g;
+    fprintf(f, ",\"kind\":\"%s\",\"device\":%u,\"context\":%u,\"stream\":%u", gpu_kind_str(x), g->device, g->context,
+            g->stream);
+    if (g->type == CUTAP_GPU_KERNEL) {
+        const char *name = tr_gpu_name(p, x);
+        char buf[4096];
+        out_s(",\"name\":", f);
+        json_str(f, gpu_label(p, x, buf, sizeof buf));
+        if (name) {
+            out_s(",\"mangled\":", f);
+            json_str(f, name);
+        }
+        fprintf(f, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u]", g->u.k.grid[0], g->u.k.grid[1], g->u.k.grid[2],
+                g->u.k.block[0], g->u.k.block[1], g->u.k.block[2]);
+    } else if (g->type == CUTAP_GPU_MEMCPY) {
+        fprintf(f, ",\"copy\":\"%s\",\"bytes\":%llu", tr_gpu_copy_kind(g->info), (unsigned long long)g->u.m.bytes);
+    } else {
+        fprintf(f, ",\"bytes\":%llu,\"value\":%u", (unsigned long long)g->u.m.bytes, g->info);
+    }
+}
+
+uint32_t gpu_track_tid(const struct tr_gpu *x)
+{
+    return 0x40000000u + (x->g->device & 0xff) * 0x100000u + (x->g->stream & 0xfffff);
+}

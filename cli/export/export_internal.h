@@ -70,6 +70,17 @@ struct export_worker {
 void *export_worker_new(void *base);
 void export_worker_free(void *w);
 
+/* GPU activity (cutap trace --gpu): "kernel", "memcpy" or "memset"; the
+ * display name (the demangled kernel, "[CUDA memcpy HtoD]", "[CUDA
+ * memset]") in buf; its JSON members with a leading comma (kind, device,
+ * context, stream; name, mangled, grid, block; copy, bytes; bytes, value);
+ * the Perfetto JSON track (a made-up tid, above any real one) of its
+ * device and stream. */
+const char *gpu_kind_str(const struct tr_gpu *x);
+const char *gpu_label(const struct tr_proc *p, const struct tr_gpu *x, char *buf, size_t size);
+void json_gpu_fields(FILE *f, const struct tr_proc *p, const struct tr_gpu *x);
+uint32_t gpu_track_tid(const struct tr_gpu *x);
+
 /* Microseconds with three decimals: exact nanoseconds, no float rounding. */
 void put_us(FILE *f, uint64_t ns);
 /* A process's losses as JSON members (no braces). */

@@ -59,6 +59,34 @@ static void jsonl_range(FILE *f, const struct trace *tr, const struct tr_call *c
     fprintf(f, "\"domain\":\"0x%llx\"%s}\n", (unsigned long long)r->domain, c->t1 ? "" : ",\"unfinished\":true");
 }
 
+/* A kernel, copy or memset (cutap trace --gpu): "type":"gpu", the
+ * launching call's id (null: not joined), its GPU start and duration. */
+static void jsonl_gpu(FILE *f, const struct trace *tr, size_t pi, const struct tr_gpu *x, size_t call,
+                      const char *jhost)
+{
+    const struct tr_proc *p = &tr->procs[pi];
+    out_s("{\"type\":\"gpu\",\"call\":", f);
+    if (call)
+        text_u64(f, call);
+    else
+        out_s("null", f);
+    out_s(",\"t_ns\":", f);
+    if (x->t0)
+        text_u64(f, x->t0 > tr->origin_ns ? x->t0 - tr->origin_ns : 0);
+    else
+        out_s("null", f);
+    out_s(",\"dur_ns\":", f);
+    if (x->t0 && x->t1 >= x->t0)
+        text_u64(f, x->t1 - x->t0);
+    else
+        out_s("null", f);
+    out_s(",\"host\":", f);
+    out_s(jhost, f);
+    fprintf(f, ",\"pid\":%d", p->h.pid);
+    json_gpu_fields(f, p, x);
+    out_s("}\n", f);
+}
+
 /* One entry (cli/parallel.c: on the thread w belongs to). */
 static void jsonl_fmt(void *wp, FILE *f, const struct tr_call *c, size_t i, size_t n)
 {
@@ -121,6 +149,10 @@ static void jsonl_fmt(void *wp, FILE *f, const struct tr_call *c, size_t i, size
         out_c(']', f);
     }
     out_s("}\n", f);
+    const struct tr_gpu *x;
+    size_t ng = tr_gpu_of(&tr->procs[t->proc], c, &x);
+    for (size_t k = 0; k < ng; k++)
+        jsonl_gpu(f, tr, t->proc, x + k, i + 1, jhost[t->proc]);
 }
 
 int write_jsonl(const struct trace *tr, FILE *f)
@@ -148,6 +180,10 @@ int write_jsonl(const struct trace *tr, FILE *f)
                 (unsigned long long)k->total_ns, (unsigned long long)k->min_ns, (unsigned long long)k->max_ns,
                 (unsigned long long)k->timed);
     }
+    /* GPU records joined to no call */
+    for (size_t i = 0; i < tr->nprocs; i++)
+        for (size_t k = 0; k < tr->procs[i].ngpu && !tr->procs[i].gpu[k].call_off; k++)
+            jsonl_gpu(f, tr, i, &tr->procs[i].gpu[k], 0, jhost[i]);
     /* Processes whose recording lost calls or names (version 3 header). */
     for (size_t i = 0; i < tr->nprocs; i++) {
         const struct tr_proc *p = &tr->procs[i];

@@ -44,6 +44,44 @@ static void pf_range(FILE *f, const struct trace *tr, const struct tr_call *c, s
             c->depth, (unsigned long long)r->domain);
 }
 
+/* A kernel, copy or memset (cutap trace --gpu) as a slice on its device's
+ * and stream's track in the process (gpu_track_tid), with a flow arrow
+ * from the launching call (flow id: the process's index and the record's,
+ * 0 without a call). */
+static void pf_gpu(FILE *f, const struct trace *tr, const struct pf_proc *pp, size_t pi, size_t k,
+                   const struct tr_call *c)
+{
+    const struct tr_proc *p = &tr->procs[pi];
+    const struct tr_gpu *x = &p->gpu[k];
+    if (!x->t0 || x->t1 < x->t0)
+        return;   /* no GPU time: nothing to draw */
+    unsigned long long flow = ((unsigned long long)pi << 40 | k) + 1;
+    uint32_t gt = gpu_track_tid(x);
+    if (c) {
+        fprintf(f, ",\n{\"ph\":\"s\",\"id\":%llu,\"pid\":%lld,\"tid\":%d,\"ts\":", flow, (long long)pp[pi].pid,
+                tr->threads[c->thread].tid);
+        put_us(f, c->t0 - tr->origin_ns);
+        out_s(",\"name\":\"launch\",\"cat\":\"gpu\"}", f);
+    }
+    fprintf(f, ",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%u,\"ts\":", (long long)pp[pi].pid, gt);
+    put_us(f, x->t0 - tr->origin_ns);
+    out_s(",\"dur\":", f);
+    put_us(f, x->t1 - x->t0);
+    char buf[4096];
+    out_s(",\"name\":", f);
+    json_str(f, gpu_label(p, x, buf, sizeof buf));
+    out_s(",\"cat\":\"gpu\",\"args\":{\"launched_by\":", f);
+    json_str(f, c ? tr->names[c->name].name : "(not joined)");
+    json_gpu_fields(f, p, x);
+    out_s("}}", f);
+    if (c) {
+        fprintf(f, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":%llu,\"pid\":%lld,\"tid\":%u,\"ts\":", flow,
+                (long long)pp[pi].pid, gt);
+        put_us(f, x->t0 - tr->origin_ns);
+        out_s(",\"name\":\"launch\",\"cat\":\"gpu\"}", f);
+    }
+}
+
 /* One call or range (cli/parallel.c: on the thread w belongs to). */
 static void pf_fmt(void *wp, FILE *f, const struct tr_call *c, size_t i, size_t n)
 {
@@ -114,6 +152,10 @@ static void pf_fmt(void *wp, FILE *f, const struct tr_call *c, size_t i, size_t 
     }
     json_kernel_object(f, tr, c);
     out_s("}}", f);
+    const struct tr_gpu *x;
+    size_t ng = tr_gpu_of(&tr->procs[t->proc], c, &x);
+    for (size_t k = 0; k < ng; k++)
+        pf_gpu(f, tr, pp, t->proc, (size_t)(x - tr->procs[t->proc].gpu) + k, c);
 }
 
 int write_perfetto(const struct trace *tr, FILE *f)
@@ -187,6 +229,31 @@ int write_perfetto(const struct trace *tr, FILE *f)
             json_str(f, tname);
             out_s("}}", f);
         }
+        /* its GPU tracks, one per device and stream (few: a list) */
+        const struct tr_proc *gp = &tr->procs[i];
+        uint32_t *seen = NULL;
+        size_t nseen = 0, cap_seen = 0;
+        for (size_t k = 0; k < gp->ngpu; k++) {
+            const struct tr_gpu *x = &gp->gpu[k];
+            uint32_t gt = gpu_track_tid(x);
+            size_t j = 0;
+            while (j < nseen && seen[j] != gt)
+                j++;
+            if (j < nseen)
+                continue;
+            if (nseen == cap_seen) {
+                cap_seen = cap_seen ? 2 * cap_seen : 16;
+                if (!(seen = realloc(seen, cap_seen * sizeof *seen))) {
+                    fprintf(stderr, "cutap: out of memory\n");
+                    exit(1);
+                }
+            }
+            seen[nseen++] = gt;
+            SEP();
+            fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":"
+                       "\"GPU %u stream %u\"}}", (long long)pp[i].pid, gt, x->g->device, x->g->stream);
+        }
+        free(seen);
     }
     free(tstart);
     free(tord);
@@ -194,6 +261,9 @@ int write_perfetto(const struct trace *tr, FILE *f)
     struct cli_par par = {.tr = tr, .what = "export", .out = f, .fmt = pf_fmt, .init = export_worker_new,
                           .fini = export_worker_free, .arg = &base};
     int err, rc = cli_par_run(&par, cli_par_workers(tr), &err);   /* (a write's error shows in ferror(f)) */
+    for (size_t i = 0; i < tr->nprocs; i++)   /* GPU records joined to no call */
+        for (size_t k = 0; k < tr->procs[i].ngpu && !tr->procs[i].gpu[k].call_off; k++)
+            pf_gpu(f, tr, pp, i, k, NULL);
     out_s("\n]}\n", f);
 #undef SEP
     if (tr->ncounters)

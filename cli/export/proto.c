@@ -76,6 +76,14 @@ static void pb_uint(struct pb *p, unsigned field, uint64_t v)
     pb_varint(p, v);
 }
 
+static void pb_fixed64(struct pb *p, unsigned field, uint64_t v)
+{
+    pb_varint(p, (uint64_t)field << 3 | 1);   /* wire type 1 */
+    pb_room(p, 8);
+    for (int i = 0; i < 8; i++)
+        p->b[p->n++] = (unsigned char)(v >> (8 * i));
+}
+
 static void pb_bytes(struct pb *p, unsigned field, const void *s, size_t len)
 {
     pb_varint(p, (uint64_t)field << 3 | 2);
@@ -229,11 +237,12 @@ static void seq_start(struct writer *w, size_t t)
 /* One event on thread t's sequence: type, at time ns, named (BEGIN,
  * INSTANT) by name index name with category layer; track: 0 for the
  * sequence's default (the thread's), or a track uuid. */
-static void event(struct writer *w, size_t t, unsigned type, uint64_t ns, int64_t name, int layer, uint64_t track)
+static void event_flows(struct writer *w, size_t t, unsigned type, uint64_t ns, int64_t name, int layer,
+                        uint64_t track, const uint64_t *flows, size_t nflows)
 {
     struct seq *s = &w->seqs[t];
     seq_start(w, t);
-    if (!track) {
+    if (!track && !nflows) {
         uint64_t ci = name >= 0 ? cat_iid(layer) : 0;
         int known = name < 0 || ((s->named[(size_t)name / 8] >> (name % 8) & 1) && (ci >= 32 || (s->cats >> ci & 1)));
         if (known) {
@@ -267,6 +276,8 @@ static void event(struct writer *w, size_t t, unsigned type, uint64_t ns, int64_
     pb_uint(e, 9, type);
     if (track)
         pb_uint(e, 11, track);
+    for (size_t k = 0; k < nflows; k++)
+        pb_fixed64(e, 47, flows[k]);         /* flow_ids: to the GPU work it launched */
     pb_uint(p, 8, ns);                       /* timestamp */
     pb_uint(p, 10, t + 1);                   /* trusted_packet_sequence_id */
     pb_msg(p, 11, e);
@@ -274,6 +285,11 @@ static void event(struct writer *w, size_t t, unsigned type, uint64_t ns, int64_
         pb_msg(p, 12, in);
     pb_uint(p, 13, 2);                       /* SEQ_NEEDS_INCREMENTAL_STATE */
     emit(w, p);
+}
+
+static void event(struct writer *w, size_t t, unsigned type, uint64_t ns, int64_t name, int layer, uint64_t track)
+{
+    event_flows(w, t, type, ns, name, layer, track, NULL, 0);
 }
 
 /* Ends the slices of thread t open at depth >= depth. A call that never
@@ -348,6 +364,83 @@ static void descriptors(struct writer *w)
     }
 }
 
+/* --- GPU activity (cutap trace --gpu) -------------------------------------
+ * A track per process, device and stream, under the process; each kernel,
+ * copy or memset a slice on it, named inline, on a packet sequence per
+ * track (in start order); a flow from the launching call's slice (its
+ * flow_ids) ends on it (terminating_flow_ids). Flow id: the process's index
+ * and the record's, + 1. */
+static uint64_t gpu_uuid(size_t pi, const struct tr_gpu *x)
+{
+    return (uint64_t)1 << 61 | (uint64_t)pi << 28 | (uint64_t)(x->g->device & 0xff) << 20 | (x->g->stream & 0xfffff);
+}
+static uint64_t gpu_flow(size_t pi, size_t k) { return ((uint64_t)pi << 40 | k) + 1; }
+
+static const struct trace *sort_tr;
+static size_t sort_pi;
+static int cmp_gpu_track(const void *a, const void *b)
+{
+    const struct tr_gpu *x = &sort_tr->procs[sort_pi].gpu[*(const size_t *)a];
+    const struct tr_gpu *y = &sort_tr->procs[sort_pi].gpu[*(const size_t *)b];
+    uint64_t u = gpu_uuid(sort_pi, x), v = gpu_uuid(sort_pi, y);
+    if (u != v)
+        return u < v ? -1 : 1;
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+static void gpu_tracks(struct writer *w)
+{
+    const struct trace *tr = w->tr;
+    struct pb *p = &w->pkt, *d = &w->ev;
+    uint32_t seq = 0xf0000000u;
+    for (size_t pi = 0; pi < tr->nprocs; pi++) {
+        const struct tr_proc *gp = &tr->procs[pi];
+        if (!gp->ngpu)
+            continue;
+        size_t *ord = xcalloc(gp->ngpu, sizeof *ord);
+        for (size_t k = 0; k < gp->ngpu; k++)
+            ord[k] = k;
+        sort_tr = tr, sort_pi = pi;
+        qsort(ord, gp->ngpu, sizeof *ord, cmp_gpu_track);
+        uint64_t last = 0;
+        for (size_t j = 0; j < gp->ngpu; j++) {
+            const struct tr_gpu *x = &gp->gpu[ord[j]];
+            uint64_t uuid = gpu_uuid(pi, x);
+            if (uuid != last) {   /* a new track: its descriptor */
+                char name[64];
+                snprintf(name, sizeof name, "GPU %u stream %u", x->g->device, x->g->stream);
+                p->n = d->n = 0;
+                pb_uint(d, 1, uuid);
+                pb_str(d, 2, name);
+                pb_uint(d, 5, proc_uuid(pi));
+                pb_msg(p, 60, d);
+                emit(w, p);
+                last = uuid;
+                seq++;
+            }
+            if (!x->t0 || x->t1 < x->t0)
+                continue;
+            char label[4096];
+            gpu_label(gp, x, label, sizeof label);
+            for (int k = 0; k < 2; k++) {
+                p->n = d->n = 0;
+                if (!k) {
+                    pb_str(d, 23, label);   /* TrackEvent.name */
+                    if (x->call_off)
+                        pb_fixed64(d, 48, gpu_flow(pi, ord[j]));   /* terminating_flow_ids */
+                }
+                pb_uint(d, 9, k ? 2 : 1);
+                pb_uint(d, 11, uuid);
+                pb_uint(p, 8, rel(tr, k ? x->t1 : x->t0));
+                pb_uint(p, 10, seq);
+                pb_msg(p, 11, d);
+                emit(w, p);
+            }
+        }
+        free(ord);
+    }
+}
+
 /* A range that does not nest: a slice on a track of its own, under its
  * process, on a packet sequence of its own (its end may come long after
  * later events of its thread's sequence), named inline (TrackEvent.name,
@@ -405,12 +498,25 @@ void write_perfetto_proto(const struct trace *tr, FILE *f)
                 continue;
             }
         }
-        event(&w, c->thread, 1, rel(tr, c->t0), c->name, layer, 0);
+        const struct tr_gpu *gx;
+        size_t pi = tr->threads[c->thread].proc, ng = tr_gpu_of(&tr->procs[pi], c, &gx);
+        if (ng) {   /* a launch: flows to what it put on the GPU */
+            uint64_t *flows = xcalloc(ng, sizeof *flows);
+            size_t nf = 0, k0 = (size_t)(gx - tr->procs[pi].gpu);
+            for (size_t k = 0; k < ng; k++)
+                if (gx[k].t0 && gx[k].t1 >= gx[k].t0)
+                    flows[nf++] = gpu_flow(pi, k0 + k);
+            event_flows(&w, c->thread, 1, rel(tr, c->t0), c->name, layer, 0, flows, nf);
+            free(flows);
+        } else {
+            event(&w, c->thread, 1, rel(tr, c->t0), c->name, layer, 0);
+        }
         push(&w, c->thread, c->t1, c->depth);
     }
     tr_iter_free(&it);
     for (size_t t = 0; t < tr->nthreads; t++)
         close_to(&w, t, 0, 0);
+    gpu_tracks(&w);
     for (size_t t = 0; t < tr->nthreads; t++) {
         free(w.seqs[t].open);
         free(w.seqs[t].named);

@@ -100,6 +100,11 @@ static const char schema[] =
     "CREATE TABLE counters(thread_id INTEGER REFERENCES threads(id), layer TEXT,"
     " name_id INTEGER REFERENCES strings(id), calls INTEGER, errors INTEGER, total_ns INTEGER, min_ns INTEGER,"
     " max_ns INTEGER, timed INTEGER);"
+    "CREATE TABLE gpu(id INTEGER PRIMARY KEY, process_id INTEGER REFERENCES processes(id),"
+    " call_id INTEGER REFERENCES calls(id), kind TEXT, start_ns INTEGER, dur_ns INTEGER, device INTEGER,"
+    " context INTEGER, stream INTEGER, name_id INTEGER REFERENCES strings(id), mangled_id INTEGER REFERENCES"
+    " strings(id), grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER,"
+    " block_z INTEGER, copy TEXT, bytes INTEGER, value INTEGER);"
     "CREATE VIEW calls_named AS SELECT calls.*, s.value AS name, k.value AS kernel FROM calls"
     " JOIN strings s ON s.id = calls.name_id LEFT JOIN strings k ON k.id = calls.kernel_id;";
 
@@ -192,6 +197,75 @@ static int bind_opt_int(sqlite3_stmt *st, int i, int v)
 
 /* Every call below returns an SQLite result code; the first failure ends
  * the export. CK keeps that readable. */
+/* GPU activity (cutap trace --gpu): one gpu row. Kernel names go into
+ * strings demangled (name_id) and as recorded (mangled_id); a process's
+ * names are demangled once each and kept (the strings table's keys) until
+ * the export ends. */
+struct gpu_names {
+    char ***dm;      /* [process][GPU_NAME index]: demangled, or NULL */
+    size_t nprocs;
+};
+static const char *const gpu_copy_str[] = {"?", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD",
+                                           "HtoH", "PtoP"};
+
+static void gpu_names_free(struct gpu_names *gn, const struct trace *tr)
+{
+    for (size_t i = 0; gn->dm && i < gn->nprocs; i++) {
+        for (size_t k = 0; gn->dm[i] && k < tr->procs[i].ngpu_names; k++)
+            free(gn->dm[i][k]);
+        free(gn->dm[i]);
+    }
+    free(gn->dm);
+}
+
+static int gpu_row(sqlite3_stmt *st, struct strtab *strs, struct gpu_names *gn, const struct trace *tr, size_t pi,
+                   const struct tr_gpu *x, int64_t call)
+{
+    const struct tr_proc *p = &tr->procs[pi];
+    const struct cutap_rec_gpu *g = x->g;
+    int rc;
+    int64_t nid = 0, mid = 0;
+    const char *mangled = tr_gpu_name(p, x);
+    if (mangled) {
+        if ((rc = strtab_id(strs, mangled, &mid)) != SQLITE_OK)
+            return rc;
+        nid = mid;
+        if (!gn->dm && !(gn->dm = calloc(tr->nprocs, sizeof *gn->dm)))
+            return SQLITE_NOMEM;
+        gn->nprocs = tr->nprocs;
+        if (!gn->dm[pi] && !(gn->dm[pi] = calloc(p->ngpu_names, sizeof **gn->dm)))
+            return SQLITE_NOMEM;
+        char **d = &gn->dm[pi][g->info - 1];   /* (tr_gpu_name checked the index) */
+        if (!*d)
+            *d = cli_demangle(mangled);
+        if (*d && (rc = strtab_id(strs, *d, &nid)) != SQLITE_OK)
+            return rc;
+    }
+    if ((rc = sq->bind_int64(st, 1, (int64_t)pi + 1)) || (rc = call ? sq->bind_int64(st, 2, call) : sq->bind_null(st, 2)) ||
+        (rc = sq->bind_text(st, 3, g->type == CUTAP_GPU_KERNEL ? "kernel" : g->type == CUTAP_GPU_MEMCPY ? "memcpy" : "memset",
+                            -1, SQLITE_STATIC)) ||
+        (rc = x->t0 ? sq->bind_int64(st, 4, (int64_t)(x->t0 > tr->origin_ns ? x->t0 - tr->origin_ns : 0))
+                    : sq->bind_null(st, 4)) ||
+        (rc = x->t0 && x->t1 >= x->t0 ? sq->bind_int64(st, 5, (int64_t)(x->t1 - x->t0)) : sq->bind_null(st, 5)) ||
+        (rc = sq->bind_int64(st, 6, g->device)) || (rc = sq->bind_int64(st, 7, g->context)) ||
+        (rc = sq->bind_int64(st, 8, g->stream)) || (rc = nid ? sq->bind_int64(st, 9, nid) : sq->bind_null(st, 9)) ||
+        (rc = mid ? sq->bind_int64(st, 10, mid) : sq->bind_null(st, 10)))
+        return rc;
+    for (int k = 0; k < 6; k++)
+        if ((rc = g->type == CUTAP_GPU_KERNEL ? sq->bind_int64(st, 11 + k, k < 3 ? g->u.k.grid[k] : g->u.k.block[k - 3])
+                                              : sq->bind_null(st, 11 + k)))
+            return rc;
+    unsigned ck = g->info & 0xff;
+    if ((rc = g->type == CUTAP_GPU_MEMCPY
+                  ? sq->bind_text(st, 17, gpu_copy_str[ck < sizeof gpu_copy_str / sizeof *gpu_copy_str ? ck : 0], -1,
+                                  SQLITE_STATIC)
+                  : sq->bind_null(st, 17)) ||
+        (rc = g->type != CUTAP_GPU_KERNEL ? sq->bind_int64(st, 18, (int64_t)g->u.m.bytes) : sq->bind_null(st, 18)) ||
+        (rc = g->type == CUTAP_GPU_MEMSET ? sq->bind_int64(st, 19, g->info) : sq->bind_null(st, 19)))
+        return rc;
+    return step_reset(st);
+}
+
 #define CK(x)                                                                                                    \
     do {                                                                                                         \
         if ((rc = (x)) != SQLITE_OK)                                                                             \
@@ -201,7 +275,8 @@ static int bind_opt_int(sqlite3_stmt *st, int i, int v)
 int write_sqlite(const struct trace *tr, const char *path)
 {
     sqlite3 *db = NULL;
-    sqlite3_stmt *st_proc = NULL, *st_thr = NULL, *st_call = NULL, *st_cnt = NULL;
+    sqlite3_stmt *st_proc = NULL, *st_thr = NULL, *st_call = NULL, *st_cnt = NULL, *st_gpu = NULL;
+    struct gpu_names gn = {0};
     struct strtab strs = {0};
     struct decoded dec = {0};
     struct tr_iter it = {0};   /* freed at out: (a no-op before it starts) */
@@ -228,6 +303,11 @@ int write_sqlite(const struct trace *tr, const char *path)
                       -1, &st_proc, NULL));
     CK(sq->prepare_v2(db, "INSERT INTO threads(id, process_id, tid, name) VALUES(?1, ?2, ?3, ?4)", -1, &st_thr, NULL));
     CK(sq->prepare_v2(db, SQLITE_CALLS_INSERT, -1, &st_call, NULL));
+    CK(sq->prepare_v2(db,
+                      "INSERT INTO gpu(process_id, call_id, kind, start_ns, dur_ns, device, context, stream, name_id,"
+                      " mangled_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, copy, bytes, value)"
+                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                      -1, &st_gpu, NULL));
     CK(sq->prepare_v2(db,
                       "INSERT INTO counters(thread_id, layer, name_id, calls, errors, total_ns, min_ns, max_ns, timed)"
                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -320,7 +400,14 @@ int write_sqlite(const struct trace *tr, const char *path)
                ? sq->bind_text(st_call, 15, c->flags & CUTAP_RF_SKIPPED ? "not made" : "delayed", -1, SQLITE_STATIC)
                : sq->bind_null(st_call, 15));
         CK(step_reset(st_call));
+        const struct tr_gpu *gx;
+        size_t pi = tr->threads[c->thread].proc, ng = tr_gpu_of(&tr->procs[pi], c, &gx);
+        for (size_t k = 0; k < ng; k++)
+            CK(gpu_row(st_gpu, &strs, &gn, tr, pi, gx + k, (int64_t)i + 1));
     }
+    for (size_t pi = 0; pi < tr->nprocs; pi++)   /* GPU records joined to no call */
+        for (size_t k = 0; k < tr->procs[pi].ngpu && !tr->procs[pi].gpu[k].call_off; k++)
+            CK(gpu_row(st_gpu, &strs, &gn, tr, pi, &tr->procs[pi].gpu[k], 0));
     for (size_t i = 0; i < tr->ncounters; i++) {
         const struct tr_counter *k = &tr->counters[i];
         CK(sq->bind_int64(st_cnt, 1, (int64_t)k->thread + 1));
@@ -351,6 +438,7 @@ out:
     sq->finalize(st_thr);
     sq->finalize(st_call);
     sq->finalize(st_cnt);
+    sq->finalize(st_gpu);
     if (db) {
         int crc = sq->close(db);
         if (crc != SQLITE_OK && rc == SQLITE_OK) {
@@ -360,6 +448,7 @@ out:
     }
     free(strs.key);
     free(strs.id);
+    gpu_names_free(&gn, tr);
     free(name_id);
     decoded_free(&dec);
     return rc == SQLITE_OK ? 0 : -1;

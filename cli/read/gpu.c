@@ -117,8 +117,10 @@ void rd_gpu_join(struct tr_proc *p)
     struct gpu_scan *s = p->gpu_scan;
     if (!s)
         return;
-    qsort(s->corr, s->ncorr, sizeof *s->corr, cmp_corr);
-    qsort(s->takes, s->ntakes, sizeof *s->takes, cmp_take);
+    if (s->ncorr)
+        qsort(s->corr, s->ncorr, sizeof *s->corr, cmp_corr);
+    if (s->ntakes)
+        qsort(s->takes, s->ntakes, sizeof *s->takes, cmp_take);
     size_t csize = p->h.chunk_size, joined = 0;
     for (size_t i = 0; i < p->ngpu; i++) {
         struct tr_gpu *x = &p->gpu[i];
@@ -139,7 +141,8 @@ void rd_gpu_join(struct tr_proc *p)
         joined++;
     }
     p->gpu_joined = joined;
-    qsort(p->gpu, p->ngpu, sizeof *p->gpu, cmp_gpu);
+    if (p->ngpu)
+        qsort(p->gpu, p->ngpu, sizeof *p->gpu, cmp_gpu);
     free(s->corr);
     free(s->takes);
     free(s);

@@ -310,6 +310,8 @@ struct cutap_thread {
         int32_t level;
     } nv_push;
     uint8_t nv_start_pending;
+    uint32_t cupti_corr;                         /* resolve/cupti_rt.c: CUPTI's correlation id of the
+                                                    runtime call being reported at its entry (record/gpu.c) */
 };
 extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
 

@@ -280,6 +280,24 @@ static int gpu_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
         return CUTAP_PROCEED;   /* not recorded (counted, filtered out, no room) */
     const struct cutap_chunk_header *h = (const void *)(end - rec_file.csize);
     uint64_t ext = h->take << 24 | (uint64_t)(r - (end - rec_file.csize)) / CUTAP_SLOT;
+    uint32_t cc = cutap_tls.cupti_corr;
+    if ((call->flags & CUTAP_CALL_REPORTED) && cc) {
+        /* a static runtime's call reported through cutap's CUPTI
+         * subscription (--runtime=cupti): CUPTI took the external id before
+         * calling us, so the pair is written here, as CUPTI would */
+        struct cutap_rec_gpu g = {.nslots = 1, .type = CUTAP_GPU_CORR, .correlation = cc, .start = ext,
+                                  .device = EXT_KIND};
+        pthread_mutex_lock(&w_lock);
+        struct cutap_rec_gpu *rec = atomic_load(&rec_file.dead) ? NULL : w_reserve(1);
+        if (rec) {
+            memcpy((char *)rec + 1, (const char *)&g + 1, sizeof g - 1);
+            __atomic_store_n(&rec->kind, CUTAP_REC_GPU, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&w_lock);
+        if (rec_file.hdr)
+            header_add(rec ? &rec_file.hdr->gpu_records : &rec_file.hdr->gpu_lost, 1);
+        return CUTAP_PROCEED;
+    }
     if (C.push(EXT_KIND, ext) == CUPTI_OK)
         *scratch = 1;
     return CUTAP_PROCEED;
@@ -301,12 +319,19 @@ static uint64_t monotonic_ns(void)
 
 static void gpu_failed(int err, const char *fmt, const char *what)
 {
-    char why[128];
+    char why[800];
     snprintf(why, sizeof why, fmt, what);
     cutap_warn("--gpu: %s; GPU activity is not recorded", why);
     if (!rec_file_ensure() && rec_file.hdr) {
+        char *hw = rec_file.hdr->gpu_why;
+        size_t room = sizeof rec_file.hdr->gpu_why;
         rec_file.hdr->gpu_error = err;
-        memcpy(rec_file.hdr->gpu_why, why, sizeof why);
+        if (strlen(why) < room)
+            memcpy(hw, why, strlen(why) + 1);
+        else {   /* the header's room, marked cut */
+            memcpy(hw, why, room - 4);
+            memcpy(hw + room - 4, "...", 4);
+        }
         __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_FAILED, __ATOMIC_RELEASE);
     }
 }
@@ -343,13 +368,13 @@ static void gpu_start(void)
 {
     const char *inj = getenv("CUDA_INJECTION64_PATH");
     if (inj && *inj) {
-        gpu_failed(0, "another CUPTI tool is injected (CUDA_INJECTION64_PATH=%.60s)", inj);
+        gpu_failed(0, "another CUPTI tool is injected (CUDA_INJECTION64_PATH=%s)", inj);
         return;
     }
     char why[600];
     void *h = cutap_cupti_open(why, sizeof why);
     if (!h) {
-        gpu_failed(0, "libcupti not found (%.90s)", why);
+        gpu_failed(0, "libcupti not found (%s)", why);
         return;
     }
 #define SYM(field, name) (*(void **)&C.field = cutap_libc_dlsym(h, name))
@@ -369,7 +394,7 @@ static void gpu_start(void)
     if (C.register_callbacks)
         atomic_store(&cutap_cupti_object, cutap_object_of((const void *)C.register_callbacks));
     if (!C.register_callbacks || !C.enable || !C.next_record || !C.flush_all || !C.push || !C.pop) {
-        gpu_failed(0, "%.80s lacks the activity API", cutap_cupti_path);
+        gpu_failed(0, "%s lacks the activity API", cutap_cupti_path);
         return;
     }
     uint32_t on = CUTAP_GPU_ON_ASKED;

@@ -103,9 +103,13 @@ static void rt_callback(void *userdata, int domain, uint32_t cbid, const void *d
     if (domain != CUTAP_CUPTI_CB_DOMAIN_RUNTIME_API || !cb ||
         (cb->callbackSite != CUTAP_CUPTI_API_ENTER && cb->callbackSite != CUTAP_CUPTI_API_EXIT))
         return;
+    /* (--gpu: CUPTI has taken the call's external id already; its
+     * correlation id is paired with the call's record directly, gpu.c) */
+    cutap_tls.cupti_corr = cb->callbackSite == CUTAP_CUPTI_API_ENTER ? cb->correlationId : 0;
     cutap_rt_cupti_report(cb->callbackSite == CUTAP_CUPTI_API_EXIT, cbid, cb->functionName, cb->functionParams,
                           cb->functionReturnValue, cb->correlationData,
                           cb->callbackSite == CUTAP_CUPTI_API_ENTER ? cutap_hook_caller() : NULL);
+    cutap_tls.cupti_corr = 0;
 }
 
 /* --- finding libcupti and subscribing ----------------------------------- */

@@ -61,9 +61,22 @@ static void record(uint32_t id, const uint64_t *a, unsigned n)
     last.aligned = ((uintptr_t)__builtin_frame_address(0) & 15) == 0;
 }
 
+static uint64_t fake_call_body(uint32_t id, const uint64_t *a, unsigned n);
+
+/* Every export's call; told to the fake libcupti's activity API, once it
+ * listens (fake_gpu.c). */
 uint64_t fake_call(uint32_t id, const uint64_t *a, unsigned n)
 {
     record(id, a, n);
+    int act = fake_gpu_enter(id);
+    uint64_t r = fake_call_body(id, a, n);
+    if (act >= 0)
+        fake_gpu_leave(id, a, n, r, act);
+    return r;
+}
+
+static uint64_t fake_call_body(uint32_t id, const uint64_t *a, unsigned n)
+{
     if ((int)id == slow_id)
         for (uint64_t until = mono_ns() + slow_ns; mono_ns() < until;)
             ;
@@ -77,6 +90,9 @@ uint64_t fake_call(uint32_t id, const uint64_t *a, unsigned n)
         return (uint64_t)(uint32_t)f;
     if (special[id])
         return special[id](a);
+    uint64_t r;
+    if (fake_gpu_behaviour(id, a, &r))
+        return r;
     if (n == 10 && id < CUTAP_DRIVER_COUNT && !strncmp(fake_names[id], "cuMemGetAttribute", 17))
         return (uint32_t)(a[0] ^ a[7]);
     return CUDA_SUCCESS;
@@ -404,6 +420,11 @@ static uint64_t do_mem_alloc(const uint64_t *a)
     return CUDA_SUCCESS;
 }
 
+int fake_is_device_ptr(uint64_t p)
+{
+    return p >= 0x7f0000000000ULL && p < atomic_load(&next_dptr);
+}
+
 static uint64_t do_error_name(const uint64_t *a)
 {
     if (!P(1, const char **))
@@ -457,6 +478,15 @@ static uint64_t do_func_get_name(const uint64_t *a)
             return CUDA_SUCCESS;
         }
     return CUDA_ERROR_INVALID_VALUE;
+}
+
+const char *fake_func_name(uint64_t handle)
+{
+    unsigned n = atomic_load(&nfuncs);
+    for (unsigned i = 0; i < n; i++)
+        if (funcs[i].handle == handle)
+            return funcs[i].name;
+    return NULL;
 }
 
 /* A driver function that itself makes a driver call through the global

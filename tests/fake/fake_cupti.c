@@ -1,4 +1,6 @@
-/* A fake libcupti.so.13 for the --runtime=cupti tests (tests/t_static_rt.c).
+/* A fake libcupti.so.13 for the --runtime=cupti tests (tests/t_static_rt.c)
+ * and, with its activity API (fake_cupti_activity.c), for `cutap trace
+ * --gpu` (tests/t_gpu.c).
  *
  * Real CUPTI learns of runtime calls from the CUDA runtime through the
  * driver, as the fake does: enabling the runtime domain sets the driver's
@@ -14,6 +16,7 @@
  *   FAKE_CUPTI_BUSY=1     cuptiSubscribe fails as when another tool holds
  *                         CUPTI (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
  *   FAKE_CUPTI_NO_CORR=1  reports carry no correlationData pointer
+ * (the activity API's knobs: fake_cupti_activity.c)
  */
 #include <stddef.h>
 #include <dlfcn.h>
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "cupti_min.h"
+#include "fake_activity.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -30,6 +34,10 @@
 enum {
     CUPTI_SUCCESS = 0,
     CUPTI_ERROR_INVALID_PARAMETER = 1,
+    CUPTI_ERROR_MAX_LIMIT_REACHED = 12,
+    CUPTI_ERROR_QUEUE_EMPTY = 18,
+    CUPTI_ERROR_INVALID_KIND = 21,
+    CUPTI_ERROR_NOT_SUPPORTED = 27,
     CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED = 39,
 };
 /* cupti_callbacks.h */
@@ -50,7 +58,6 @@ static void driver_enable(int on)
 static callback_fn callback;
 static void *callback_user;
 static int runtime_enabled;
-static uint32_t next_correlation;
 
 EXPORT int cuptiSubscribe(void **subscriber, callback_fn fn, void *userdata)
 {
@@ -83,6 +90,7 @@ EXPORT int cuptiUnsubscribe(void *subscriber)
     callback = NULL;
     runtime_enabled = 0;
     driver_enable(0);
+    fake_act_rewords();   /* what the activity API still wants reported */
     return CUPTI_SUCCESS;
 }
 
@@ -93,6 +101,10 @@ EXPORT int cuptiGetResultString(int result, const char **str)
     switch (result) {
     case CUPTI_SUCCESS: *str = "CUPTI_SUCCESS"; break;
     case CUPTI_ERROR_INVALID_PARAMETER: *str = "CUPTI_ERROR_INVALID_PARAMETER"; break;
+    case CUPTI_ERROR_MAX_LIMIT_REACHED: *str = "CUPTI_ERROR_MAX_LIMIT_REACHED"; break;
+    case CUPTI_ERROR_QUEUE_EMPTY: *str = "CUPTI_ERROR_QUEUE_EMPTY"; break;
+    case CUPTI_ERROR_INVALID_KIND: *str = "CUPTI_ERROR_INVALID_KIND"; break;
+    case CUPTI_ERROR_NOT_SUPPORTED: *str = "CUPTI_ERROR_NOT_SUPPORTED"; break;
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: *str = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"; break;
     default: *str = "CUPTI_ERROR_UNKNOWN"; return CUPTI_ERROR_INVALID_PARAMETER;
     }
@@ -125,7 +137,10 @@ static void table_call(void)
 /* The driver's #1 hands over the runtime's record (tests/fake/fake_tools.c). */
 EXPORT void fake_cupti_dispatch(const struct rt_copy_record *r)
 {
-    if (!callback || !runtime_enabled || !r)
+    if (!r)
+        return;
+    uint32_t correlation = fake_act_runtime(r);   /* the activity API's records; the call's id */
+    if (!callback || !runtime_enabled)
         return;
     table_call();
     const char *nc = getenv("FAKE_CUPTI_NO_CORR");
@@ -138,7 +153,7 @@ EXPORT void fake_cupti_dispatch(const struct rt_copy_record *r)
         .context = r->context,
         .contextUid = (uint32_t)r->context_uid,
         .correlationData = nc && !strcmp(nc, "1") ? NULL : r->correlation,
-        .correlationId = __atomic_add_fetch(&next_correlation, 1, __ATOMIC_RELAXED),
+        .correlationId = correlation,
     };
     callback(callback_user, CUPTI_CB_DOMAIN_RUNTIME_API, r->cbid, &d);
 }

@@ -59,4 +59,19 @@ FAKE_EXPORT int fake_is_special(uint32_t id);
 FAKE_EXPORT void *fake_real_address(const char *name);
 FAKE_EXPORT const void *fake_export_table(const void *uuid16);   /* the fake's own table, or NULL */
 FAKE_EXPORT int fake_last_stack_aligned(void);
+
+/* The GPU the fake libcupti's activity API sees (fake_gpu.c,
+ * fake_activity.h): CUPTI's callback id of each export (generated), the
+ * start and end of a call (fake_gpu_enter: -1 when no libcupti listens,
+ * else whether it tracks the call; fake_gpu_leave tells the work a
+ * successful call put on the GPU, then the end), the graph functions'
+ * handles (fake_gpu_behaviour: 1 when id is one of them, its result set). */
+extern const uint16_t fake_cupti_cbids[CUTAP_DRIVER_COUNT];
+int fake_gpu_enter(uint32_t id);
+void fake_gpu_leave(uint32_t id, const uint64_t *a, unsigned n, uint64_t result, int tracked);
+int fake_gpu_behaviour(uint32_t id, const uint64_t *a, uint64_t *result);
+/* fake_core.c: a kernel's name by its handle (NULL: none handed out), and
+ * whether p is device memory the fake handed out. */
+const char *fake_func_name(uint64_t handle);
+int fake_is_device_ptr(uint64_t p);
 #endif

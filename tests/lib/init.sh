@@ -38,9 +38,9 @@ say() { printf '%s\n' "$*" >&2; }
 # reg_says DIR PATTERN: a warning of a traced process in DIR's registry
 # (the library's channel when it is not started by cutap trace/stat).
 reg_says() {
-    grep -aq "$2" "$1/.cutap-procs" 2>/dev/null || { say "  no '$2' in $1/.cutap-procs"; return 1; }
+    grep -aq -- "$2" "$1/.cutap-procs" 2>/dev/null || { say "  no '$2' in $1/.cutap-procs"; return 1; }
 }
-reg_says_count() { grep -ac "$2" "$1/.cutap-procs" 2>/dev/null; }   # DIR PATTERN: how many registry lines say it
+reg_says_count() { grep -ac -- "$2" "$1/.cutap-procs" 2>/dev/null; }   # DIR PATTERN: how many registry lines say it
 # Names of the outermost (depth 0) calls in a CUTAP_LOG file, one a line.
 top_names() { sed -n 's/^\[[0-9/]*\] t=[0-9]* \([A-Za-z_0-9#]*\)(.*/\1/p' "$@"; }
 # Names of the calls at depth d (2*d spaces of indentation).
@@ -283,3 +283,46 @@ nvk_run() {
         >"$WORK/$n.out" 2>"$WORK/$n.err" || { say "  traced t_ioctl $* failed"; cat "$WORK/$n.err" >&2; return 1; }
     diff "$WORK/$n.bare" "$WORK/$n.out" >&2 || { say "  output changed under cutap"; return 1; }
 }
+
+# --- trace --gpu (issue #31): GPU work the fake libcupti's activity API sees --
+# $T/t_gpu ROUNDS THREADS [PAUSE_MS] (tests/t_gpu.c) makes, per round and
+# thread, 10 kernels (scale_f32 2, add_one 1, gnodea/b/c 2 each, rt_axpy 1),
+# 8 copies (HtoD 3, DtoH 2, DtoD, HtoH, PtoP) and 5 memsets, by 19 driver
+# and 5 runtime calls that CUPTI makes API records of: 24 launching calls.
+# gpu_run NAME ARGS...: t_gpu ARGS under cutap trace --gpu into $WORK/NAME
+# (NAME.out, NAME.err; the status is the command's); the environment of
+# the call site passes through (FAKE_CUPTI_*, CUTAP_GPU_FLUSH_MS).
+gpu_run() {
+    local n=$1; shift
+    rm -rf "${WORK:?}/$n"
+    "$CUTAP" trace --gpu -o "$WORK/$n" -- "$T/t_gpu" "$@" >"$WORK/$n.out" 2>"$WORK/$n.err"
+}
+# gpu_sum NAME: $WORK/NAME's GPU activity as tests/lib/gpu_summary.py reads
+# it, into NAME.sum; gpu_val NAME KEY...: a value of it ("by cudaMemset").
+gpu_sum() { python3 "$TL/gpu_summary.py" "$WORK/$1" >"$WORK/$1.sum" || { say "  gpu_summary.py $1 failed"; return 1; }; }
+gpu_val() { local n=$1; shift; awk -v k="$*" '{ v = $NF; $NF = ""; sub(/ $/, ""); if ($0 == k) { print v; f = 1 } } END { if (!f) print 0 }' "$WORK/$n.sum"; }
+# gpu_is NAME KEY... WANT: the value is WANT, or says what it is.
+gpu_is() {
+    local n=$1 want=${*: -1} got; set -- "${@:2:$#-2}"
+    got=$(gpu_val "$n" "$@")
+    [ "$got" = "$want" ] || { say "  $n: $* is $got, want $want"; return 1; }
+}
+# gpu_expect N: gpu_check.py's --expect for N rounds x threads, everything
+gpu_expect() { echo "scale_f32=$((2 * $1)) add_one=$1 gnodea=$((2 * $1)) gnodeb=$((2 * $1)) gnodec=$((2 * $1)) rt_axpy=$1 memcpy=$((8 * $1)) memset=$((5 * $1))"; }
+# gpu_bare NAME ARGS...: t_gpu ARGS without cutap (must pass), into NAME.bare
+gpu_bare() { local n=$1; shift; "$T/t_gpu" "$@" >"$WORK/$n.bare" 2>/dev/null || { say "  bare t_gpu $* failed"; return 1; }; }
+gpu_same_output() { cmp -s "$WORK/$1.bare" "$WORK/$1.out" || { say "  $1: output changed:"; diff "$WORK/$1.bare" "$WORK/$1.out" | head >&2; return 1; }; }
+# gpu_calls NAME [killed]: the calls recorded in $WORK/NAME are the ones the
+# program says it made ("call NAME N" on stdout, "RTCALL NAME N" on
+# stderr) and cuCtxSynchronize (not counted when killed inside it); the
+# runtime copy's calls through the driver's tool tables (TOOLS_*, the
+# reports' own: runtime_default_every_copy) left out.
+gpu_calls() {
+    { sed -n 's/^call \([^ ]*\) \([0-9]*\)$/\1 \2/p' "$WORK/$1.out"; sed -n 's/^RTCALL \([^ ]*\) \([0-9]*\)$/\1 \2/p' "$WORK/$1.err"
+      [ "${2:-}" = killed ] || echo "cuCtxSynchronize 1"; } | sort >"$WORK/$1.made"
+    "$CUTAP" report --format csv "$WORK/$1" | awk -F, 'NR > 1 && $3 > 0 && $2 !~ /^TOOLS_/ { print $2, $3 }' | sort >"$WORK/$1.seen" \
+        || { say "  $1: cutap report failed"; return 1; }
+    diff "$WORK/$1.made" "$WORK/$1.seen" >&2 || { say "  $1: calls made (<) and recorded (>) differ"; return 1; }
+}
+mono_ns() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
+real_ns() { python3 -c 'import time; print(time.time_ns())'; }

@@ -6,8 +6,11 @@ code shared with the encoder). Every call and range of the JSON lines is a
 slice begun on its thread's track (names resolved through each sequence's
 interned names), every finished one ended, the marks instants; each
 sequence's timestamps never go back; the slices nest as the calls' depths
-say. Prints "calls=N bytes_per_call=B" on success, exits 1 with the
-differences otherwise."""
+say. With GPU activity (cutap trace --gpu): every "type":"gpu" line with a
+time is a slice on a track of no thread (named as the line's name), and
+each one that names its launching call ends a flow (terminating_flow_ids)
+that the launching call's slice begins (flow_ids). Prints "calls=N
+bytes_per_call=B" on success, exits 1 with the differences otherwise."""
 import collections
 import json
 import sys
@@ -67,6 +70,7 @@ def main():
     last_ts = {}
     stacks = collections.defaultdict(list)  # track -> open names
     depth_of = collections.Counter()        # (tid, name, depth)
+    flows_begun, flows_ended = collections.Counter(), collections.Counter()
     bad = []
     for f, pkt in fields(data):
         if f != 1:
@@ -120,6 +124,9 @@ def main():
             bad.append("event on an undescribed track %s" % track)
             continue
         typ = get(e, 9)
+        for k, v in e:
+            if k in (47, 48):
+                (flows_begun if k == 47 else flows_ended)[int.from_bytes(v, "little")] += 1
         if typ in (1, 3):
             iid, inline = get(e, 10), get(e, 23)
             if inline is not None:
@@ -147,9 +154,16 @@ def main():
                 stacks[track].pop()
     want_b, want_i, want_d = collections.Counter(), collections.Counter(), collections.Counter()
     want_bt, want_et = collections.Counter(), collections.Counter()
-    finished = calls = 0
+    finished = calls = gpu_flows = 0
     for line in open(sys.argv[2]):
         x = json.loads(line)
+        if x.get("type") == "gpu" and x.get("dur_ns") is not None:
+            label = (x["name"] if x["kind"] == "kernel" else
+                     "[CUDA memcpy %s]" % x["copy"] if x["kind"] == "memcpy" else "[CUDA memset]")
+            want_b[(None, label)] += 1
+            finished += 1
+            gpu_flows += x.get("call") is not None
+            continue
         if x.get("type") not in ("call", "range", "mark"):
             continue
         calls += 1
@@ -170,6 +184,12 @@ def main():
         if got != want:
             diff = (got - want) + (want - got)
             bad.append("%s differ: %s" % (what, list(diff.items())[:6]))
+    if sum(flows_ended.values()) != gpu_flows or any(v != 1 for v in flows_ended.values()):
+        bad.append("%d flows ended on GPU slices for %d GPU records with a launching call" %
+                   (sum(flows_ended.values()), gpu_flows))
+    if flows_ended != flows_begun:
+        bad.append("flows begun and ended differ: %s" %
+                   list(((flows_ended - flows_begun) + (flows_begun - flows_ended)).items())[:6])
     if ends != finished:
         bad.append("%d ends for %d finished calls and ranges" % (ends, finished))
     if bad:

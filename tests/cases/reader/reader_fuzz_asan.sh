@@ -3,7 +3,8 @@
 # export on damaged files under AddressSanitizer and
 # UndefinedBehaviorSanitizer, from seeds of every kind of trace (kernels,
 # errors, many chunks, export-table slots, 16 threads, counting mode,
-# version 1 files, a ring, a capture range, stacks and injected calls).
+# version 1 files, a ring, a capture range, stacks and injected calls, GPU
+# activity), report --gpu included.
 # slow
 . "$(dirname "$0")/../../lib/init.sh"
 
@@ -30,6 +31,9 @@ for f in "$d/io"/*.cutap; do cp "$f" "$d/seeds/io-${f##*/}"; done
     >/dev/null 2>&1 \
     || { say "  t_ring seeds"; exit 1; }
 for f in "$d/ring"/*.cutap "$d/cap"/*.cutap "$d/stk"/*.cutap; do cp "$f" "$d/seeds/rc-${f##*/}"; done
+# GPU activity (issue #31: GPU chunks, GPU_NAME metas, the join)
+"$CUTAP" trace --gpu -o "$d/gpu" -- $T/t_gpu 2 2 >/dev/null 2>&1 || { say "  t_gpu seed"; exit 1; }
+for f in "$d/gpu"/*.cutap; do cp "$f" "$d/seeds/gpu-${f##*/}"; done
 CUTAP_COUNT=$d/count LD_PRELOAD=$LIB $T/t_threads >/dev/null 2>&1 || exit 1
 for f in "$d/count"/*.cutap; do cp "$f" "$d/seeds/count-${f##*/}"; done
 # and files of format version 1 (40-byte counters)
