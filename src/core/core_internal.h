@@ -57,6 +57,9 @@ void cutap_refresh_id(uint32_t id);
  * call and before post callbacks, so clients see what the caller gets. */
 typedef void (*cutap_fixup_fn)(cutap_call_t *call);
 extern cutap_fixup_fn cutap_fixup[CUTAP_STATIC_COUNT];
+/* In a fixup: fn runs with call as the thread's current call, so the calls
+ * fn makes nest in it (its time, read after the fixups, includes them). */
+void cutap_run_inside(cutap_call_t *call, void (*fn)(void));
 /* Dynamic ids: a client that is not enabled for CUTAP_ID_ALL may still want
  * some of the ids made later (the recorder's -e filter): want() is asked,
  * under cutap's registration lock, for each new id. */

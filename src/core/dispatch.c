@@ -607,6 +607,21 @@ void cutap_native_exit(struct cutap_external *x, uint64_t result)
         run_post(&x->call, x->mask);
 }
 
+/* A fixup's work that makes calls of its own (starting CUPTI in cuInit's):
+ * they nest in the call the fixup follows, whose time, read after the
+ * fixups, includes them. */
+void cutap_run_inside(cutap_call_t *call, void (*fn)(void))
+{
+    struct cutap_thread *t = &cutap_tls;
+    uint32_t depth = t->depth;
+    cutap_call_t *cur = t->current;
+    t->depth = call->depth + 1;
+    t->current = call;
+    fn();
+    t->depth = depth;
+    t->current = cur;
+}
+
 unsigned cutap_thread_depth(void)
 {
     return cutap_tls.depth;

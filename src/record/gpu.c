@@ -442,7 +442,7 @@ static void after_cuinit(cutap_call_t *call)
     if (call->result != CUTAP_CUDA_SUCCESS || atomic_load_explicit(&started, memory_order_relaxed) ||
         atomic_exchange(&started, 1))
         return;
-    gpu_start();
+    cutap_run_inside(call, gpu_start);   /* CUPTI's calls while it starts: inside cuInit */
 }
 
 /* The functions that enqueue GPU work, both layers (their pushes). */

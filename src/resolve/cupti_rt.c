@@ -22,9 +22,10 @@
  * CUPTI is known to work from there; it costs nothing on any other call
  * (a lazy check at "the first driver call after cuInit" would put a test on
  * every call). The fixup runs after the real cuInit returned and after
- * cutap restored the thread's nesting, with no cutap lock held, so the
- * driver calls libcupti itself makes while it starts are recorded as
- * ordinary top-level calls of the process. Runtime calls made before that
+ * cutap restored the thread's nesting, with no cutap lock held; the
+ * driver calls libcupti itself makes while it starts are recorded nested
+ * in that cuInit (the program waits for them there, and cuInit's time,
+ * read after the fixup, includes them). Runtime calls made before that
  * subscription (those that run before the runtime's first cuInit returns,
  * usually the entry of the first runtime call) are not seen.
  *
@@ -219,7 +220,7 @@ static void after_cuinit(cutap_call_t *call)
         return;
     if (atomic_exchange(&subscribed, 1))
         return;   /* another thread's cuInit got there first */
-    subscribe();
+    cutap_run_inside(call, subscribe);
 }
 
 /* The runtime reports each call from inside two calls it makes through

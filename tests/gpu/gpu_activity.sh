@@ -33,6 +33,18 @@ run_ref() {   # NAME CMD...: the referee's run into $T/ref_NAME
   mkdir -p $T/ref_$n
   CUDA_INJECTION64_PATH=$PWD/$B/libgpu_ref.so GPU_REF_DIR=$T/ref_$n timeout 300 "$@" >/dev/null 2>$T/ref_$n.err || { echo "  referee run failed"; tail -3 $T/ref_$n.err; BAD=1; }
 }
+exports() {   # NAME: every export of $T/NAME, checked (GPU slices, flows, rows)
+  build/cutap export --format jsonl -o $T/$1.jsonl $T/$1 && build/cutap export --format perfetto-proto -o $T/$1.pftrace $T/$1 \
+    && build/cutap export --format perfetto -o $T/$1.pf.json $T/$1 || { echo "  export failed"; BAD=1; return; }
+  python3 tests/lib/pftrace_check.py $T/$1.pftrace $T/$1.jsonl | sed 's/^/  perfetto-proto: /' || BAD=1
+  python3 -c "
+import json, sys
+g = [json.loads(l) for l in open('$T/$1.jsonl') if '\"type\":\"gpu\"' in l]
+ev = json.load(open('$T/$1.pf.json'))['traceEvents']
+x = sum(1 for e in ev if e.get('cat') == 'gpu' and e['ph'] == 'X'); s = sum(1 for e in ev if e['ph'] == 's')
+print('  jsonl gpu lines %d (joined %d); perfetto gpu slices %d, flows %d' % (len(g), sum(1 for y in g if y['call']), x, s))
+" || BAD=1
+}
 compare() {   # NAME CMD...
   local n=$1; shift
   echo "== $n: cutap trace --gpu against the referee"
@@ -42,8 +54,12 @@ compare() {   # NAME CMD...
   build/cutap report --gpu --format csv $T/$n >$T/$n.csv || BAD=1
   python3 tests/gpu/gpu_compare.py $T/$n.csv $T/ref_$n || BAD=1
   build/cutap report --gpu --top 4 $T/$n | cut -c1-150 | head -16
+  exports $n
 }
 compare gpu_activity $B/gpu_activity_static 200
+echo "== gpu_activity (static cudart) under --gpu --runtime=cupti"
+build/cutap trace --gpu --runtime=cupti -o $T/ga_cupti -- $B/gpu_activity_static $N >/dev/null 2>$T/ga_cupti.err || BAD=1
+python3 tests/gpu/gpu_check.py $T/ga_cupti --expect "scale=$((3 * N)) add_one=$((2 * N)) memcpy=$((3 * N)) memset=$((2 * N))" | tail -4 || BAD=1
 for w in ${GPU_WORKLOADS:-torch_step torch_graph torch_conv_graph}; do
   compare $w python3 $W/$w.py
 done

@@ -10,7 +10,11 @@
 #    call line of the function the files join it to;
 #  - Perfetto JSON: a slice per record on a "GPU d stream s" track, a flow
 #    (s/f pair) from each launching call;
-#  - perfetto-proto: the slices and flows (tests/lib/pftrace_check.py);
+#  - perfetto-proto: the slices and flows (tests/lib/pftrace_check.py;
+#    it also finds CUPTI's own calls while it starts, which the fake makes
+#    as the real one does, nested in the cuInit that started it: siblings of
+#    cuInit inside its time made a thread's sequence go back, as on the
+#    H100 before cutap_run_inside);
 #  - SQLite: a gpu row per record, call_id naming the launching call.
 . "$(dirname "$0")/../../lib/init.sh"
 
