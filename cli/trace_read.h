@@ -67,6 +67,7 @@ struct tr_proc {
      * their launching call's record (call_off), then start */
     struct tr_gpu *gpu;
     size_t ngpu, cap_gpu, gpu_joined;
+    size_t gpu_paired;         /* enqueuing calls CUPTI paired with their record (distinct external ids) */
     const char **gpu_names;    /* GPU_NAME index -> name in the mapping (NULL: not named) */
     size_t ngpu_names, cap_gpu_names;
     void *gpu_scan;            /* while the file is read (read/gpu.c) */

@@ -128,6 +128,9 @@ struct cutap_file_header {
     uint64_t gpu_lost;          /* activity records cutap could not write (recording stopped) */
     uint64_t gpu_records;       /* activity records written (updated as buffers arrive) */
     char gpu_why[128];          /* FAILED: why, in words */
+    uint64_t gpu_pushed;        /* calls that enqueue GPU work whose place cutap gave CUPTI (an
+                                   external id pushed, or paired itself): each should have a CORR
+                                   record in the file once CUPTI delivered its buffers */
 };
 /* File header gpu bits. */
 enum {
@@ -384,7 +387,8 @@ _Static_assert(sizeof(struct cutap_file_header) <= CUTAP_HEADER_SIZE, "file head
 _Static_assert(__builtin_offsetof(struct cutap_file_header, ring_chunks) == 1520 &&
                    __builtin_offsetof(struct cutap_file_header, capture_ranges) == 1572 &&
                    __builtin_offsetof(struct cutap_file_header, gpu) == 1576 &&
-                   __builtin_offsetof(struct cutap_file_header, gpu_why) == 1608,
+                   __builtin_offsetof(struct cutap_file_header, gpu_why) == 1608 &&
+                   __builtin_offsetof(struct cutap_file_header, gpu_pushed) == 1736,
                "version 5 header fields where docs/FORMAT.md says");
 _Static_assert(__builtin_offsetof(struct cutap_chunk_header, take) == 56, "chunk header take");
 _Static_assert(sizeof(struct cutap_counter_entry) == 2 * CUTAP_SLOT, "counter entry: two slots");

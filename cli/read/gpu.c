@@ -103,6 +103,11 @@ static int cmp_take(const void *a, const void *b)
     const struct take *x = a, *y = b;
     return x->take < y->take ? -1 : x->take > y->take;
 }
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
 static int cmp_gpu(const void *a, const void *b)
 {
     const struct tr_gpu *x = a, *y = b;
@@ -141,6 +146,19 @@ void rd_gpu_join(struct tr_proc *p)
         joined++;
     }
     p->gpu_joined = joined;
+    /* the calls CUPTI paired (distinct external ids: where CUPTI records
+     * every API call, one id may pair with several correlations) */
+    uint64_t *ext = s->ncorr ? malloc(s->ncorr * sizeof *ext) : NULL;
+    size_t distinct = 0;
+    if (ext) {
+        for (size_t i = 0; i < s->ncorr; i++)
+            ext[i] = s->corr[i].ext;
+        qsort(ext, s->ncorr, sizeof *ext, cmp_u64);
+        for (size_t i = 0; i < s->ncorr; i++)
+            distinct += !i || ext[i] != ext[i - 1];
+        free(ext);
+    }
+    p->gpu_paired = distinct;
     if (p->ngpu)
         qsort(p->gpu, p->ngpu, sizeof *p->gpu, cmp_gpu);
     free(s->corr);

@@ -310,6 +310,7 @@ struct cutap_thread {
         int32_t level;
     } nv_push;
     uint8_t nv_start_pending;
+    uint32_t gpu_open;                           /* record/gpu.c: enqueuing calls open with an id given */
     uint32_t cupti_corr;                         /* resolve/cupti_rt.c: CUPTI's correlation id of the
                                                     runtime call being reported at its entry (record/gpu.c) */
 };

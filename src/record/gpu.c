@@ -294,12 +294,23 @@ static int gpu_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
             __atomic_store_n(&rec->kind, CUTAP_REC_GPU, __ATOMIC_RELEASE);
         }
         pthread_mutex_unlock(&w_lock);
-        if (rec_file.hdr)
+        if (rec_file.hdr) {
             header_add(rec ? &rec_file.hdr->gpu_records : &rec_file.hdr->gpu_lost, 1);
+            header_add(&rec_file.hdr->gpu_pushed, !cutap_tls.gpu_open);
+        }
+        cutap_tls.gpu_open++;
+        *scratch = 2;
         return CUTAP_PROCEED;
     }
-    if (C.push(EXT_KIND, ext) == CUPTI_OK)
+    if (C.push(EXT_KIND, ext) == CUPTI_OK) {
         *scratch = 1;
+        /* counted where no enqueuing call encloses it: CUPTI records no API
+         * call made inside another it records (the runtime's driver calls;
+         * H100: 7 pairs a round of tests/gpu/workloads/gpu_activity.cu, 13
+         * pushes) */
+        header_add(&rec_file.hdr->gpu_pushed, !cutap_tls.gpu_open);
+        cutap_tls.gpu_open++;
+    }
     return CUTAP_PROCEED;
 }
 
@@ -307,8 +318,10 @@ static void gpu_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)call, (void)ctx;
     uint64_t last;
-    if (*scratch)
+    if (*scratch == 1)
         C.pop(EXT_KIND, &last);
+    if (*scratch && cutap_tls.gpu_open)
+        cutap_tls.gpu_open--;
 }
 
 /* --- start and end ------------------------------------------------------ */

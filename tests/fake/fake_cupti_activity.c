@@ -43,6 +43,11 @@
  *   FAKE_CUPTI_NO_API_ENABLE=1  no cuptiActivityEnableDriverApi/
  *                             EnableRuntimeApi (they fail, as in a CUPTI
  *                             before 12.6): API records by kind only
+ *   FAKE_CUPTI_STEAL_AFTER=N  after N tracked API calls another client
+ *                             registers its buffer callbacks (as a
+ *                             profiler the program starts does): the
+ *                             buffers not yet handed back, and every later
+ *                             one, go to it, never to the first client
  *   FAKE_CUPTI_LOG=FILE       a line per buffer handed back: "deliver WHY
  *                             records N on THREAD", WHY full, period or
  *                             flush, THREAD fake (the fake's own) or caller */
@@ -153,6 +158,7 @@ typedef void (*req_fn)(uint8_t **buffer, size_t *size, size_t *max_records);
 typedef void (*done_fn)(void *ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid);
 static req_fn requested;
 static done_fn completed;
+static _Atomic int stolen;   /* FAKE_CUPTI_STEAL_AFTER: another client has the buffers */
 static uint64_t (*_Atomic ts_fn)(void);
 static _Atomic uint8_t kind_on[K_MAX];
 #define CBIDS 4096
@@ -286,7 +292,9 @@ static void deliver(const char *why, const char *thread)
         if (!b.p)
             break;
         log_delivery(&b, thread);
-        if (completed)
+        if (atomic_load(&stolen))
+            free(b.p);   /* the other client's: it frees what it gets */
+        else if (completed)
             completed(NULL, 0, b.p, b.size, b.used);
     }
     pthread_mutex_unlock(&deliver_lock);
@@ -342,6 +350,9 @@ static uint32_t enter(int domain, uint32_t cbid)
     if (!tracked(domain, cbid))
         return 0;
     uint32_t corr = atomic_fetch_add(&next_corr, 1) + 1;
+    const char *st = getenv("FAKE_CUPTI_STEAL_AFTER");
+    if (st && *st && corr > strtoul(st, NULL, 10))
+        atomic_store(&stolen, 1);
     if (ncalls < DEPTH)
         calls[ncalls] = (struct open_call){domain, cbid, corr, now()};
     ncalls++;

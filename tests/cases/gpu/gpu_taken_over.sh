@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Issue #31: another CUPTI client takes CUPTI's buffers over while the
+# program runs (as torch.profiler does when the program starts it): the
+# fake CUPTI hands every buffer after its 40th tracked API call to that
+# client (FAKE_CUPTI_STEAL_AFTER). cutap cannot see this happen; the file
+# then lacks the CUPTI records of calls it gave an id to, and report --gpu
+# says how many: the header's gpu_pushed (enqueuing calls not inside
+# another) less the distinct external ids of the file's CORR records (read
+# here independently), and not at all when nothing was taken.
+. "$(dirname "$0")/../../lib/init.sh"
+
+gpu_bare s 6 2 || exit 1
+rm -rf "${WORK:?}/s"
+FAKE_CUPTI_STEAL_AFTER=40 "$CUTAP" trace --gpu -o "$WORK/s" -- "$T/t_gpu" 6 2 >"$WORK/s.out" 2>"$WORK/s.err" \
+    || { say "  cutap trace --gpu failed"; tail -5 "$WORK/s.err" >&2; exit 1; }
+gpu_same_output s && gpu_calls s || exit 1
+f=$(ls "$WORK/s"/*.cutap)
+pushed=$(python3 "$TL/hdr_field.py" "$f" gpu_pushed)
+paired=$(ROOT=$ROOT python3 - "$f" <<'PY'
+import os, sys
+sys.path.insert(0, os.path.join(os.environ["ROOT"], "tests", "gpu"))
+import gpu_check
+f = gpu_check.read(sys.argv[1])
+print(len({x[4] for x in f["gpus"] if x[1] == 4}))
+PY
+) || exit 1
+[ "$pushed" -gt 0 ] && [ "$paired" -lt "$pushed" ] || { say "  pushed $pushed, paired $paired: nothing taken?"; exit 1; }
+"$CUTAP" report --gpu "$WORK/s" >"$WORK/s.rep" || exit 1
+grep -q "$((pushed - paired)) of $pushed calls that enqueue GPU work have no CUPTI record in the file" "$WORK/s.rep" \
+    || { say "  report --gpu does not say $((pushed - paired)) of $pushed:"; head -5 "$WORK/s.rep" >&2; exit 1; }
+# nothing taken: nothing said
+gpu_run n 6 2 && "$CUTAP" report --gpu "$WORK/n" >"$WORK/n.rep" || exit 1
+if grep -q "no CUPTI record" "$WORK/n.rep"; then say "  said without a take-over:"; head -5 "$WORK/n.rep" >&2; exit 1; fi
