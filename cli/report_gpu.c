@@ -86,8 +86,8 @@ static int notes(const struct trace *tr, FILE *f, size_t *joined, size_t *total)
             fprintf(f, "process %d: %" PRIu64 " activity records not written (recording had stopped)\n", h->pid,
                     h->gpu_lost);
         if ((h->gpu & CUTAP_GPU_ON_STARTED) && !(h->gpu & CUTAP_GPU_ON_FLUSHED))
-            fprintf(f, "process %d: did not reach exit: the GPU activity of its last %s may be missing\n", h->pid,
-                    "half second");
+            fprintf(f, "process %d: did not reach exit: the GPU activity since CUPTI's last hand-over of its buffers "
+                       "may be missing\n", h->pid);
         if (h->gpu_pushed > p->gpu_paired)
             fprintf(f, "process %d: %" PRIu64 " of %" PRIu64 " calls that enqueue GPU work have no CUPTI record in the "
                        "file: their GPU activity was not delivered (the process did not reach exit, or another CUPTI "

@@ -279,5 +279,13 @@ void json_gpu_fields(FILE *f, const struct tr_proc *p, const struct tr_gpu *x)
 
 uint32_t gpu_track_tid(const struct tr_gpu *x)
 {
-    return 0x40000000u + (x->g->device & 0xff) * 0x100000u + (x->g->stream & 0xfffff);
+    return 0x40000000u | (x->g->context & 0x3f) << 24 | (x->g->device & 0xf) << 20 | (x->g->stream & 0xfffff);
+}
+
+void gpu_track_name(const struct tr_gpu *x, char *buf, size_t size)
+{
+    if (x->g->context > 1)
+        snprintf(buf, size, "GPU %u stream %u (context %u)", x->g->device, x->g->stream, x->g->context);
+    else
+        snprintf(buf, size, "GPU %u stream %u", x->g->device, x->g->stream);
 }

@@ -60,11 +60,11 @@ static void pf_gpu(FILE *f, const struct trace *tr, const struct pf_proc *pp, si
     if (c) {
         fprintf(f, ",\n{\"ph\":\"s\",\"id\":%llu,\"pid\":%lld,\"tid\":%d,\"ts\":", flow, (long long)pp[pi].pid,
                 tr->threads[c->thread].tid);
-        put_us(f, c->t0 - tr->origin_ns);
+        put_us(f, c->t0 > tr->origin_ns ? c->t0 - tr->origin_ns : 0);
         out_s(",\"name\":\"launch\",\"cat\":\"gpu\"}", f);
     }
     fprintf(f, ",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%u,\"ts\":", (long long)pp[pi].pid, gt);
-    put_us(f, x->t0 - tr->origin_ns);
+    put_us(f, x->t0 > tr->origin_ns ? x->t0 - tr->origin_ns : 0);
     out_s(",\"dur\":", f);
     put_us(f, x->t1 - x->t0);
     char buf[4096];
@@ -77,7 +77,7 @@ static void pf_gpu(FILE *f, const struct trace *tr, const struct pf_proc *pp, si
     if (c) {
         fprintf(f, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":%llu,\"pid\":%lld,\"tid\":%u,\"ts\":", flow,
                 (long long)pp[pi].pid, gt);
-        put_us(f, x->t0 - tr->origin_ns);
+        put_us(f, x->t0 > tr->origin_ns ? x->t0 - tr->origin_ns : 0);
         out_s(",\"name\":\"launch\",\"cat\":\"gpu\"}", f);
     }
 }
@@ -249,9 +249,11 @@ int write_perfetto(const struct trace *tr, FILE *f)
                 }
             }
             seen[nseen++] = gt;
+            char tn[96];
+            gpu_track_name(x, tn, sizeof tn);
             SEP();
-            fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":"
-                       "\"GPU %u stream %u\"}}", (long long)pp[i].pid, gt, x->g->device, x->g->stream);
+            fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}",
+                    (long long)pp[i].pid, gt, tn);
         }
         free(seen);
     }

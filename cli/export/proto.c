@@ -372,7 +372,8 @@ static void descriptors(struct writer *w)
  * and the record's, + 1. */
 static uint64_t gpu_uuid(size_t pi, const struct tr_gpu *x)
 {
-    return (uint64_t)1 << 61 | (uint64_t)pi << 28 | (uint64_t)(x->g->device & 0xff) << 20 | (x->g->stream & 0xfffff);
+    return (uint64_t)1 << 61 | (uint64_t)(pi & 0xfffff) << 40 | (uint64_t)(x->g->context & 0xff) << 32 |
+           (uint64_t)(x->g->device & 0xff) << 24 | (x->g->stream & 0xffffff);
 }
 static uint64_t gpu_flow(size_t pi, size_t k) { return ((uint64_t)pi << 40 | k) + 1; }
 
@@ -407,8 +408,8 @@ static void gpu_tracks(struct writer *w)
             const struct tr_gpu *x = &gp->gpu[ord[j]];
             uint64_t uuid = gpu_uuid(pi, x);
             if (uuid != last) {   /* a new track: its descriptor */
-                char name[64];
-                snprintf(name, sizeof name, "GPU %u stream %u", x->g->device, x->g->stream);
+                char name[96];
+                gpu_track_name(x, name, sizeof name);
                 p->n = d->n = 0;
                 pb_uint(d, 1, uuid);
                 pb_str(d, 2, name);

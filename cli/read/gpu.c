@@ -133,6 +133,16 @@ void rd_gpu_join(struct tr_proc *p)
         const struct corr *c = s->ncorr ? bsearch(&key, s->corr, s->ncorr, sizeof key, cmp_corr) : NULL;
         if (!c)
             continue;
+        /* a correlation id CUPTI gave twice (its 32 bits wrapped) to calls of
+         * other places: which launched this is not known, so none did */
+        int ambiguous = 0;
+        for (const struct corr *o = c; !ambiguous && o > s->corr && o[-1].correlation == c->correlation; o--)
+            ambiguous = o[-1].ext != c->ext;
+        for (const struct corr *o = c; !ambiguous && o + 1 < s->corr + s->ncorr && o[1].correlation == c->correlation;
+             o++)
+            ambiguous = o[1].ext != c->ext;
+        if (ambiguous)
+            continue;
         struct take tk = {.take = c->ext >> 24};
         const struct take *t = s->ntakes ? bsearch(&tk, s->takes, s->ntakes, sizeof tk, cmp_take) : NULL;
         size_t slot = (size_t)(c->ext & 0xffffff);
@@ -161,6 +171,34 @@ void rd_gpu_join(struct tr_proc *p)
     p->gpu_paired = distinct;
     if (p->ngpu)
         qsort(p->gpu, p->ngpu, sizeof *p->gpu, cmp_gpu);
+    /* a joined place must be where a record of its chunk starts (the
+     * chunk's records walked once, in the order of the places): a damaged
+     * file's stray byte is no call */
+    size_t hs = p->h.header_size, base = SIZE_MAX, at = 0, dropped = 0;
+    for (size_t i = 0; i < p->ngpu; i++) {
+        size_t off = p->gpu[i].call_off;
+        if (!off)
+            continue;
+        size_t b = off < hs ? 0 : hs + (off - hs) / csize * csize;
+        if (b != base) {
+            base = b;
+            at = b + CUTAP_SLOT;
+        }
+        while (at < off && at + CUTAP_SLOT <= p->size && at < base + csize) {
+            const struct cutap_rec_call *r = (const void *)(p->map + at);
+            if (!r->kind || !r->nslots)
+                break;
+            at += (size_t)r->nslots * CUTAP_SLOT;
+        }
+        if (at != off) {
+            p->gpu[i].call_off = 0;
+            dropped++;
+        }
+    }
+    if (dropped) {
+        p->gpu_joined -= dropped;
+        qsort(p->gpu, p->ngpu, sizeof *p->gpu, cmp_gpu);
+    }
     free(s->corr);
     free(s->takes);
     free(s);

@@ -336,6 +336,7 @@ static int file_open(void)
     rec_file.hdr->capture_ranges = rec_capture_ranges();
     rec_freeze_write(rec_file.hdr);
     cutap_capture_file_made(rec_file.hdr);
+    rec_gpu_file_made(rec_file.hdr);
     return 0;
 }
 

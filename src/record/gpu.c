@@ -36,6 +36,7 @@
  * instrument's, not the program's: not recorded (cutap_cupti_object). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,7 @@ enum {
     K_DRIVER = 4,
     K_RUNTIME = 5,
     K_CONCURRENT_KERNEL = 10,
+    K_MEMCPY2 = 22,         /* peer-to-peer copies between devices (CUpti_ActivityMemcpyPtoP) */
     K_EXTERNAL_CORRELATION = 39,
     EXT_KIND = 5,   /* CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2: CUSTOM0/1 are Kineto's */
     FLUSH_FORCED = 1,
@@ -64,6 +66,7 @@ typedef void (*done_fn)(void *ctx, uint32_t stream, uint8_t *buffer, size_t size
 static struct {
     int (*register_callbacks)(req_fn, done_fn);
     int (*enable)(int kind);
+    int (*disable)(int kind);
     int (*next_record)(uint8_t *buffer, size_t valid, const void **record);
     int (*flush_all)(uint32_t flag);
     int (*flush_period)(uint32_t ms);
@@ -119,7 +122,20 @@ static void *w_reserve(unsigned n)
 #define NAMES_MAX 65536u
 static uint64_t name_hash[NAMES_MAX * 2];   /* open addressing; 0 = free */
 static uint32_t name_index[NAMES_MAX * 2];
+static const char *name_text[NAMES_MAX * 2];   /* as written (in the file's mapping) */
 static uint32_t nnames;
+#define NAME_ROOM ((size_t)MAX_REC_SLOTS * CUTAP_SLOT - offsetof(struct cutap_rec_meta, text) - 1)
+#define NAME_SCAN (1u << 20)   /* a name is read this far at most */
+
+/* The text a name is written as: whole, or its first NAME_ROOM - 3 bytes
+ * and "..." (the same for two names that share that much, which the
+ * whole names' hashes keep apart). */
+static int same_name(const char *written, const char *s, size_t len)
+{
+    if (len <= NAME_ROOM)
+        return !strncmp(written, s, len) && !written[len];
+    return !strncmp(written, s, NAME_ROOM - 3);
+}
 
 static uint32_t name_of(const char *s)
 {
@@ -127,21 +143,19 @@ static uint32_t name_of(const char *s)
         return 0;
     uint64_t h = 1469598103934665603ull;
     size_t len = 0;
-    for (; s[len] && len < 4000; len++)
+    for (; s[len] && len < NAME_SCAN; len++)
         h = (h ^ (uint8_t)s[len]) * 1099511628211ull;
     h |= 1;
     for (uint32_t i = (uint32_t)h & (NAMES_MAX * 2 - 1);; i = (i + 1) & (NAMES_MAX * 2 - 1)) {
-        if (name_hash[i] == h)
+        if (name_hash[i] == h && same_name(name_text[i], s, len))
             return name_index[i];
         if (name_hash[i])
             continue;
         if (nnames >= NAMES_MAX)
             return 0;
-        unsigned ns = (unsigned)((offsetof(struct cutap_rec_meta, text) + len + 1 + CUTAP_SLOT - 1) / CUTAP_SLOT);
-        if (ns > MAX_REC_SLOTS) {   /* a name longer than a record: cut */
-            ns = MAX_REC_SLOTS;
-            len = (size_t)MAX_REC_SLOTS * CUTAP_SLOT - offsetof(struct cutap_rec_meta, text) - 1;
-        }
+        size_t keep = len > NAME_ROOM ? NAME_ROOM - 3 : len;   /* a name longer than a record: cut, marked */
+        unsigned ns = (unsigned)((offsetof(struct cutap_rec_meta, text) + keep + (len > keep ? 3 : 0) + 1 +
+                                  CUTAP_SLOT - 1) / CUTAP_SLOT);
         struct cutap_rec_meta *m = w_reserve(ns);
         if (!m)
             return 0;
@@ -150,10 +164,13 @@ static uint32_t name_of(const char *s)
         m->aux = nnames;
         m->key = 0;
         m->clock = cutap_rec_clock();
-        memcpy(m->text, s, len);
-        m->text[len] = 0;
+        memcpy(m->text, s, keep);
+        if (len > keep)
+            memcpy(m->text + keep, "...", 3);
+        m->text[keep + (len > keep ? 3 : 0)] = 0;
         __atomic_store_n(&m->kind, CUTAP_REC_META, __ATOMIC_RELEASE);
         name_hash[i] = h;
+        name_text[i] = m->text;
         name_index[i] = ++nnames;
         return nnames;
     }
@@ -183,8 +200,10 @@ static int put(const void *a)
         break;
     case K_MEMCPY:
     case K_MEMSET:
-        g.type = kind == K_MEMCPY ? CUTAP_GPU_MEMCPY : CUTAP_GPU_MEMSET;
-        g.info = kind == K_MEMCPY ? (uint32_t)AT(a, 4, uint8_t) | (uint32_t)AT(a, 5, uint8_t) << 8 |
+    case K_MEMCPY2: {   /* MEMCPY2 (MemcpyPtoP2..4): then the devices, correlation at 60 */
+        int p2p = kind == K_MEMCPY2;
+        g.type = kind == K_MEMSET ? CUTAP_GPU_MEMSET : CUTAP_GPU_MEMCPY;
+        g.info = kind != K_MEMSET ? (uint32_t)AT(a, 4, uint8_t) | (uint32_t)AT(a, 5, uint8_t) << 8 |
                                         (uint32_t)AT(a, 6, uint8_t) << 16 | (uint32_t)AT(a, 7, uint8_t) << 24
                                   : AT(a, 4, uint32_t);
         g.u.m.bytes = AT(a, 8, uint64_t);
@@ -193,10 +212,13 @@ static int put(const void *a)
         g.device = AT(a, 32, uint32_t);
         g.context = AT(a, 36, uint32_t);
         g.stream = AT(a, 40, uint32_t);
-        g.correlation = AT(a, 44, uint32_t);
-        g.u.m.graph_node = AT(a, 64, uint64_t);
-        g.u.m.graph = AT(a, 72, uint32_t);
+        g.correlation = AT(a, p2p ? 60 : 44, uint32_t);
+        g.u.m.graph_node = AT(a, p2p ? 72 : 64, uint64_t);
+        g.u.m.graph = AT(a, p2p ? 80 : 72, uint32_t);
+        if (p2p)   /* source, destination device */
+            g.u.m.reserved = (AT(a, 44, uint32_t) & 0xffff) | AT(a, 52, uint32_t) << 16;
         break;
+    }
     case K_EXTERNAL_CORRELATION:
         if (AT(a, 4, uint32_t) != EXT_KIND)
             return 0;   /* another tool's ids */
@@ -225,6 +247,14 @@ static int put(const void *a)
     return 1;
 }
 
+/* Whether put() keeps a record of this kind (what a stopped file loses). */
+static int kept_kind(const void *a)
+{
+    uint32_t k = AT(a, 0, uint32_t);
+    return k == K_KERNEL || k == K_CONCURRENT_KERNEL || k == K_MEMCPY || k == K_MEMSET || k == K_MEMCPY2 ||
+           k == K_DRIVER || k == K_RUNTIME || (k == K_EXTERNAL_CORRELATION && AT(a, 4, uint32_t) == EXT_KIND);
+}
+
 /* --- CUPTI's buffer callbacks (its threads) ----------------------------- */
 #define BUF_SIZE (1u << 20)
 
@@ -245,10 +275,14 @@ static void buffer_completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t
         return;
     uint64_t written = 0, lost = 0;
     const void *a = NULL;
+    if (!atomic_load(&gpu_live)) {   /* a start that failed, a forked child: not ours to write */
+        free(buffer);
+        return;
+    }
     pthread_mutex_lock(&w_lock);
     int dead = atomic_load(&rec_file.dead) || rec_file_ensure();
     while (valid && C.next_record(buffer, valid, &a) == CUPTI_OK) {
-        int k = dead ? -1 : put(a);
+        int k = dead ? (kept_kind(a) ? -1 : 0) : put(a);
         if (k < 0) {
             dead = 1;
             lost++;
@@ -267,9 +301,20 @@ static void buffer_completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t
 }
 
 /* --- pushing the launching call's place --------------------------------- */
+static int gpu_push(cutap_call_t *call, uint64_t *scratch);
+/* scratch: bit 0 pushed (popped in post), bit 1 paired here, bit 2 no
+ * enqueuing call encloses it (counted in gpu_pushed, in post, if made). */
 static int gpu_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
+    int e = errno;   /* (around the program's calls: its errno is kept) */
+    int k = gpu_push(call, scratch);
+    errno = e;
+    return k;
+}
+
+static int gpu_push(cutap_call_t *call, uint64_t *scratch)
+{
     int rc = cutap_recorder_client;
     if (!atomic_load_explicit(&gpu_live, memory_order_relaxed) || rc < 0)
         return CUTAP_PROCEED;
@@ -294,21 +339,18 @@ static int gpu_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
             __atomic_store_n(&rec->kind, CUTAP_REC_GPU, __ATOMIC_RELEASE);
         }
         pthread_mutex_unlock(&w_lock);
-        if (rec_file.hdr) {
+        if (rec_file.hdr)
             header_add(rec ? &rec_file.hdr->gpu_records : &rec_file.hdr->gpu_lost, 1);
-            header_add(&rec_file.hdr->gpu_pushed, !cutap_tls.gpu_open);
-        }
+        *scratch = 2 | (cutap_tls.gpu_open ? 0 : 4);
         cutap_tls.gpu_open++;
-        *scratch = 2;
         return CUTAP_PROCEED;
     }
     if (C.push(EXT_KIND, ext) == CUPTI_OK) {
-        *scratch = 1;
         /* counted where no enqueuing call encloses it: CUPTI records no API
          * call made inside another it records (the runtime's driver calls;
          * H100: 7 pairs a round of tests/gpu/workloads/gpu_activity.cu, 13
          * pushes) */
-        header_add(&rec_file.hdr->gpu_pushed, !cutap_tls.gpu_open);
+        *scratch = 1 | (cutap_tls.gpu_open ? 0 : 4);
         cutap_tls.gpu_open++;
     }
     return CUTAP_PROCEED;
@@ -316,12 +358,21 @@ static int gpu_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 
 static void gpu_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
-    (void)call, (void)ctx;
+    (void)ctx;
+    if (!*scratch)
+        return;
+    int e = errno;
     uint64_t last;
-    if (*scratch == 1)
+    if (*scratch & 1)
         C.pop(EXT_KIND, &last);
-    if (*scratch && cutap_tls.gpu_open)
+    if (cutap_tls.gpu_open)
         cutap_tls.gpu_open--;
+    /* a call skipped (fault injection) or whose function is missing never
+     * reached CUPTI */
+    if ((*scratch & 4) && !(call->flags & CUTAP_CALL_SKIPPED) && (call->fn || (call->flags & CUTAP_CALL_REPORTED)) &&
+        rec_file.hdr)
+        header_add(&rec_file.hdr->gpu_pushed, 1);
+    errno = e;
 }
 
 /* --- start and end ------------------------------------------------------ */
@@ -393,6 +444,7 @@ static void gpu_start(void)
 #define SYM(field, name) (*(void **)&C.field = cutap_libc_dlsym(h, name))
     SYM(register_callbacks, "cuptiActivityRegisterCallbacks");
     SYM(enable, "cuptiActivityEnable");
+    SYM(disable, "cuptiActivityDisable");
     SYM(next_record, "cuptiActivityGetNextRecord");
     SYM(flush_all, "cuptiActivityFlushAll");
     SYM(flush_period, "cuptiActivityFlushPeriod");
@@ -417,6 +469,8 @@ static void gpu_start(void)
     static const int kinds[] = {K_CONCURRENT_KERNEL, K_MEMCPY, K_MEMSET, K_EXTERNAL_CORRELATION};
     for (size_t i = 0; r == CUPTI_OK && i < sizeof kinds / sizeof kinds[0]; i++)
         r = C.enable(kinds[i]);
+    if (r == CUPTI_OK)
+        C.enable(K_MEMCPY2);   /* peer copies between devices, where this CUPTI has them */
     /* API records of the enqueuing functions only; all of them where this
      * CUPTI cannot choose (it then records every API call: it costs more) */
     int api = r;
@@ -432,6 +486,16 @@ static void gpu_start(void)
             r = C.enable(K_RUNTIME);
     }
     if (r != CUPTI_OK) {
+        /* nothing left collecting: CUPTI would cost the program and
+         * deliver to no one (buffer_completed ignores what comes) */
+        static const int all[] = {K_CONCURRENT_KERNEL, K_MEMCPY, K_MEMSET, K_EXTERNAL_CORRELATION, K_MEMCPY2,
+                                  K_DRIVER, K_RUNTIME};
+        for (size_t i = 0; C.disable && i < sizeof all / sizeof all[0]; i++)
+            C.disable(all[i]);
+        for (unsigned i = 0; C.enable_driver_api && i < cutap_gpu_driver_ncbids; i++)
+            C.enable_driver_api(cutap_gpu_driver_cbids[i], 0);
+        for (unsigned i = 0; C.enable_runtime_api && i < cutap_gpu_runtime_ncbids; i++)
+            C.enable_runtime_api(cutap_gpu_runtime_cbids[i], 0);
         gpu_failed(r, "CUPTI's activity API would not start (%s)", result_name(r));
         return;
     }
@@ -458,6 +522,19 @@ static void after_cuinit(cutap_call_t *call)
     cutap_run_inside(call, gpu_start);   /* CUPTI's calls while it starts: inside cuInit */
 }
 
+static const char *refused;   /* --gpu refused before CUDA started: why */
+
+void rec_gpu_file_made(struct cutap_file_header *h)
+{
+    if (!rec_gpu_asked)
+        return;
+    if (refused) {
+        snprintf(h->gpu_why, sizeof h->gpu_why, "%s", refused);
+        h->gpu |= CUTAP_GPU_ON_FAILED;
+    }
+    __atomic_fetch_or(&h->gpu, CUTAP_GPU_ON_ASKED, __ATOMIC_RELEASE);
+}
+
 /* The functions that enqueue GPU work, both layers (their pushes). */
 static const char work_filter[] = "cuLaunch*,cuGraphLaunch*,cuMemcpy*,cuMemset*,cudaLaunch*,__cudaLaunch*,"
                                   "cudaGraphLaunch*,cudaMemcpy*,cudaMemset*,!cuLaunchHostFunc*,!cudaLaunchHostFunc*";
@@ -467,12 +544,12 @@ void rec_gpu_setup(void)
     const char *g = getenv("CUTAP_GPU");
     if (!g || strcmp(g, "1"))
         return;
+    rec_gpu_asked = 1;
     if (rec_ring.n) {
-        cutap_warn("--gpu with --ring: not supported (GPU records would grow the file past the ring); GPU activity "
-                   "is not recorded");
+        refused = "not with --ring (GPU records would grow the file past the ring)";
+        cutap_warn("--gpu: %s; GPU activity is not recorded", refused);
         return;
     }
-    rec_gpu_asked = 1;
     gpu_client = cutap_register("gpu-correlation", gpu_pre, gpu_post, NULL);
     if (gpu_client < 0 || cutap_enable_filter(gpu_client, work_filter))
         return;

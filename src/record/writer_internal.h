@@ -243,6 +243,9 @@ int rec_register(int counts);
  * up after the recorder's client registered: its pushes need the record
  * the recorder's pre made); a forked child starts without it. */
 void rec_gpu_setup(void);
+/* The file was made: --gpu said in its header (ASKED; FAILED and why when
+ * it was refused before CUDA started). */
+void rec_gpu_file_made(struct cutap_file_header *h);
 void rec_gpu_after_fork(void);
 extern int rec_gpu_asked;
 /* A thread's next sampling interval (counting mode): 1..63. */

@@ -136,11 +136,20 @@ void *cutap_cupti_open(char *why, size_t size)
     const char *home = getenv("CUDA_HOME");
     const char *dirs[] = {NULL, home && *home ? home : NULL, "/usr/local/cuda", "/usr/local/cuda"};
     const char *subs[] = {"", "/extras/CUPTI/lib64", "/extras/CUPTI/lib64", "/lib64"};
-    static const char *const names[] = {"libcupti.so.13", "libcupti.so"};
+    static const char *const names[] = {"libcupti.so.13", "libcupti.so.12", "libcupti.so.11.8", "libcupti.so"};
+    /* a libcupti the program loaded already (PyTorch's libtorch_cuda links
+     * one): that one, never a second CUPTI beside it */
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        void *h = dlopen(names[n], RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+        if (h) {
+            snprintf(cupti_path, sizeof cupti_path, "%s (already loaded)", names[n]);
+            return h;
+        }
+    }
     for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
         if (d && !dirs[d])
             continue;
-        for (size_t n = 0; n < 2; n++) {
+        for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
             char p[512];
             if (d)
                 snprintf(p, sizeof p, "%s%s/%s", dirs[d], subs[d], names[n]);

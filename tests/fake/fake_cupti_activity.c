@@ -78,6 +78,7 @@ enum {
 };
 enum {
     K_MEMCPY = 1, K_MEMSET = 2, K_KERNEL = 3, K_DRIVER = 4, K_RUNTIME = 5, K_CONCURRENT_KERNEL = 10,
+    K_MEMCPY2 = 22,   /* peer copies between devices: CUPTI reports them as this kind, not MEMCPY */
     K_EXTERNAL_CORRELATION = 39, K_MAX = 64,
 };
 #define EXT_KINDS 6   /* CUpti_ExternalCorrelationKind: UNKNOWN (1) to CUSTOM2 (5) */
@@ -101,6 +102,15 @@ struct memcpy6 {
     uint32_t device, context, stream, correlation, runtime_correlation, pad;
     uint64_t reserved0, graph_node;
     uint32_t graph, channel_id, channel_type, pad2;
+    uint64_t copy_count;
+};
+struct ptop4 {   /* CUpti_ActivityMemcpyPtoP4 */
+    uint32_t kind;
+    uint8_t copy_kind, src_kind, dst_kind, flags;
+    uint64_t bytes, start, end;
+    uint32_t device, context, stream, src_device, src_context, dst_device, dst_context, correlation;
+    uint64_t reserved0, graph_node;
+    uint32_t graph, channel_id, channel_type, pad;
     uint64_t copy_count;
 };
 struct memset4 {
@@ -131,6 +141,10 @@ _Static_assert(sizeof(struct memcpy6) == 96 && offsetof(struct memcpy6, device) 
                    offsetof(struct memcpy6, correlation) == 44 && offsetof(struct memcpy6, graph_node) == 64 &&
                    offsetof(struct memcpy6, graph) == 72,
                "CUpti_ActivityMemcpy6");
+_Static_assert(offsetof(struct ptop4, src_device) == 44 && offsetof(struct ptop4, dst_device) == 52 &&
+                   offsetof(struct ptop4, correlation) == 60 && offsetof(struct ptop4, graph_node) == 72 &&
+                   offsetof(struct ptop4, graph) == 80,
+               "CUpti_ActivityMemcpyPtoP4");
 _Static_assert(sizeof(struct memset4) == 88 && offsetof(struct memset4, stream) == 40 &&
                    offsetof(struct memset4, correlation) == 44 && offsetof(struct memset4, graph_node) == 64 &&
                    offsetof(struct memset4, graph) == 72,
@@ -145,6 +159,7 @@ static size_t size_of(uint32_t kind)
     case K_KERNEL:
     case K_CONCURRENT_KERNEL: return sizeof(struct kernel10);
     case K_MEMCPY: return sizeof(struct memcpy6);
+    case K_MEMCPY2: return sizeof(struct ptop4);
     case K_MEMSET: return sizeof(struct memset4);
     case K_DRIVER:
     case K_RUNTIME: return sizeof(struct api);
@@ -417,6 +432,8 @@ static void act_work(const struct fake_gpu_work *w)
 {
     int kk = atomic_load(&kind_on[K_CONCURRENT_KERNEL]) ? K_CONCURRENT_KERNEL : K_KERNEL;
     int kind = w->type == FAKE_WORK_KERNEL ? kk : w->type == FAKE_WORK_MEMCPY ? K_MEMCPY : K_MEMSET;
+    if (w->type == FAKE_WORK_MEMCPY && w->copy_kind == 10)   /* PtoP: its own kind */
+        kind = K_MEMCPY2;
     if (!atomic_load(&kind_on[kind]))
         return;
     uint32_t corr = ncalls ? calls[0].corr : atomic_fetch_add(&next_corr, 1) + 1;
@@ -424,6 +441,7 @@ static void act_work(const struct fake_gpu_work *w)
     union {
         struct kernel10 k;
         struct memcpy6 c;
+        struct ptop4 pp;
         struct memset4 s;
     } r;
     memset(&r, 0, sizeof r);
@@ -444,7 +462,12 @@ static void act_work(const struct fake_gpu_work *w)
                                .dst_kind = w->dst_kind, .bytes = w->bytes, .start = start, .end = end, .context = 1,
                                .stream = w->stream, .correlation = corr, .graph_node = w->graph_node,
                                .graph = w->graph, .copy_count = 1};
-    else
+    if (kind == K_MEMCPY2)
+        r.pp = (struct ptop4){.kind = K_MEMCPY2, .copy_kind = w->copy_kind, .src_kind = w->src_kind,
+                              .dst_kind = w->dst_kind, .bytes = w->bytes, .start = start, .end = end, .context = 1,
+                              .stream = w->stream, .src_device = 0, .dst_device = 1, .correlation = corr,
+                              .graph_node = w->graph_node, .graph = w->graph, .copy_count = 1};
+    else if (w->type == FAKE_WORK_MEMSET)
         r.s = (struct memset4){.kind = K_MEMSET, .value = w->value, .bytes = w->bytes, .start = start, .end = end,
                                .context = 1, .stream = w->stream, .correlation = corr, .memory_kind = 3,
                                .graph_node = w->graph_node, .graph = w->graph};

@@ -2,7 +2,8 @@
 # Issue #31: --gpu with --ring is a usage error of cutap trace (exit 2,
 # said, nothing run); the library given both (CUTAP_GPU=1 and CUTAP_RING,
 # without the command) warns into the registry, records the calls in the
-# ring without GPU activity (no CUPTI started: the header's gpu bits 0),
+# ring without GPU activity (no CUPTI started: the header's gpu bits
+# ASKED|FAILED = 5 with the reason in gpu_why, which report --gpu gives),
 # and the program runs as bare.
 . "$(dirname "$0")/../../lib/init.sh"
 
@@ -17,6 +18,8 @@ rm -rf "$WORK/e2" "$WORK/e2.log"
 CUTAP_GPU=1 CUTAP_RING=4194304 CUTAP_TRACE=$WORK/e2 FAKE_CUPTI_LOG=$WORK/e2.log LD_PRELOAD=$LIB "$T/t_gpu" 2 2 \
     >"$WORK/e2.out" 2>"$WORK/e2.err" || { say "  the program failed under the library"; exit 1; }
 gpu_same_output e2 && ! grep -q cutap "$WORK/e2.err" || exit 1
-reg_says "$WORK/e2" 'gpu with --ring: not supported' || exit 1
-[ ! -e "$WORK/e2.log" ] && [ "$(python3 "$TL/hdr_field.py" "$WORK"/e2/*.cutap gpu)" = 0 ] || { say "  CUPTI was started"; exit 1; }
+reg_says "$WORK/e2" '--gpu: not with --ring' || exit 1
+[ ! -e "$WORK/e2.log" ] && [ "$(python3 "$TL/hdr_field.py" "$WORK"/e2/*.cutap gpu)" = 5 ] || { say "  CUPTI was started, or the header does not say why not"; exit 1; }
+"$CUTAP" report --gpu "$WORK/e2" 2>/dev/null | grep -q 'GPU activity not recorded: not with --ring' \
+    || { say "  report --gpu does not say why"; exit 1; }
 "$CUTAP" report --format csv "$WORK/e2" 2>/dev/null | grep -q '^driver,cuLaunchKernel,8,' || { say "  the calls are not in the ring"; exit 1; }
