@@ -12,4 +12,4 @@ gpu_calls i && gpu_sum i || exit 1
 python3 tests/gpu/gpu_check.py "$WORK/i" --expect "$(gpu_expect 10)" >"$WORK/i.check" || { cat "$WORK/i.check" >&2; exit 1; }
 gpu_is i unjoined 0 && gpu_is i bits 'ASKED|STARTED|FLUSHED' && gpu_is i by cudaLaunchKernel 10 && gpu_is i by cudaGraphLaunch 30 || exit 1
 api=$(gpu_val i api) corr=$(gpu_val i corr)
-[ "$api" -gt "$corr" ] && [ "$corr" -ge 240 ] || { say "  $api API records and $corr correlations: not every call's API record"; exit 1; }
+[ "$api" -gt "$corr" ] && [ "$corr" -ge 190 ] || { say "  $api API records and $corr correlations: not every call's API record"; exit 1; }

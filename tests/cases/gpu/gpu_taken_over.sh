@@ -15,15 +15,17 @@ FAKE_CUPTI_STEAL_AFTER=40 "$CUTAP" trace --gpu -o "$WORK/s" -- "$T/t_gpu" 6 2 >"
     || { say "  cutap trace --gpu failed"; tail -5 "$WORK/s.err" >&2; exit 1; }
 gpu_same_output s && gpu_calls s || exit 1
 f=$(ls "$WORK/s"/*.cutap)
-pushed=$(python3 "$TL/hdr_field.py" "$f" gpu_pushed)
-paired=$(ROOT=$ROOT python3 - "$f" <<'PY'
+paired_of() {   # FILE: distinct external ids of its CORR records
+    ROOT=$ROOT python3 - "$1" <<'PY'
 import os, sys
 sys.path.insert(0, os.path.join(os.environ["ROOT"], "tests", "gpu"))
 import gpu_check
 f = gpu_check.read(sys.argv[1])
 print(len({x[4] for x in f["gpus"] if x[1] == 4}))
 PY
-) || exit 1
+}
+pushed=$(python3 "$TL/hdr_field.py" "$f" gpu_pushed)
+paired=$(paired_of "$f") || exit 1
 [ "$pushed" -gt 0 ] && [ "$paired" -lt "$pushed" ] || { say "  pushed $pushed, paired $paired: nothing taken?"; exit 1; }
 "$CUTAP" report --gpu "$WORK/s" >"$WORK/s.rep" || exit 1
 grep -q "$((pushed - paired)) of $pushed calls that enqueue GPU work have no CUPTI record in the file" "$WORK/s.rep" \
@@ -31,3 +33,8 @@ grep -q "$((pushed - paired)) of $pushed calls that enqueue GPU work have no CUP
 # nothing taken: nothing said
 gpu_run n 6 2 && "$CUTAP" report --gpu "$WORK/n" >"$WORK/n.rep" || exit 1
 if grep -q "no CUPTI record" "$WORK/n.rep"; then say "  said without a take-over:"; head -5 "$WORK/n.rep" >&2; exit 1; fi
+# and then every call counted has its pair, none more (the calls inside
+# another enqueuing call are not counted: CUPTI tracks none of them)
+fn=$(ls "$WORK/n"/*.cutap)
+p2=$(python3 "$TL/hdr_field.py" "$fn" gpu_pushed) q2=$(paired_of "$fn") || exit 1
+[ "$p2" = "$q2" ] && [ "$p2" -gt 0 ] || { say "  without a take-over: pushed $p2, paired $q2"; exit 1; }

@@ -27,10 +27,10 @@ python3 tests/gpu/gpu_check.py "$WORK/a" --expect "$(gpu_expect $N)" >"$WORK/a.c
     || { cat "$WORK/a.check" >&2; say "  gpu_check.py: not as made"; exit 1; }
 gpu_sum a || exit 1
 gpu_is a bits 'ASKED|STARTED|FLUSHED' && gpu_is a error 0 && gpu_is a dropped 0 && gpu_is a lost 0 || exit 1
-recs=$((24 * N * 2 + 23 * N))
+recs=$((19 * N * 2 + 23 * N))
 gpu_is a records $recs && gpu_is a header_records $recs || exit 1
 gpu_is a kernel $((10 * N)) && gpu_is a memcpy $((8 * N)) && gpu_is a memset $((5 * N)) || exit 1
-gpu_is a corr $((24 * N)) && gpu_is a api_driver $((19 * N)) && gpu_is a api_runtime $((5 * N)) && gpu_is a corr_dup 0 || exit 1
+gpu_is a corr $((19 * N)) && gpu_is a api_driver $((14 * N)) && gpu_is a api_runtime $((5 * N)) && gpu_is a corr_dup 0 || exit 1
 gpu_is a joined $((23 * N)) && gpu_is a unjoined 0 || exit 1
 for f in cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx cuMemcpyHtoD_v2 cuMemcpyDtoH_v2 cuMemcpyDtoD_v2 \
          cuMemcpyHtoDAsync_v2 cuMemcpy cuMemcpyPeer cuMemsetD8_v2 cuMemsetD16_v2 cuMemsetD32Async cuMemsetD2D8_v2 \

@@ -10,4 +10,4 @@ rm -rf "$WORK/j"
     || { say "  cutap trace failed"; exit 1; }
 gpu_sum j || exit 1
 gpu_is j unjoined 10 && gpu_is j joined $((22 * 10)) && gpu_is j by cuMemcpyPeer 0 && gpu_is j copy PtoP 10 || exit 1
-gpu_is j api $((24 * 10)) && gpu_is j corr $((23 * 10)) || exit 1
+gpu_is j api $((19 * 10)) && gpu_is j corr $((18 * 10)) || exit 1
