@@ -14,8 +14,8 @@
 #include "run_internal.h"
 
 static const char trace_usage[] =
-    "usage: cutap trace [-o DIR] [-e FILTER] [--print[=FILE]] [--gpu] [--runtime=all|symbols|cupti] [--no-nvtx]\n"
-    "                   [--stuck S] [--ring SIZE] [--delay S] [--duration S] [--capture-range WHAT]\n"
+    "usage: cutap trace [-o DIR] [-e FILTER] [--print[=FILE]] [--gpu|--no-gpu] [--runtime=all|symbols|cupti]\n"
+    "                   [--no-nvtx] [--stuck S] [--ring SIZE] [--delay S] [--duration S] [--capture-range WHAT]\n"
     "                   [--until-error FILTER] [--inject SPEC] [--stack FILTER] [--sync-launches FILTER]\n"
     "                   -- CMD [ARGS...]\n"
     "Runs CMD, and every process it starts, with every CUDA call recorded: one trace file per\n"
@@ -31,7 +31,8 @@ static const char trace_usage[] =
     "                           a call holding many later calls back is shown started, then resumed\n"
     "  --gpu                    also what ran on the GPU: each kernel, copy and memset with its time on\n"
     "                           the GPU, device and stream, joined to the call that launched it (CUPTI's\n"
-    "                           activity API: not beside another CUPTI tool); report --gpu, dump\n"
+    "                           activity API: not beside another CUPTI tool); report --gpu, dump.\n"
+    "                           The default where CUTAP_TRACE_GPU=1 (--no-gpu: not this time)\n"
     RUNTIME_HELP
     "  --stuck S                when a call has been running longer than S seconds, write what\n"
     "                           every process is doing (cutap ps) into DIR/cutap-stuck-TIME.txt,\n"

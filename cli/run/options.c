@@ -230,6 +230,11 @@ static void filter_check_known(const char *filter)
 int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat)
 {
     memset(o, 0, sizeof *o);
+    /* --gpu by default where CUTAP_TRACE_GPU=1 says so (a site that has
+     * judged its cost); --gpu and --no-gpu say it for one command */
+    const char *dg = getenv("CUTAP_TRACE_GPU");
+    int gpu_said = 0;
+    o->gpu = !stat && dg && !strcmp(dg, "1");
     o->stuck = -1;
     o->delay = o->duration = -1;
     optind = 1;
@@ -245,7 +250,8 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
             break;
         case 'T': o->time_all = 1; break;
         case 'N': o->no_nvtx = 1; break;
-        case 'G': o->gpu = 1; break;
+        case 'G': o->gpu = gpu_said = 1; break;
+        case CLI_OPT_NO_GPU: o->gpu = 0, gpu_said = 1; break;
         case 'K': {
             char *end;
             o->stuck = strtod(optarg, &end);
@@ -349,6 +355,8 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
         fprintf(stderr, "cutap: --capture-range nvtx:NAME needs NVTX ranges: not with --no-nvtx\n");
         return 2;
     }
+    if (o->gpu && o->ring && !gpu_said)
+        o->gpu = 0;   /* the default (CUTAP_TRACE_GPU) yields to a ring */
     if (o->gpu && o->ring)
         return cli_usage_error(usage, "--gpu with --ring: GPU activity is not kept in the ring yet: not together");
     if (o->print && o->ring)
