@@ -9,8 +9,9 @@
 #    (gpu_ref.c, a bare CUPTI activity client): counts per kernel name,
 #    copy direction and memset equal, medians compared (gpu_compare.py);
 #    joins (gpu_check.py); report --gpu and dump's [gpu] lines shown.
+#    With 2 GPUs: NCCL in one process over both, and 2-rank DDP.
 # 3. GPU_COST=N: the CPU-bound PyTorch step, bare / trace / trace --gpu /
-#    the referee, N cycles (bench/gpu/run.sh).
+#    the referee, N cycles (bench/gpu/run.sh); with BENCH_NSYS=1 nsys too.
 set -u
 cd "$(dirname "$0")/../.."
 B=build/gpu W=tests/gpu/workloads
@@ -63,6 +64,12 @@ python3 tests/gpu/gpu_check.py $T/ga_cupti --expect "scale=$((3 * N)) add_one=$(
 for w in ${GPU_WORKLOADS:-torch_step torch_graph torch_conv_graph}; do
   compare $w python3 $W/$w.py
 done
-[ -n "${GPU_COST:-}" ] && BENCH_CPU_ONLY=1 SKIP_OVERHEAD=1 BENCH_MODES="bare trace tgpu gpuref" bench/gpu/run.sh "$GPU_COST" 2>/dev/null | grep -v "^  cycle"
+# NCCL: one process over every GPU, and 2-rank DDP (one process a GPU),
+# where the machine has 2 GPUs (nvidia-h100-x2)
+if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
+  [ -x $B/nccl_allreduce ] && compare nccl_allreduce $B/nccl_allreduce
+  NCCL_NVLS_ENABLE=0 compare ddp_allreduce torchrun --standalone --nproc_per_node=2 $W/ddp_allreduce.py
+fi
+[ -n "${GPU_COST:-}" ] && BENCH_CPU_ONLY=1 SKIP_OVERHEAD=1 BENCH_MODES="bare trace tgpu gpuref${BENCH_NSYS:+ nsys}" bench/gpu/run.sh "$GPU_COST" 2>/dev/null | grep -v "^  cycle"
 rm -rf "$T"
 exit $BAD
