@@ -85,7 +85,9 @@ static int notes(const struct trace *tr, FILE *f, size_t *joined, size_t *total)
         if (h->gpu_lost)
             fprintf(f, "process %d: %" PRIu64 " activity records not written (recording had stopped)\n", h->pid,
                     h->gpu_lost);
-        if ((h->gpu & CUTAP_GPU_ON_STARTED) && !(h->gpu & CUTAP_GPU_ON_FLUSHED))
+        if (h->gpu & CUTAP_GPU_ON_TAKEN)
+            fprintf(f, "process %d: %s; its GPU activity after that is not recorded\n", h->pid, h->gpu_why);
+        else if ((h->gpu & CUTAP_GPU_ON_STARTED) && !(h->gpu & CUTAP_GPU_ON_FLUSHED))
             fprintf(f, "process %d: did not reach exit: the GPU activity since CUPTI's last hand-over of its buffers "
                        "may be missing\n", h->pid);
         if (h->gpu_pushed > p->gpu_paired)

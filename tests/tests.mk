@@ -200,7 +200,9 @@ TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap
 # Issue #31 (trace --gpu): GPU work on the fake driver, seen by the fake
 # libcupti's activity API, with a runtime copy of its own (tests/t_gpu.c).
 $(T)/t_gpu: tests/rt_copy.h tests/cupti_min.h
-TEST_BINS += $(T)/t_gpu $(FAKE)/libcupti.so.13
+$(T)/t_gpu_own_client: tests/t_gpu_own_client.c tests/cuda_min.h $(FAKE)/libcuda.so.1 $(FAKE)/libcupti.so.13
+	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda -l:libcupti.so.13 -ldl
+TEST_BINS += $(T)/t_gpu $(T)/t_gpu_own_client $(FAKE)/libcupti.so.13
 TEST_BINS += $(T)/libnofalloc.so $(T)/t_static $(T)/t_thread_churn
 TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt $(T)/t_rt_mix $(T)/libcupti_client.so $(T)/t_bad_report $(T)/t_tls_between $(T)/t_table_tail $(BUILD)/bench/rtreport
 

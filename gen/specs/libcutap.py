@@ -56,6 +56,10 @@ EXPORTS = [
      "what": "a process forbidding the time-stamp counter or entering seccomp strict mode is seen before it does"},
     {"name": "syscall", "file": "src/front/syscall_entry.S", "text": ".globl syscall",
      "what": "as prctl (SYS_prctl, SYS_seccomp); every call jumps to glibc's with the caller's stack untouched"},
+    {"name": "cuptiActivityRegisterCallbacks", "file": "src/front/cupti_watch.c",
+     "text": "EXPORT int cuptiActivityRegisterCallbacks(",
+     "what": "the program's own CUPTI activity client is noted (trace --gpu refuses to start beside it, and stops and "
+             "says so when it takes CUPTI's buffers over), then the call goes to libcupti unchanged"},
     {"name": "cutap_*", "file": "include/cutap.h", "text": "CUTAP_PUBLIC",
      "what": "the public C API (include/cutap.h)"},
 ]

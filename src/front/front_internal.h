@@ -201,6 +201,10 @@ int cutap_write_all(int fd, const void *buf, size_t n);
  * Defined by libcutap.so (weak here: the benchmarks, which include this
  * header, never forbid anything and have no definition). */
 extern int cutap_tsc_forbidden __attribute__((weak));
+/* cupti_watch.c: when the program last registered CUPTI activity callbacks
+ * of its own (CLOCK_MONOTONIC ns | 1), 0: never (record/gpu.c) */
+extern uint64_t cutap_cupti_client_ns;
+extern void (*cutap_cupti_yield)(void);
 extern uint64_t cutap_frozen_ns __attribute__((weak));
 
 /* A clock through the vDSO (~20 ns, no system call), or as allowed. */

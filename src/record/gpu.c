@@ -313,11 +313,53 @@ static int gpu_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
     return k;
 }
 
+static uint64_t started_ns;   /* when CUPTI was started (CLOCK_MONOTONIC) */
+
+/* The program's own CUPTI client registered its buffer callbacks after
+ * cutap's (src/front/cupti_watch.c): CUPTI now delivers to it. cutap stops
+ * (its external ids would reach that client: Kineto warns about each) and
+ * says so, once. */
+static __attribute__((noinline, cold)) void taken_over(uint64_t at)
+{
+    int live = 1;
+    if (!atomic_compare_exchange_strong(&gpu_live, &live, 0))
+        return;
+    char why[128];
+    snprintf(why, sizeof why, "the program's own CUPTI client took the activity buffers over %.3f s after cutap's "
+             "start", (double)(at - started_ns) / 1e9);
+    cutap_warn("--gpu: %s; GPU activity after that is not recorded", why);
+    if (rec_file.hdr) {
+        memcpy(rec_file.hdr->gpu_why, why, sizeof why);
+        __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_TAKEN, __ATOMIC_RELEASE);
+    }
+}
+
+/* The program's own client is about to register (src/front/cupti_watch.c,
+ * on its thread): what CUPTI holds for cutap is handed to cutap, cutap's
+ * kinds are turned off, and cutap stops; then the client gets only what it
+ * asks for. */
+static void disable_all(void);
+static void gpu_yield(void)
+{
+    if (!atomic_load(&gpu_live))
+        return;
+    int e = errno;
+    C.flush_all(FLUSH_FORCED);
+    disable_all();
+    taken_over(cutap_now_ns());
+    errno = e;
+}
+
 static int gpu_push(cutap_call_t *call, uint64_t *scratch)
 {
     int rc = cutap_recorder_client;
     if (!atomic_load_explicit(&gpu_live, memory_order_relaxed) || rc < 0)
         return CUTAP_PROCEED;
+    uint64_t taken = __atomic_load_n(&cutap_cupti_client_ns, __ATOMIC_RELAXED);
+    if (CUTAP_UNLIKELY(taken > started_ns)) {
+        taken_over(taken);
+        return CUTAP_PROCEED;
+    }
     uint64_t w = ((struct cutap_icall *)(void *)call)->scratch[rc];
     struct rec_thread *t = &cutap_rt;
     char *end = (char *)t->end, *r = (char *)(uintptr_t)w;
@@ -435,6 +477,11 @@ static void gpu_start(void)
         gpu_failed(0, "another CUPTI tool is injected (CUDA_INJECTION64_PATH=%s)", inj);
         return;
     }
+    if (__atomic_load_n(&cutap_cupti_client_ns, __ATOMIC_ACQUIRE)) {
+        gpu_failed(0, "%s", "the program has a CUPTI activity client of its own (a profiler), registered before its "
+                            "first cuInit; CUPTI serves one");
+        return;
+    }
     char why[600];
     void *h = cutap_cupti_open(why, sizeof why);
     if (!h) {
@@ -465,6 +512,7 @@ static void gpu_start(void)
     uint32_t on = CUTAP_GPU_ON_ASKED;
     if (!C.timestamp_cb || C.timestamp_cb(monotonic_ns) != CUPTI_OK)
         on |= CUTAP_GPU_ON_REALTIME;   /* CUPTI's own clock on Linux */
+    started_ns = cutap_now_ns() | 1;
     int r = C.register_callbacks(buffer_requested, buffer_completed);
     static const int kinds[] = {K_CONCURRENT_KERNEL, K_MEMCPY, K_MEMSET, K_EXTERNAL_CORRELATION};
     for (size_t i = 0; r == CUPTI_OK && i < sizeof kinds / sizeof kinds[0]; i++)
@@ -488,14 +536,7 @@ static void gpu_start(void)
     if (r != CUPTI_OK) {
         /* nothing left collecting: CUPTI would cost the program and
          * deliver to no one (buffer_completed ignores what comes) */
-        static const int all[] = {K_CONCURRENT_KERNEL, K_MEMCPY, K_MEMSET, K_EXTERNAL_CORRELATION, K_MEMCPY2,
-                                  K_DRIVER, K_RUNTIME};
-        for (size_t i = 0; C.disable && i < sizeof all / sizeof all[0]; i++)
-            C.disable(all[i]);
-        for (unsigned i = 0; C.enable_driver_api && i < cutap_gpu_driver_ncbids; i++)
-            C.enable_driver_api(cutap_gpu_driver_cbids[i], 0);
-        for (unsigned i = 0; C.enable_runtime_api && i < cutap_gpu_runtime_ncbids; i++)
-            C.enable_runtime_api(cutap_gpu_runtime_cbids[i], 0);
+        disable_all();
         gpu_failed(r, "CUPTI's activity API would not start (%s)", result_name(r));
         return;
     }
@@ -509,7 +550,21 @@ static void gpu_start(void)
         if (cutap_gpu_runtime_cbids[i] < RT_BITS)
             rt_inside[cutap_gpu_runtime_cbids[i] / 8] |= (uint8_t)(1u << (cutap_gpu_runtime_cbids[i] % 8));
     atomic_store(&gpu_live, 1);
+    __atomic_store_n(&cutap_cupti_yield, gpu_yield, __ATOMIC_RELEASE);
     cutap_log_debug("GPU activity from CUPTI (%s)", cutap_cupti_path);
+}
+
+/* Every kind and API record cutap may have enabled, off. */
+static void disable_all(void)
+{
+    static const int all[] = {K_CONCURRENT_KERNEL, K_MEMCPY, K_MEMSET, K_EXTERNAL_CORRELATION, K_MEMCPY2,
+                              K_DRIVER, K_RUNTIME};
+    for (size_t i = 0; C.disable && i < sizeof all / sizeof all[0]; i++)
+        C.disable(all[i]);
+    for (unsigned i = 0; C.enable_driver_api && i < cutap_gpu_driver_ncbids; i++)
+        C.enable_driver_api(cutap_gpu_driver_cbids[i], 0);
+    for (unsigned i = 0; C.enable_runtime_api && i < cutap_gpu_runtime_ncbids; i++)
+        C.enable_runtime_api(cutap_gpu_runtime_cbids[i], 0);
 }
 
 static void after_cuinit(cutap_call_t *call)

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Issue #31: a program with a CUPTI activity client of its own (a profiler:
+# Kineto, a CUPTI sample; tests/t_gpu_own_client.c). CUPTI serves one pair of
+# buffer callbacks, so cutap watches the program's registrations
+# (src/front/cupti_watch.c, an export every library linked against libcupti
+# binds to):
+#  - registered before the first cuInit: --gpu does not start (header
+#    ASKED|FAILED, why in the summary), the program's client gets all 40
+#    kernels, as bare;
+#  - registered after 20 launches (through the linked function, or found
+#    by dlsym(RTLD_DEFAULT) with libcupti loaded RTLD_LOCAL): cutap first
+#    takes what CUPTI holds for it (the first 20 kernels, joined), turns its
+#    collection off and says so (header TAKEN, report --gpu), and the
+#    program's client gets the 20 kernels it asked for, as bare (not cutap's
+#    earlier ones, nor cutap's correlation records).
+. "$(dirname "$0")/../../lib/init.sh"
+
+for m in before after local; do
+    bare=$("$T/t_gpu_own_client" $m 2>&1) || { say "  bare $m failed: $bare"; exit 1; }
+    rm -rf "${WORK:?}/$m"
+    got=$("$CUTAP" trace --gpu -o "$WORK/$m" -- "$T/t_gpu_own_client" $m 2>"$WORK/$m.err") \
+        || { say "  cutap trace --gpu $m failed"; tail -3 "$WORK/$m.err" >&2; exit 1; }
+    [ "$got" = "$bare" ] || { say "  $m: the program's client got '$got', bare '$bare'"; exit 1; }
+    gpu_sum $m || exit 1
+    if [ $m = before ]; then
+        gpu_is $m bits 'ASKED|FAILED' && gpu_is $m records 0 || exit 1
+        grep -q -- "--gpu: the program has a CUPTI activity client of its own" "$WORK/$m.err" \
+            || { say "  before: not said"; cat "$WORK/$m.err" >&2; exit 1; }
+    else
+        gpu_is $m bits 'ASKED|STARTED|TAKEN' && gpu_is $m kernel 20 && gpu_is $m unjoined 0 || exit 1
+        grep -q -- "--gpu: the program's own CUPTI client took the activity buffers over" "$WORK/$m.err" \
+            || { say "  $m: not said"; cat "$WORK/$m.err" >&2; exit 1; }
+        "$CUTAP" report --gpu "$WORK/$m" | grep -q "took the activity buffers over .* after that is not recorded" \
+            || { say "  $m: report --gpu does not say it"; exit 1; }
+    fi
+done

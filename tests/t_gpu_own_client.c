@@ -1,0 +1,110 @@
+/* A program with a CUPTI activity client of its own (issue #31), as a
+ * profiler the program runs (PyTorch's Kineto, a CUPTI sample) has, on the
+ * fake driver and the fake libcupti:
+ *
+ *   t_gpu_own_client before|after|local
+ *
+ * before: registers its buffer callbacks before cuInit, then launches;
+ * after: launches 20 kernels, registers, launches 20 more;
+ * local: as after, with libcupti loaded into a scope of its own
+ *   (dlopen RTLD_LOCAL) and the function taken by dlsym(RTLD_DEFAULT):
+ *   the definition found first, which under cutap is cutap's (bare: none,
+ *   and the library's own is taken).
+ * It enables kernels itself, flushes at the end and prints "own kernels N":
+ * the kernel records its own callbacks got (what CUPTI gave it). Linked
+ * against libcupti (the call binds as a library's would). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_min.h"
+
+typedef void *CUfunction;
+CUresult cuModuleGetFunction(CUfunction *f, void *mod, const char *name);
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned smem, void *s, void **params, void **extra);
+CUresult cuCtxSynchronize(void);
+typedef void (*req_fn)(uint8_t **buffer, size_t *size, size_t *max);
+typedef void (*done_fn)(void *ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid);
+int cuptiActivityRegisterCallbacks(req_fn, done_fn);
+static int (*enable)(int);
+static int (*next_record)(uint8_t *, size_t, const void **);
+static int (*flush_all)(uint32_t);
+
+static unsigned long own_kernels;
+
+static void requested(uint8_t **buffer, size_t *size, size_t *max)
+{
+    *size = 1 << 20;
+    *buffer = aligned_alloc(8, *size);
+    *max = 0;
+}
+
+static void completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+    (void)ctx, (void)stream, (void)size;
+    const void *r = NULL;
+    while (next_record(buffer, valid, &r) == 0) {
+        uint32_t kind;
+        memcpy(&kind, r, 4);
+        own_kernels += kind == 3 || kind == 10;
+    }
+    free(buffer);
+}
+
+static int own_client(void *cupti, int local)
+{
+    int (*reg)(req_fn, done_fn) = cuptiActivityRegisterCallbacks;
+    if (local) {   /* the definition found first; bare, none is global: the library's own */
+        reg = (int (*)(req_fn, done_fn))dlsym(RTLD_DEFAULT, "cuptiActivityRegisterCallbacks");
+        if (!reg)
+            reg = (int (*)(req_fn, done_fn))dlsym(cupti, "cuptiActivityRegisterCallbacks");
+    }
+    enable = (int (*)(int))dlsym(cupti, "cuptiActivityEnable");
+    next_record = (int (*)(uint8_t *, size_t, const void **))dlsym(cupti, "cuptiActivityGetNextRecord");
+    flush_all = (int (*)(uint32_t))dlsym(cupti, "cuptiActivityFlushAll");
+    if (!reg || !enable || !next_record || !flush_all) {
+        fprintf(stderr, "no activity API\n");
+        return 1;
+    }
+    int r = reg(requested, completed);
+    if (r) {
+        fprintf(stderr, "cuptiActivityRegisterCallbacks: %d\n", r);
+        return 1;
+    }
+    return enable(10);
+}
+
+static void launches(CUfunction f, int n)
+{
+    for (int i = 0; i < n; i++)
+        cuLaunchKernel(f, 4, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "after";
+    int local = !strcmp(mode, "local");
+    void *cupti = dlopen("libcupti.so.13", RTLD_NOW | (local ? RTLD_LOCAL : RTLD_GLOBAL));
+    if (!cupti) {
+        fprintf(stderr, "%s\n", dlerror());
+        return 1;
+    }
+    if (!strcmp(mode, "before") && own_client(cupti, 0))
+        return 1;
+    if (cuInit(0))
+        return 1;
+    CUfunction f = NULL;
+    cuModuleGetFunction(&f, NULL, "_Z9scale_f32Pfi");
+    launches(f, 20);
+    if (strcmp(mode, "before") && own_client(cupti, local))
+        return 1;
+    launches(f, 20);
+    cuCtxSynchronize();
+    flush_all(1);
+    printf("own kernels %lu\n", own_kernels);
+    return 0;
+}
