@@ -7,8 +7,10 @@
 # plus dlsym/dlvsym, the public API, InitializeInjectionNvtx2 (the
 # NVTX injection entry point), the exec family (noted in the trace
 # registry, src/front/exec.c), the ioctl layer's libc functions
-# (src/front/io.c) and prctl/syscall (a process forbidding the
-# time-stamp counter, src/front/forbid.c), and nothing else.
+# (src/front/io.c), prctl/syscall (a process forbidding the
+# time-stamp counter, src/front/forbid.c) and cuptiActivityRegisterCallbacks
+# (the program's own CUPTI activity client, src/front/cupti_watch.c), and
+# nothing else.
 . "$(dirname "$0")/../../lib/init.sh"
 
 nm -D --defined-only "$LIB" | awk '{print $3}' | sort >"$WORK/ours"
@@ -21,6 +23,7 @@ extra=$(comm -23 "$WORK/ours" "$WORK/api" | grep -v -e '^cutap_' -e '^dlsym$' -e
     -e '^InitializeInjectionNvtx2$' -e '^cuEventCreateFromEGLSync$' \
     -e '^execl[ep]\?$' -e '^execv\(e\|p\|pe\)\?$' -e '^fexecve$' -e '^posix_spawnp\?$' \
     -e '^ioctl$' -e '^\(__\)\?open\(at\)\?\(64\)\?\(_2\)\?$' -e '^close\(_range\)\?$' -e '^dup[23]\?$' \
-    -e '^mmap\(64\)\?$' -e '^munmap$' -e '^fcntl\(64\)\?$' -e '^prctl$' -e '^syscall$')
+    -e '^mmap\(64\)\?$' -e '^munmap$' -e '^fcntl\(64\)\?$' -e '^prctl$' -e '^syscall$' \
+    -e '^cuptiActivityRegisterCallbacks$')
 [ -z "$extra" ] || { say "  exported but not API: $extra"; exit 1; }
 say "  $(wc -l <"$WORK/driver") driver entry points and $(wc -l <"$WORK/layers") runtime/library functions exported"
