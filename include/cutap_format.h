@@ -139,6 +139,8 @@ enum {
     CUTAP_GPU_ON_FAILED = 1u << 2,     /* it could not be (gpu_error, gpu_why) */
     CUTAP_GPU_ON_REALTIME = 1u << 3,   /* GPU times are CLOCK_REALTIME ns (else CLOCK_MONOTONIC) */
     CUTAP_GPU_ON_FLUSHED = 1u << 4,    /* the last buffers were flushed at exit */
+    CUTAP_GPU_ON_TAKEN = 1u << 5,      /* the program's own CUPTI client took the buffers over
+                                          (gpu_why says when); nothing recorded after that */
 };
 
 /* RECORDS: call and meta records of one thread (version 3: the chunk may
