@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole command built with AddressSanitizer and UBSan: trace (--print too), stat,
-# report in every format and grouping, dump, export on good inputs, and on
+# report in every format and grouping, dump, export on good inputs (GPU
+# activity too: trace --gpu, report --gpu, dump, every export), and on
 # bad ones (future version, random bytes, short file, damaged record, a
 # FIFO, an empty directory, no libsqlite3): the right status and message,
 # and no sanitizer report.
@@ -43,6 +44,13 @@ for t in k fork count; do
     done
 done
 for t in k fork; do acli 0 dump "$d/$t" || exit 1; done
+# GPU activity (issue #31, the fake CUPTI's activity API)
+acli 0 trace --gpu -o "$d/g" -- $T/t_gpu 2 2 || exit 1
+for fmt in text csv json; do acli 0 report --gpu --format $fmt "$d/g" || exit 1; done
+acli 0 report --gpu --top 2 "$d/g" && acli 0 dump "$d/g" && grep -q ' \[gpu\] kernel ' "$d/out" \
+    || { say "  dump of the GPU trace: no [gpu] line"; exit 1; }
+for fmt in jsonl perfetto perfetto-proto sqlite; do acli 0 export --format $fmt -o "$d/g.$fmt" "$d/g" || exit 1; done
+acli 1 report --gpu "$d/k" || exit 1   # no GPU activity: said, status 1
 acli 0 dump "$d/k" && grep -q ' cuLaunchKernel(f=0x[0-9a-f]*<vecadd(float\*, float\*, int)>' "$d/out" \
     || { say "  dump of the kernels trace:"; head -20 "$d/out" >&2; exit 1; }
 acli 0 dump --no-demangle "$d/k" || exit 1
