@@ -10,7 +10,9 @@
  * client registered before it, and stops and says so when one takes the
  * buffers over later), and the call goes to libcupti unchanged: the one
  * after cutap in the lookup order, or, where the program loaded libcupti
- * into a scope of its own (RTLD_LOCAL), the libcupti loaded. */
+ * into a scope of its own (RTLD_LOCAL), the one a loaded object defines:
+ * libcupti, or a library with CUPTI linked in statically (older PyTorch
+ * builds), never cutap's own. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -30,19 +32,29 @@ CUTAP_FRONT uint64_t cutap_cupti_client_ns;
 CUTAP_FRONT void (*cutap_cupti_yield)(void);
 
 typedef int (*register_fn)(void *requested, void *completed);
+EXPORT int cuptiActivityRegisterCallbacks(void *requested, void *completed);
 static register_fn real_register;
 
+struct find {
+    int pass;                     /* 0: objects named libcupti.so*; 1: any other */
+    void *f;
+};
+
+/* The definition an object (and its dependencies) gives, not cutap's. */
 static int find_loaded(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
+    struct find *w = data;
     const char *n = info->dlpi_name, *b = n ? strrchr(n, '/') : NULL;
     b = b ? b + 1 : n;
-    if (!b || strncmp(b, "libcupti.so", 11))
+    if (!b || !*b || (w->pass == 0) != !strncmp(b, "libcupti.so", 11))
         return 0;
     void *h = dlopen(n, RTLD_NOW | RTLD_NOLOAD);
     void *f = h ? cutap_libc_dlsym(h, "cuptiActivityRegisterCallbacks") : NULL;
+    if (f == (void *)cuptiActivityRegisterCallbacks)
+        f = NULL;
     if (f)
-        *(void **)data = f;
+        w->f = f;
     return f != NULL;
 }
 
@@ -51,10 +63,9 @@ EXPORT int cuptiActivityRegisterCallbacks(void *requested, void *completed)
     register_fn f = __atomic_load_n(&real_register, __ATOMIC_ACQUIRE);
     if (!f) {
         f = (register_fn)cutap_libc_dlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks");
-        if (!f) {
-            void *p = NULL;
-            dl_iterate_phdr(find_loaded, &p);
-            f = (register_fn)p;
+        for (struct find w = {0, NULL}; !f && w.pass < 2; w.pass++) {
+            dl_iterate_phdr(find_loaded, &w);
+            f = (register_fn)w.f;
         }
         if (f)
             __atomic_store_n(&real_register, f, __ATOMIC_RELEASE);

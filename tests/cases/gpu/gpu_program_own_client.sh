@@ -12,7 +12,11 @@
 #    takes what CUPTI holds for it (the first 20 kernels, joined), turns its
 #    collection off and says so (header TAKEN, report --gpu), and the
 #    program's client gets the 20 kernels it asked for, as bare (not cutap's
-#    earlier ones, nor cutap's correlation records).
+#    earlier ones, nor cutap's correlation records);
+#  - CUPTI linked into a library of the program's own, loaded RTLD_LOCAL,
+#    no libcupti (t_gpu_embedded, as older PyTorch builds): the call that
+#    finds cutap's export goes to that library's function (with only
+#    libcupti looked for, it failed: CUPTI_ERROR_NOT_INITIALIZED).
 . "$(dirname "$0")/../../lib/init.sh"
 
 for m in before after local; do
@@ -34,3 +38,5 @@ for m in before after local; do
             || { say "  $m: report --gpu does not say it"; exit 1; }
     fi
 done
+bare=$("$T/t_gpu_embedded") && got=$(LD_PRELOAD=$LIB "$T/t_gpu_embedded") || { say "  t_gpu_embedded failed"; exit 1; }
+[ "$bare" = "embedded result 0 calls 1" ] && [ "$got" = "$bare" ] || { say "  embedded: '$got', bare '$bare'"; exit 1; }
