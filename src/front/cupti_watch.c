@@ -35,27 +35,41 @@ typedef int (*register_fn)(void *requested, void *completed);
 EXPORT int cuptiActivityRegisterCallbacks(void *requested, void *completed);
 static register_fn real_register;
 
-struct find {
-    int pass;                     /* 0: objects named libcupti.so*; 1: any other */
-    void *f;
+/* The loaded objects' names, taken while the loader lists them; looked at
+ * after, so that no dlopen runs inside dl_iterate_phdr (which holds a loader
+ * lock that dlopen, taking another, would invert). */
+#define FIND_MAX 1024
+struct names {
+    const char *name[FIND_MAX];
+    size_t n;
 };
-
-/* The definition an object (and its dependencies) gives, not cutap's. */
-static int find_loaded(struct dl_phdr_info *info, size_t size, void *data)
+static int list_loaded(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
-    struct find *w = data;
-    const char *n = info->dlpi_name, *b = n ? strrchr(n, '/') : NULL;
-    b = b ? b + 1 : n;
-    if (!b || !*b || (w->pass == 0) != !strncmp(b, "libcupti.so", 11))
-        return 0;
-    void *h = dlopen(n, RTLD_NOW | RTLD_NOLOAD);
-    void *f = h ? cutap_libc_dlsym(h, "cuptiActivityRegisterCallbacks") : NULL;
-    if (f == (void *)cuptiActivityRegisterCallbacks)
-        f = NULL;
-    if (f)
-        w->f = f;
-    return f != NULL;
+    struct names *w = data;
+    if (info->dlpi_name && info->dlpi_name[0] && w->n < FIND_MAX)
+        w->name[w->n++] = info->dlpi_name;
+    return 0;
+}
+
+/* The definition a loaded object (and its dependencies) gives, not
+ * cutap's: objects named libcupti.so* first, then any other. */
+static register_fn find_loaded(void)
+{
+    struct names w = {.n = 0};   /* (8 KiB of the calling thread's stack, once) */
+    dl_iterate_phdr(list_loaded, &w);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < w.n; i++) {
+            const char *b = strrchr(w.name[i], '/');
+            b = b ? b + 1 : w.name[i];
+            if ((pass == 0) != !strncmp(b, "libcupti.so", 11))
+                continue;
+            void *h = dlopen(w.name[i], RTLD_NOW | RTLD_NOLOAD);
+            void *f = h ? cutap_libc_dlsym(h, "cuptiActivityRegisterCallbacks") : NULL;
+            if (f && f != (void *)cuptiActivityRegisterCallbacks)
+                return (register_fn)f;
+        }
+    return NULL;
 }
 
 EXPORT int cuptiActivityRegisterCallbacks(void *requested, void *completed)
@@ -63,10 +77,8 @@ EXPORT int cuptiActivityRegisterCallbacks(void *requested, void *completed)
     register_fn f = __atomic_load_n(&real_register, __ATOMIC_ACQUIRE);
     if (!f) {
         f = (register_fn)cutap_libc_dlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks");
-        for (struct find w = {0, NULL}; !f && w.pass < 2; w.pass++) {
-            dl_iterate_phdr(find_loaded, &w);
-            f = (register_fn)w.f;
-        }
+        if (!f)
+            f = find_loaded();
         if (f)
             __atomic_store_n(&real_register, f, __ATOMIC_RELEASE);
     }
