@@ -78,7 +78,8 @@ static int notes(const struct trace *tr, FILE *f, size_t *joined, size_t *total)
         if (h->gpu & CUTAP_GPU_ON_FAILED)
             fprintf(f, "process %d: GPU activity not recorded: %s\n", h->pid, h->gpu_why);
         else if (!(h->gpu & CUTAP_GPU_ON_STARTED))
-            fprintf(f, "process %d: GPU activity not started (the process made no successful cuInit)\n", h->pid);
+            fprintf(f, "process %d: GPU activity not started (no successful cuInit of its own: it made none, or "
+                       "it is a forked child, in which CUPTI does not run)\n", h->pid);
         if (h->gpu_dropped)
             fprintf(f, "process %d: CUPTI dropped %" PRIu64 " activity records (its buffers were full)\n", h->pid,
                     h->gpu_dropped);
