@@ -52,17 +52,6 @@ static int cmp_row(const void *a, const void *b)
     return x->total < y->total ? 1 : x->total > y->total ? -1 : strcmp(x->key, y->key);
 }
 
-static const char *memcpy_key(uint32_t info)
-{
-    static char keys[16][32];
-    unsigned v = info & 0xff;
-    if (v > 15)
-        v = 0;
-    if (!keys[v][0])
-        snprintf(keys[v], sizeof keys[v], "[CUDA memcpy %s]", tr_gpu_copy_kind(info));
-    return keys[v];
-}
-
 /* Per process: what was not recorded; returns whether any file had --gpu. */
 static int notes(const struct trace *tr, FILE *f, size_t *joined, size_t *total)
 {
@@ -141,8 +130,7 @@ int report_gpu(const struct trace *tr, FILE *f, int format, size_t top)
                 continue;
             }
             const char *name = tr_gpu_name(p, x);
-            ops[n++] = (struct op){t == CUTAP_GPU_KERNEL ? (name ? name : "?")
-                                   : t == CUTAP_GPU_MEMCPY ? memcpy_key(x->g->info) : "[CUDA memset]",
+            ops[n++] = (struct op){t == CUTAP_GPU_KERNEL ? (name ? name : "?") : tr_gpu_op(x),
                                    x->t1 - x->t0, t == CUTAP_GPU_KERNEL ? 0 : x->g->u.m.bytes, t == CUTAP_GPU_KERNEL};
         }
     }

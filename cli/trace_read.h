@@ -86,6 +86,9 @@ struct tr_gpu {
 size_t tr_gpu_of(const struct tr_proc *p, const struct tr_call *c, const struct tr_gpu **first);
 const char *tr_gpu_name(const struct tr_proc *p, const struct tr_gpu *x);
 const char *tr_gpu_copy_kind(uint32_t info);
+/* A copy's or memset's name as nsys writes it ("[CUDA memcpy HtoD]",
+ * "[CUDA memset]"); NULL for a kernel. */
+const char *tr_gpu_op(const struct tr_gpu *x);
 
 struct tr_thread {
     uint32_t proc;

@@ -246,10 +246,8 @@ const char *gpu_label(const struct tr_proc *p, const struct tr_gpu *x, char *buf
         char *dm = name ? cli_demangle(name) : NULL;
         snprintf(buf, size, "%s", dm ? dm : name ? name : "?");
         free(dm);
-    } else if (x->g->type == CUTAP_GPU_MEMCPY) {
-        snprintf(buf, size, "[CUDA memcpy %s]", tr_gpu_copy_kind(x->g->info));
     } else {
-        snprintf(buf, size, "[CUDA memset]");
+        snprintf(buf, size, "%s", tr_gpu_op(x));
     }
     return buf;
 }

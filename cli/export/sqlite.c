@@ -205,8 +205,6 @@ struct gpu_names {
     char ***dm;      /* [process][GPU_NAME index]: demangled, or NULL */
     size_t nprocs;
 };
-static const char *const gpu_copy_str[] = {"?", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD",
-                                           "HtoH", "PtoP"};
 
 static void gpu_names_free(struct gpu_names *gn, const struct trace *tr)
 {
@@ -255,11 +253,8 @@ static int gpu_row(sqlite3_stmt *st, struct strtab *strs, struct gpu_names *gn, 
         if ((rc = g->type == CUTAP_GPU_KERNEL ? sq->bind_int64(st, 11 + k, k < 3 ? g->u.k.grid[k] : g->u.k.block[k - 3])
                                               : sq->bind_null(st, 11 + k)))
             return rc;
-    unsigned ck = g->info & 0xff;
-    if ((rc = g->type == CUTAP_GPU_MEMCPY
-                  ? sq->bind_text(st, 17, gpu_copy_str[ck < sizeof gpu_copy_str / sizeof *gpu_copy_str ? ck : 0], -1,
-                                  SQLITE_STATIC)
-                  : sq->bind_null(st, 17)) ||
+    if ((rc = g->type == CUTAP_GPU_MEMCPY ? sq->bind_text(st, 17, tr_gpu_copy_kind(g->info), -1, SQLITE_STATIC)
+                                          : sq->bind_null(st, 17)) ||
         (rc = g->type != CUTAP_GPU_KERNEL ? sq->bind_int64(st, 18, (int64_t)g->u.m.bytes) : sq->bind_null(st, 18)) ||
         (rc = g->type == CUTAP_GPU_MEMSET ? sq->bind_int64(st, 19, g->info) : sq->bind_null(st, 19)))
         return rc;

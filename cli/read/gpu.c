@@ -233,12 +233,25 @@ const char *tr_gpu_name(const struct tr_proc *p, const struct tr_gpu *x)
                                                                                              : NULL;
 }
 
+static const char *const copy_kinds[][2] = {
+    {"?", "[CUDA memcpy ?]"},         {"HtoD", "[CUDA memcpy HtoD]"}, {"DtoH", "[CUDA memcpy DtoH]"},
+    {"HtoA", "[CUDA memcpy HtoA]"},   {"AtoH", "[CUDA memcpy AtoH]"}, {"AtoA", "[CUDA memcpy AtoA]"},
+    {"AtoD", "[CUDA memcpy AtoD]"},   {"DtoA", "[CUDA memcpy DtoA]"}, {"DtoD", "[CUDA memcpy DtoD]"},
+    {"HtoH", "[CUDA memcpy HtoH]"},   {"PtoP", "[CUDA memcpy PtoP]"},
+};
+
 const char *tr_gpu_copy_kind(uint32_t info)
 {
-    static const char *const k[] = {"?", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH",
-                                    "PtoP"};
     unsigned v = info & 0xff;
-    return v < sizeof k / sizeof k[0] ? k[v] : "?";
+    return copy_kinds[v < sizeof copy_kinds / sizeof copy_kinds[0] ? v : 0][0];
+}
+
+const char *tr_gpu_op(const struct tr_gpu *x)
+{
+    unsigned v = x->g->info & 0xff;
+    return x->g->type == CUTAP_GPU_KERNEL ? NULL
+           : x->g->type == CUTAP_GPU_MEMSET ? "[CUDA memset]"
+                                            : copy_kinds[v < sizeof copy_kinds / sizeof copy_kinds[0] ? v : 0][1];
 }
 
 void rd_gpu_free(struct tr_proc *p)

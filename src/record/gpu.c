@@ -176,6 +176,29 @@ static uint32_t name_of(const char *s)
     }
 }
 
+/* A GPU record written (w_lock held), its first byte last: 1, or -1 when
+ * there was no room. */
+static int write_gpu(const struct cutap_rec_gpu *g)
+{
+    struct cutap_rec_gpu *r = w_reserve(1);
+    if (!r)
+        return -1;
+    memcpy((char *)r + 1, (const char *)g + 1, sizeof *g - 1);
+    __atomic_store_n(&r->kind, CUTAP_REC_GPU, __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* Where the work ran and when: start and end at 16 and 24, then device,
+ * context and stream from `at` on (every kind but API records). */
+static void place(struct cutap_rec_gpu *g, const void *a, unsigned at)
+{
+    g->start = AT(a, 16, uint64_t);
+    g->end = AT(a, 24, uint64_t);
+    g->device = AT(a, at, uint32_t);
+    g->context = AT(a, at + 4, uint32_t);
+    g->stream = AT(a, at + 8, uint32_t);
+}
+
 /* One CUPTI record as a GPU record (w_lock held); 0 if it is of no kind
  * kept, -1 if there was no room. */
 static int put(const void *a)
@@ -186,11 +209,7 @@ static int put(const void *a)
     case K_KERNEL:
     case K_CONCURRENT_KERNEL:
         g.type = CUTAP_GPU_KERNEL;
-        g.start = AT(a, 16, uint64_t);
-        g.end = AT(a, 24, uint64_t);
-        g.device = AT(a, 40, uint32_t);
-        g.context = AT(a, 44, uint32_t);
-        g.stream = AT(a, 48, uint32_t);
+        place(&g, a, 40);
         for (int i = 0; i < 3; i++) {
             g.u.k.grid[i] = (uint32_t)AT(a, 52 + 4 * i, int32_t);
             g.u.k.block[i] = (uint32_t)AT(a, 64 + 4 * i, int32_t);
@@ -207,11 +226,7 @@ static int put(const void *a)
                                         (uint32_t)AT(a, 6, uint8_t) << 16 | (uint32_t)AT(a, 7, uint8_t) << 24
                                   : AT(a, 4, uint32_t);
         g.u.m.bytes = AT(a, 8, uint64_t);
-        g.start = AT(a, 16, uint64_t);
-        g.end = AT(a, 24, uint64_t);
-        g.device = AT(a, 32, uint32_t);
-        g.context = AT(a, 36, uint32_t);
-        g.stream = AT(a, 40, uint32_t);
+        place(&g, a, 32);
         g.correlation = AT(a, p2p ? 60 : 44, uint32_t);
         g.u.m.graph_node = AT(a, p2p ? 72 : 64, uint64_t);
         g.u.m.graph = AT(a, p2p ? 80 : 72, uint32_t);
@@ -239,12 +254,7 @@ static int put(const void *a)
     default:
         return 0;
     }
-    struct cutap_rec_gpu *r = w_reserve(1);
-    if (!r)
-        return -1;
-    memcpy((char *)r + 1, (const char *)&g + 1, sizeof g - 1);
-    __atomic_store_n(&r->kind, CUTAP_REC_GPU, __ATOMIC_RELEASE);
-    return 1;
+    return write_gpu(&g);
 }
 
 /* Whether put() keeps a record of this kind (what a stopped file loses). */
@@ -375,14 +385,10 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
         struct cutap_rec_gpu g = {.nslots = 1, .type = CUTAP_GPU_CORR, .correlation = cc, .start = ext,
                                   .device = EXT_KIND};
         pthread_mutex_lock(&w_lock);
-        struct cutap_rec_gpu *rec = atomic_load(&rec_file.dead) ? NULL : w_reserve(1);
-        if (rec) {
-            memcpy((char *)rec + 1, (const char *)&g + 1, sizeof g - 1);
-            __atomic_store_n(&rec->kind, CUTAP_REC_GPU, __ATOMIC_RELEASE);
-        }
+        int ok = !atomic_load(&rec_file.dead) && write_gpu(&g) > 0;
         pthread_mutex_unlock(&w_lock);
         if (rec_file.hdr)
-            header_add(rec ? &rec_file.hdr->gpu_records : &rec_file.hdr->gpu_lost, 1);
+            header_add(ok ? &rec_file.hdr->gpu_records : &rec_file.hdr->gpu_lost, 1);
         *scratch = 2 | (cutap_tls.gpu_open ? 0 : 4);
         cutap_tls.gpu_open++;
         return CUTAP_PROCEED;
