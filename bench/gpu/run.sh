@@ -12,6 +12,7 @@
 #    fastest window, the spread (min..max), and the change against bare;
 #    then the same, bare, trace and stat, for a GPU-bound MLP (width 2048,
 #    batch 1024).
+#    BENCH_GPU_MODES picks the GPU-bound table's modes (as BENCH_MODES).
 #    BENCH_CPU_ONLY=1 stops after the CPU-bound table (more cycles of it in
 #    one call's time).
 #    BENCH_TRACE0=1 adds trace0: cutap trace with CUTAP_PREFAULT=0 (trace
@@ -60,7 +61,14 @@ run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
     cupti) mkdir -p "$T/ref$c"; CUDA_INJECTION64_PATH=$REF CUTAP_REF_MARK=$T/ref$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     tgpu) timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     gpuref) mkdir -p "$T/g$c"; CUDA_INJECTION64_PATH=$PWD/$B/libgpu_ref.so GPU_REF_DIR=$T/g$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
-    nsys) timeout 150 $PIN "$NSYS" profile -t cuda -o "$T/n$c.$#" python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    # nsys turns its capture into a report after the program ends (minutes
+    # on that host, where the import fails): the rate is read once the
+    # program printed it, and nsys's process group is killed then.
+    nsys) local o=$T/n$c.$#.out p
+      setsid timeout 150 $PIN "$NSYS" profile -t cuda -o "$T/n$c.$#" python3 bench/gpu/torch_steps.py "$@" >"$o" 2>/dev/null &
+      p=$!
+      while kill -0 $p 2>/dev/null && ! grep -q steps_per_s "$o"; do sleep 0.5; done
+      kill -KILL -- -$p 2>/dev/null; wait $p 2>/dev/null; cat "$o" ;;
   esac | rate
 }
 med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -97,10 +105,13 @@ build/cutap report --format csv "$T/trace1.0" | awk -F, 'NR>1 {print $3, $1, $2,
   awk '{printf "    %8d %-7s %-34s avg %s ns\n", $1, $2, $3, $4}'
 [ -n "${BENCH_CPU_ONLY:-}" ] && { rm -rf "$T"; [ -z "${BAD:-}" ] || exit 1; exit 0; }
 V=()
+# BENCH_GPU_MODES: the modes of the GPU-bound table (default bare trace stat; nsys added as above)
+GMODES=${BENCH_GPU_MODES:-bare trace stat}
+[ -n "$NSYS" ] && GMODES+=" nsys"
 for c in $(seq "$CYC"); do
-  for m in bare trace stat; do V[$m]+=" $(run_mode $m $c 60 2048 1024)"; done
+  for m in $GMODES; do V[$m]+=" $(run_mode $m $c 60 2048 1024)"; done
 done
-table "GPU-bound MLP (width 2048, batch 1024) steps/s" bare trace stat
+table "GPU-bound MLP (width 2048, batch 1024) steps/s" $GMODES
 V=()
 st() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N); echo $(( (t1 - t0) / 1000000 )); }
 Z='import torch; torch.zeros(1, device="cuda")'
