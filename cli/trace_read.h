@@ -68,6 +68,8 @@ struct tr_proc {
     struct tr_gpu *gpu;
     size_t ngpu, cap_gpu, gpu_joined;
     size_t gpu_paired;         /* enqueuing calls CUPTI paired with their record (distinct external ids) */
+    uint8_t *gpu_lane;         /* per record: its lane on its stream's track (0, or 1.. where records
+                                  of one stream overlap in time: a viewer's track holds no overlap) */
     const char **gpu_names;    /* GPU_NAME index -> name in the mapping (NULL: not named) */
     size_t ngpu_names, cap_gpu_names;
     void *gpu_scan;            /* while the file is read (read/gpu.c) */

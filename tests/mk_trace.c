@@ -20,6 +20,10 @@
  *                            the start and one at the end, holes between
  *   mk_trace tidreuse DIR    two threads of one tid, one after the other,
  *                            each numbering its runs from 0
+ *   mk_trace phantom DIR     an NVTX range pushed inside a call and never
+ *                            popped (NCCL 2.28's ncclCommInitRankConfig
+ *                            does so), a call nested in it, later calls
+ *                            of the thread outside the first
  *
  * Files are written with the struct layouts of include/cutap_format.h. */
 #define _GNU_SOURCE
@@ -250,6 +254,25 @@ static void mk_hostile(const char *dir)
     write_file(f, dir, "host.666.cutap");
 }
 
+static void mk_phantom(const char *dir)
+{
+    struct file *f = new_file(1, CUTAP_FILE_CLOSED, 78);
+    unsigned char *c = chunk(f, 0, CUTAP_CHUNK_RECORDS, 8, 0, "main");
+    unsigned s = 1;
+    meta(c, &s, CUTAP_META_ID_NAME, 1, 0, "cuInit");
+    meta(c, &s, CUTAP_META_ID_NAME, 2, 13, "nvtxRangePushA");
+    meta(c, &s, CUTAP_META_ID_NAME, 3, 0, "cuCtxSetCurrent");
+    meta(c, &s, CUTAP_META_ID_NAME, 4, 0, "cuCtxGetDevice");
+    call(c, &s, 1, 1100, 1900, 0, 0);   /* the call the range is pushed in */
+    struct cutap_rec_call *push = (void *)(c + (size_t)s * CUTAP_SLOT);
+    call_str(c, &s, 2, 1200, 1210, "phantom");
+    push->depth = 1;
+    call(c, &s, 3, 1300, 1400, 2, 0);   /* inside the range */
+    call(c, &s, 4, 2000, 2100, 0, 0);   /* after the first call returned */
+    call(c, &s, 4, 2200, 2300, 0, 0);
+    write_file(f, dir, "host.78.cutap");
+}
+
 static void mk_flags(const char *dir)
 {
     struct file *f = new_file(1, CUTAP_FILE_CLOSED, 77);
@@ -427,6 +450,8 @@ int main(int argc, char **argv)
         mk_sparse(d);
     else if (!strcmp(m, "v4names"))
         mk_v4names(d);
+    else if (!strcmp(m, "phantom"))
+        mk_phantom(d);
     else if (!strcmp(m, "tidreuse"))
         mk_tidreuse(d);
     else {

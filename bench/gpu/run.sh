@@ -12,7 +12,8 @@
 #    fastest window, the spread (min..max), and the change against bare;
 #    then the same, bare, trace and stat, for a GPU-bound MLP (width 2048,
 #    batch 1024).
-#    BENCH_GPU_MODES picks the GPU-bound table's modes (as BENCH_MODES).
+#    BENCH_GPU_MODES picks the GPU-bound table's modes (as BENCH_MODES);
+#    BENCH_GPU_ONLY=1 skips the CPU-bound table.
 #    BENCH_CPU_ONLY=1 stops after the CPU-bound table (more cycles of it in
 #    one call's time).
 #    BENCH_TRACE0=1 adds trace0: cutap trace with CUTAP_PREFAULT=0 (trace
@@ -93,16 +94,18 @@ MODES="bare trace stat cupti"
 # BENCH_PIN: the cores (taskset -c; default 4-11)
 [ -n "${BENCH_MODES:-}" ] && MODES=$BENCH_MODES
 [ -n "$NSYS" ] && MODES+=" nsys"
+if [ -z "${BENCH_GPU_ONLY:-}" ]; then   # BENCH_GPU_ONLY=1: the GPU-bound table alone
 for c in $(seq "$CYC"); do
   for m in $MODES; do V[$m]+=" $(run_mode $m $c)"; echo "  cycle $c $m: ${V[$m]##* } ($(date +%T))" >&2; done
 done
-[ -n "$(ls "$T"/ref1/injected.* 2>/dev/null)" ] || { echo "cupti: the subscriber was not loaded"; BAD=1; }
+case " $MODES " in *" cupti "*) [ -n "$(ls "$T"/ref1/injected.* 2>/dev/null)" ] || { echo "cupti: the subscriber was not loaded"; BAD=1; } ;; esac
 table "PyTorch CPU-bound MLP steps/s" $MODES
 [ -n "$NSYS" ] || echo "  (no nsys row: BENCH_NSYS=1 not set, or no nsys binary)"
 calls=$(build/cutap report --format csv "$T/trace1.0" | awk -F, 'NR>1 {s+=$3} END {print s}')
 echo "  calls recorded in one traced run (2,200 steps + start-up): $calls; the most frequent:"
 build/cutap report --format csv "$T/trace1.0" | awk -F, 'NR>1 {print $3, $1, $2, $6}' | sort -rn | head -8 |
   awk '{printf "    %8d %-7s %-34s avg %s ns\n", $1, $2, $3, $4}'
+fi
 [ -n "${BENCH_CPU_ONLY:-}" ] && { rm -rf "$T"; [ -z "${BAD:-}" ] || exit 1; exit 0; }
 V=()
 # BENCH_GPU_MODES: the modes of the GPU-bound table (default bare trace stat; nsys added as above)

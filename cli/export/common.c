@@ -275,15 +275,19 @@ void json_gpu_fields(FILE *f, const struct tr_proc *p, const struct tr_gpu *x)
     }
 }
 
-uint32_t gpu_track_tid(const struct tr_gpu *x)
+uint32_t gpu_track_tid(const struct tr_gpu *x, unsigned lane)
 {
-    return 0x40000000u | (x->g->context & 0x3f) << 24 | (x->g->device & 0xf) << 20 | (x->g->stream & 0xfffff);
+    /* 31 bits: lanes past 15 share lane 15's track */
+    return 0x40000000u | (x->g->context & 0x3f) << 24 | (x->g->device & 0xf) << 20 | (lane < 15 ? lane : 15) << 16 |
+           (x->g->stream & 0xffff);
 }
 
-void gpu_track_name(const struct tr_gpu *x, char *buf, size_t size)
+void gpu_track_name(const struct tr_gpu *x, unsigned lane, char *buf, size_t size)
 {
+    char ctx[32] = "", over[32] = "";
     if (x->g->context > 1)
-        snprintf(buf, size, "GPU %u stream %u (context %u)", x->g->device, x->g->stream, x->g->context);
-    else
-        snprintf(buf, size, "GPU %u stream %u", x->g->device, x->g->stream);
+        snprintf(ctx, sizeof ctx, " (context %u)", x->g->context);
+    if (lane)
+        snprintf(over, sizeof over, " overlap %u", lane);
+    snprintf(buf, size, "GPU %u stream %u%s%s", x->g->device, x->g->stream, ctx, over);
 }

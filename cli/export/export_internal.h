@@ -79,8 +79,10 @@ void export_worker_free(void *w);
 const char *gpu_kind_str(const struct tr_gpu *x);
 const char *gpu_label(const struct tr_proc *p, const struct tr_gpu *x, char *buf, size_t size);
 void json_gpu_fields(FILE *f, const struct tr_proc *p, const struct tr_gpu *x);
-uint32_t gpu_track_tid(const struct tr_gpu *x);
-void gpu_track_name(const struct tr_gpu *x, char *buf, size_t size);   /* "GPU 0 stream 13" */
+/* A GPU track: one per device, context, stream and lane (tr_proc.gpu_lane:
+ * records of a stream that overlap in time go to lanes of their own). */
+uint32_t gpu_track_tid(const struct tr_gpu *x, unsigned lane);
+void gpu_track_name(const struct tr_gpu *x, unsigned lane, char *buf, size_t size);   /* "GPU 0 stream 13" */
 
 /* Microseconds with three decimals: exact nanoseconds, no float rounding. */
 void put_us(FILE *f, uint64_t ns);

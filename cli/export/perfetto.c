@@ -56,7 +56,7 @@ static void pf_gpu(FILE *f, const struct trace *tr, const struct pf_proc *pp, si
     if (!x->t0 || x->t1 < x->t0)
         return;   /* no GPU time: nothing to draw */
     unsigned long long flow = ((unsigned long long)pi << 40 | k) + 1;
-    uint32_t gt = gpu_track_tid(x);
+    uint32_t gt = gpu_track_tid(x, p->gpu_lane[k]);
     if (c) {
         fprintf(f, ",\n{\"ph\":\"s\",\"id\":%llu,\"pid\":%lld,\"tid\":%d,\"ts\":", flow, (long long)pp[pi].pid,
                 tr->threads[c->thread].tid);
@@ -235,7 +235,7 @@ int write_perfetto(const struct trace *tr, FILE *f)
         size_t nseen = 0, cap_seen = 0;
         for (size_t k = 0; k < gp->ngpu; k++) {
             const struct tr_gpu *x = &gp->gpu[k];
-            uint32_t gt = gpu_track_tid(x);
+            uint32_t gt = gpu_track_tid(x, gp->gpu_lane[k]);
             size_t j = 0;
             while (j < nseen && seen[j] != gt)
                 j++;
@@ -250,7 +250,7 @@ int write_perfetto(const struct trace *tr, FILE *f)
             }
             seen[nseen++] = gt;
             char tn[96];
-            gpu_track_name(x, tn, sizeof tn);
+            gpu_track_name(x, gp->gpu_lane[k], tn, sizeof tn);
             SEP();
             fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}",
                     (long long)pp[i].pid, gt, tn);

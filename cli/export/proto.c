@@ -303,9 +303,13 @@ static void close_to(struct writer *w, size_t t, unsigned depth, uint64_t bound)
     while (s->nopen && s->open[s->nopen - 1].depth >= depth) {
         struct open_slice *o = &s->open[--s->nopen];
         uint64_t end = o->t1;
+        /* one that never ended (a call that never returned, a range never
+         * popped): ended by the nearest enclosing call that returned, or
+         * by the next call starting outside it if that comes first (the
+         * sequence stays in time order: the enclosing call's end follows) */
         for (size_t k = s->nopen; !end && k-- > 0;)
-            end = s->open[k].t1;   /* the nearest enclosing call that returned */
-        if (!o->t1 && bound)
+            end = s->open[k].t1;
+        if (!o->t1 && bound && (!end || bound < end))
             end = bound;
         if (end)
             event(w, t, 2, rel(w->tr, end), -1, 0, 0);
@@ -370,10 +374,10 @@ static void descriptors(struct writer *w)
  * track (in start order); a flow from the launching call's slice (its
  * flow_ids) ends on it (terminating_flow_ids). Flow id: the process's index
  * and the record's, + 1. */
-static uint64_t gpu_uuid(size_t pi, const struct tr_gpu *x)
+static uint64_t gpu_uuid(size_t pi, const struct tr_gpu *x, unsigned lane)
 {
     return (uint64_t)1 << 61 | (uint64_t)(pi & 0xfffff) << 40 | (uint64_t)(x->g->context & 0xff) << 32 |
-           (uint64_t)(x->g->device & 0xff) << 24 | (x->g->stream & 0xffffff);
+           (uint64_t)(x->g->device & 0xff) << 24 | (uint64_t)(lane & 0xff) << 16 | (x->g->stream & 0xffff);
 }
 static uint64_t gpu_flow(size_t pi, size_t k) { return ((uint64_t)pi << 40 | k) + 1; }
 
@@ -381,9 +385,10 @@ static const struct trace *sort_tr;
 static size_t sort_pi;
 static int cmp_gpu_track(const void *a, const void *b)
 {
-    const struct tr_gpu *x = &sort_tr->procs[sort_pi].gpu[*(const size_t *)a];
-    const struct tr_gpu *y = &sort_tr->procs[sort_pi].gpu[*(const size_t *)b];
-    uint64_t u = gpu_uuid(sort_pi, x), v = gpu_uuid(sort_pi, y);
+    const struct tr_proc *p = &sort_tr->procs[sort_pi];
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    const struct tr_gpu *x = &p->gpu[i], *y = &p->gpu[j];
+    uint64_t u = gpu_uuid(sort_pi, x, p->gpu_lane[i]), v = gpu_uuid(sort_pi, y, p->gpu_lane[j]);
     if (u != v)
         return u < v ? -1 : 1;
     return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
@@ -406,10 +411,10 @@ static void gpu_tracks(struct writer *w)
         uint64_t last = 0;
         for (size_t j = 0; j < gp->ngpu; j++) {
             const struct tr_gpu *x = &gp->gpu[ord[j]];
-            uint64_t uuid = gpu_uuid(pi, x);
+            uint64_t uuid = gpu_uuid(pi, x, gp->gpu_lane[ord[j]]);
             if (uuid != last) {   /* a new track: its descriptor */
                 char name[96];
-                gpu_track_name(x, name, sizeof name);
+                gpu_track_name(x, gp->gpu_lane[ord[j]], name, sizeof name);
                 p->n = d->n = 0;
                 pb_uint(d, 1, uuid);
                 pb_str(d, 2, name);

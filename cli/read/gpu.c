@@ -8,6 +8,7 @@
  * slot); the chunk of that take holds it. A record that joins to no call
  * record (its CORR record not written: the process was killed, a call
  * cutap did not record) is kept, unjoined, and counted. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,6 +117,64 @@ static int cmp_gpu(const void *a, const void *b)
     return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
 }
 
+/* Lanes: records of one device, context and stream that overlap in time
+ * (CUPTI reports some copies so, e.g. host-to-host ones) each get the
+ * lowest lane free at their start, so that a track per lane holds slices
+ * that follow each other, as the viewers need. Records without GPU time
+ * stay in lane 0; past 255 lanes the last one is shared. */
+static const struct tr_gpu *lane_gpu;
+static int cmp_stream_start(const void *a, const void *b)
+{
+    const struct cutap_rec_gpu *x = lane_gpu[*(const size_t *)a].g, *y = lane_gpu[*(const size_t *)b].g;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    if (x->context != y->context)
+        return x->context < y->context ? -1 : 1;
+    if (x->stream != y->stream)
+        return x->stream < y->stream ? -1 : 1;
+    uint64_t u = lane_gpu[*(const size_t *)a].t0, v = lane_gpu[*(const size_t *)b].t0;
+    return u < v ? -1 : u > v;
+}
+
+static void gpu_lanes(struct tr_proc *p)
+{
+    size_t *ord = malloc(p->ngpu * sizeof *ord);
+    p->gpu_lane = calloc(p->ngpu, 1);
+    if (!ord || !p->gpu_lane) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    for (size_t k = 0; k < p->ngpu; k++)
+        ord[k] = k;
+    lane_gpu = p->gpu;
+    qsort(ord, p->ngpu, sizeof *ord, cmp_stream_start);
+    uint64_t ends[256];
+    unsigned nl = 0;
+    for (size_t j = 0; j < p->ngpu; j++) {
+        const struct tr_gpu *x = &p->gpu[ord[j]];
+        if (j) {
+            const struct cutap_rec_gpu *w = p->gpu[ord[j - 1]].g;
+            if (w->device != x->g->device || w->context != x->g->context || w->stream != x->g->stream)
+                nl = 0;   /* a new stream: no lane in use */
+        }
+        if (!x->t0 || x->t1 < x->t0)
+            continue;
+        unsigned l = 0;
+        while (l < nl && ends[l] > x->t0)
+            l++;
+        if (l == nl) {
+            if (nl < 256)
+                ends[nl++] = 0;
+            else
+                l = 255;
+        }
+        if (ends[l] < x->t1)
+            ends[l] = x->t1;
+        p->gpu_lane[ord[j]] = (uint8_t)l;
+    }
+    free(ord);
+}
+
 /* After the file's scan: each activity record's launching call found. */
 void rd_gpu_join(struct tr_proc *p)
 {
@@ -199,6 +258,8 @@ void rd_gpu_join(struct tr_proc *p)
         p->gpu_joined -= dropped;
         qsort(p->gpu, p->ngpu, sizeof *p->gpu, cmp_gpu);
     }
+    if (p->ngpu)
+        gpu_lanes(p);
     free(s->corr);
     free(s->takes);
     free(s);
@@ -263,5 +324,6 @@ void rd_gpu_free(struct tr_proc *p)
         free(s);
     }
     free(p->gpu);
+    free(p->gpu_lane);
     free(p->gpu_names);
 }

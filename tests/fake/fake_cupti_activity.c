@@ -52,6 +52,10 @@
  *                             profiler the program starts does): the
  *                             buffers not yet handed back, and every later
  *                             one, go to it, never to the first client
+ *   FAKE_CUPTI_OVERLAP=1      each copy starts 50 ns after the record
+ *                             before it and overlaps it on its stream (as
+ *                             CUPTI reports some copies, e.g. host-to-host
+ *                             ones in XLA programs)
  *   FAKE_CUPTI_LOG=FILE       a line per buffer handed back: "deliver WHY
  *                             records N on THREAD", WHY full, period or
  *                             flush, THREAD fake (the fake's own) or caller */
@@ -452,8 +456,25 @@ static void act_work(const struct fake_gpu_work *w)
     const char *name = w->type == FAKE_WORK_KERNEL ? keep(w->name) : NULL;
     uint64_t t = now();
     pthread_mutex_lock(&buf_lock);
+    static struct {
+        uint32_t stream;
+        uint64_t start;
+    } last[64];   /* the last record's start on a stream (a stream's slot: its id mod 64) */
+    static int overlap = -1;
+    if (overlap < 0) {
+        const char *o = getenv("FAKE_CUPTI_OVERLAP");
+        overlap = o && *o == '1';
+    }
     uint64_t start = (t > dev_free ? t : dev_free) + 100, end = start + dur;
-    dev_free = end;
+    unsigned ls = w->stream % 64;
+    if (overlap && w->type == FAKE_WORK_MEMCPY && last[ls].start && last[ls].stream == w->stream) {
+        start = last[ls].start + 50;   /* inside the record before it on its stream */
+        end = start + dur;
+    }
+    last[ls].stream = w->stream;
+    last[ls].start = start;
+    if (end > dev_free)
+        dev_free = end;
     if (w->type == FAKE_WORK_KERNEL) {
         r.k = (struct kernel10){.kind = (uint32_t)kind, .start = start, .end = end, .completed = end, .context = 1,
                                 .stream = w->stream, .correlation = corr, .name = name};

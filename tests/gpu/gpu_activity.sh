@@ -60,7 +60,7 @@ compare() {   # NAME CMD...
   echo "== $n: cutap trace --gpu against the referee"
   timeout 300 build/cutap trace --gpu -o $T/$n -- "$@" >/dev/null 2>$T/$n.err || { echo "  failed"; tail -5 $T/$n.err; BAD=1; return; }
   run_ref $n "$@"
-  python3 tests/gpu/gpu_check.py $T/$n | sed -n 2,3p
+  python3 tests/gpu/gpu_check.py $T/$n | grep -E "^  (kernels|joined)"
   build/cutap report --gpu --format csv $T/$n >$T/$n.csv || BAD=1
   python3 tests/gpu/gpu_compare.py $T/$n.csv $T/ref_$n || BAD=1
   if [ -n "${GPU_CONTROL:-}" ]; then
