@@ -87,6 +87,7 @@ static struct {
 int rec_gpu_asked;                 /* CUTAP_GPU=1 */
 static _Atomic int gpu_live;       /* CUPTI started: pushes are made */
 static int gpu_client = -1;
+static int diag_noapi;   /* CUTAP_GPU_DIAG=noapi (rec_gpu_setup) */
 static cutap_fixup_fn prev_fixup;
 static _Atomic int started;        /* tried (once per process) */
 
@@ -528,13 +529,13 @@ static void gpu_start(void)
     /* API records of the enqueuing functions only; all of them where this
      * CUPTI cannot choose (it then records every API call: it costs more) */
     int api = r;
-    if (r == CUPTI_OK && C.enable_driver_api && C.enable_runtime_api) {
+    if (!diag_noapi && r == CUPTI_OK && C.enable_driver_api && C.enable_runtime_api) {
         for (unsigned i = 0; api == CUPTI_OK && i < cutap_gpu_driver_ncbids; i++)
             api = C.enable_driver_api(cutap_gpu_driver_cbids[i], 1);
         for (unsigned i = 0; api == CUPTI_OK && i < cutap_gpu_runtime_ncbids; i++)
             api = C.enable_runtime_api(cutap_gpu_runtime_cbids[i], 1);
     }
-    if (r == CUPTI_OK && (!C.enable_driver_api || !C.enable_runtime_api || api != CUPTI_OK)) {
+    if (r == CUPTI_OK && !diag_noapi && (!C.enable_driver_api || !C.enable_runtime_api || api != CUPTI_OK)) {
         r = C.enable(K_DRIVER);
         if (r == CUPTI_OK)
             r = C.enable(K_RUNTIME);
@@ -611,9 +612,16 @@ void rec_gpu_setup(void)
         cutap_warn("--gpu: %s; GPU activity is not recorded", refused);
         return;
     }
-    gpu_client = cutap_register("gpu-correlation", gpu_pre, gpu_post, NULL);
-    if (gpu_client < 0 || cutap_enable_filter(gpu_client, work_filter))
-        return;
+    /* CUTAP_GPU_DIAG: what to leave out, to measure what each part costs
+     * (bench/gpu/run.sh): "nopush" no external ids pushed, "noapi" no API
+     * records asked for; either way records are not joined to calls */
+    const char *diag = getenv("CUTAP_GPU_DIAG");
+    diag_noapi = diag && strstr(diag, "noapi");
+    if (!(diag && strstr(diag, "nopush"))) {
+        gpu_client = cutap_register("gpu-correlation", gpu_pre, gpu_post, NULL);
+        if (gpu_client < 0 || cutap_enable_filter(gpu_client, work_filter))
+            return;
+    }
     prev_fixup = cutap_fixup[CUTAP_ID_cuInit];
     cutap_fixup[CUTAP_ID_cuInit] = after_cuinit;
     cutap_refresh_id(CUTAP_ID_cuInit);   /* cuInit must leave its fast path now */

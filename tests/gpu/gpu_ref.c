@@ -84,6 +84,17 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
         fflush(out);
         return 0;
     }
+    /* GPU_REF_API: API records too, to measure what they cost: "launch"
+     * of cuLaunchKernel and cudaLaunchKernel alone (the per-function
+     * switches), "all" of every driver and runtime call (as nsys) */
+    const char *api = getenv("GPU_REF_API");
+    if (api && !strcmp(api, "launch")) {
+        cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 1);
+        cuptiActivityEnableRuntimeApi(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 1);
+    } else if (api && !strcmp(api, "all")) {
+        cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+        cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    }
     atexit(at_exit);
     return 1;
 }
