@@ -26,8 +26,9 @@
 #    layer=driver: only the driver's calls counted), tgpu (cutap trace
 #    --gpu: GPU activity too, issue #31), gpuref (tests/gpu/gpu_ref.c, a
 #    bare CUPTI activity client: kernels, copies, memsets), tgpunopush and
-#    tgpunoapi (trace --gpu without its external ids pushed, without API
-#    records asked for: CUTAP_GPU_DIAG), gpurefapi and gpurefall (the
+#    tgpunoapi, tgpunots (trace --gpu without its external ids pushed,
+#    without API records asked for, on CUPTI's own clock: CUTAP_GPU_DIAG),
+#    tgpunoflush (no periodic flush: CUTAP_GPU_FLUSH_MS=0), gpurefapi and gpurefall (the
 #    referee with API records of the two launch functions, of every call).
 # 3. Start-up: `import torch; torch.zeros(1, device="cuda")`, wall time
 #    bare and under cutap trace, CYCLES times each, medians.
@@ -64,7 +65,8 @@ run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
     statdrv) timeout 200 $PIN build/cutap stat -e layer=driver -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
     cupti) mkdir -p "$T/ref$c"; CUDA_INJECTION64_PATH=$REF CUTAP_REF_MARK=$T/ref$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     tgpu) timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
-    tgpunopush|tgpunoapi) CUTAP_GPU_DIAG=${m#tgpu} timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    tgpunoflush) CUTAP_GPU_FLUSH_MS=0 timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    tgpunopush|tgpunoapi|tgpunots) CUTAP_GPU_DIAG=${m#tgpu} timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     gpurefapi|gpurefall) mkdir -p "$T/g$c"; GPU_REF_API=$([ $m = gpurefapi ] && echo launch || echo all) CUDA_INJECTION64_PATH=$PWD/$B/libgpu_ref.so GPU_REF_DIR=$T/g$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     gpuref) mkdir -p "$T/g$c"; CUDA_INJECTION64_PATH=$PWD/$B/libgpu_ref.so GPU_REF_DIR=$T/g$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     # nsys turns its capture into a report after the program ends (minutes

@@ -517,7 +517,8 @@ static void gpu_start(void)
         return;
     }
     uint32_t on = CUTAP_GPU_ON_ASKED;
-    if (!C.timestamp_cb || C.timestamp_cb(monotonic_ns) != CUPTI_OK)
+    const char *diag = getenv("CUTAP_GPU_DIAG");
+    if (!C.timestamp_cb || (diag && strstr(diag, "nots")) || C.timestamp_cb(monotonic_ns) != CUPTI_OK)
         on |= CUTAP_GPU_ON_REALTIME;   /* CUPTI's own clock on Linux */
     started_ns = cutap_now_ns() | 1;
     int r = C.register_callbacks(buffer_requested, buffer_completed);
@@ -614,7 +615,8 @@ void rec_gpu_setup(void)
     }
     /* CUTAP_GPU_DIAG: what to leave out, to measure what each part costs
      * (bench/gpu/run.sh): "nopush" no external ids pushed, "noapi" no API
-     * records asked for; either way records are not joined to calls */
+     * records asked for (either way records are not joined to calls),
+     * "nots" CUPTI's own clock (CLOCK_REALTIME) */
     const char *diag = getenv("CUTAP_GPU_DIAG");
     diag_noapi = diag && strstr(diag, "noapi");
     if (!(diag && strstr(diag, "nopush"))) {
