@@ -44,7 +44,7 @@ def main():
     for k, sql in enumerate(args):
         if k == len(args) - 1 and sql.lstrip().upper().startswith(("SELECT", "WITH", "FROM")):
             # every value as text (duckdb_value_varchar takes no LIST)
-            sql = "SELECT COLUMNS(*)::VARCHAR FROM (%s)" % sql
+            sql = "SELECT COLUMNS(*)::VARCHAR FROM (%s)" % sql.strip().rstrip(";")
         r = Result()
         if lib.duckdb_query(con, sql.encode(), ctypes.byref(r)):
             sys.stderr.write("duckdb_sql.py: %s\n  in: %s\n" % (lib.duckdb_result_error(ctypes.byref(r)).decode(), sql))
