@@ -52,9 +52,10 @@ const struct cli_opt cli_opts[] = {
     {"dump", "absolute", 't', no_argument, NULL},
     {"dump", "no-demangle", 'n', no_argument, NULL},
     /* export */
-    {"export", "format", 'f', required_argument, "perfetto|perfetto-proto|sqlite|jsonl"},
+    {"export", "format", 'f', required_argument, "perfetto|perfetto-proto|sqlite|jsonl|parquet"},
     {"export", "output", 'o', required_argument, "FILE"},
     {"export", "force", 'F', no_argument, NULL},
+    {"export", "text", CLI_OPT_TEXT, no_argument, NULL},
     /* the read-time selection */
     {SEL, "filter", 'e', required_argument, "FILTER"},
     {SEL, "from", CLI_OPT_FROM, required_argument, "S"},

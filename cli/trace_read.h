@@ -260,6 +260,10 @@ struct tr_iter {
 void tr_iter_init(struct tr_iter *it, const struct trace *tr, const char *what);
 const struct tr_call *tr_iter_next(struct tr_iter *it);
 void tr_iter_free(struct tr_iter *it);
+/* The same over one process's threads (procs[proc]): its entries alone,
+ * numbered from 0 (it.index, parents) in that process; several such
+ * iterations of one trace may run at once in different threads. */
+void tr_iter_init_proc(struct tr_iter *it, const struct trace *tr, const char *what, size_t proc);
 /* A word a command keeps with each entry, for the entries returned later
  * inside it: tr_iter_set_user sets the current entry's (default 0);
  * tr_iter_parent_user gives its parent's (0 without one). */

@@ -1,7 +1,7 @@
 /* cutap export: a trace directory as Chrome/Perfetto JSON, Perfetto
- * protobuf, JSON lines or an SQLite database.
+ * protobuf, JSON lines, an SQLite database or a directory of Parquet files.
  *
- *   cutap export --format perfetto|sqlite|jsonl -o FILE [--force] DIR
+ *   cutap export --format perfetto|sqlite|jsonl|parquet -o FILE [--force] DIR
  *
  * The output is written to FILE.tmp.<pid> and moved to FILE only when
  * complete, so an export that fails (or is interrupted) leaves no half
@@ -12,8 +12,10 @@
  * Times are nanoseconds relative to the trace origin (the earliest process
  * start, struct trace.origin_ns) unless said otherwise.
  *
+ * Parquet (parquet.c) makes a directory, OUT.tmp.<pid> renamed to OUT.
+ *
  * One file per format in this folder (perfetto.c, jsonl.c, sqlite.c,
- * proto.c), their shared helpers in common.c (export_internal.h); this
+ * proto.c, parquet.c), their shared helpers in common.c (export_internal.h); this
  * file is the command and the output file.
  */
 #define _GNU_SOURCE
@@ -26,7 +28,7 @@
 
 #include "export_internal.h"
 
-#define USAGE_LINE "usage: cutap export --format perfetto|perfetto-proto|sqlite|jsonl -o FILE [--force] [-e FILTER] [--from S] [--to S] DIR\n"
+#define USAGE_LINE "usage: cutap export --format perfetto|perfetto-proto|sqlite|jsonl|parquet -o FILE [--force] [--text] [-e FILTER] [--from S] [--to S] DIR\n"
 #define TRY_LINE "Try 'cutap export --help' for more information.\n"
 static const char usage[] =
     USAGE_LINE
@@ -36,16 +38,21 @@ static const char usage[] =
     "  sqlite    SQLite database (tables processes, threads, strings, calls,\n"
     "            counters; view calls_named)\n"
     "  jsonl     one JSON object per line: calls in time order, then counters\n"
-    "  -o, --output FILE   the file to write (made 0600, never through a symbolic link)\n"
-    "  --force             replace FILE if it exists\n"
+    "  parquet   a directory of Parquet files, one per process and table (calls, processes,\n"
+    "            threads, names, counters, gpu), for DuckDB, Spark, Dask, Polars; needs\n"
+    "            libduckdb.so (or CUTAP_DUCKDB_LIB naming it)\n"
+    "  -o, --output FILE   the file (parquet: the directory) to write (made 0600, never through a symbolic link)\n"
+    "  --force             replace FILE if it exists (parquet: only an earlier Parquet export)\n"
+    "  --text              parquet: also each call's status and arguments decoded as text (slower)\n"
     CLI_SELECT_HELP
     "examples:\n"
     "  cutap export --format perfetto -o run1.json run1     # open in ui.perfetto.dev\n"
     "  cutap export --format perfetto-proto -o run1.pftrace run1   # a long run\n"
     "  cutap export --format jsonl -o mem.jsonl -e 'cuMem*,cudaMalloc*,cudaFree' run1\n"
-    "  cutap export --format sqlite -o window.db --from 30 --to 31 run1\n";
+    "  cutap export --format sqlite -o window.db --from 30 --to 31 run1\n"
+    "  cutap export --format parquet -o run1.pq run1   # then: duckdb -c \"SELECT ... FROM 'run1.pq/calls/*.parquet'\"\n";
 
-enum { EXP_PERFETTO, EXP_SQLITE, EXP_JSONL, EXP_PERFETTO_PROTO };
+enum { EXP_PERFETTO, EXP_SQLITE, EXP_JSONL, EXP_PERFETTO_PROTO, EXP_PARQUET };
 
 /* --- the output file ------------------------------------------------ */
 
@@ -177,7 +184,7 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
 
 int cmd_export(int argc, char **argv)
 {
-    int format = -1, force = 0, c;
+    int format = -1, force = 0, text = 0, c;
     const char *out = NULL;
     optind = 1;
     opterr = 0;   /* our own messages, naming the command */
@@ -198,13 +205,17 @@ int cmd_export(int argc, char **argv)
                 format = EXP_JSONL;
             else if (!strcmp(optarg, "perfetto-proto"))
                 format = EXP_PERFETTO_PROTO;
+            else if (!strcmp(optarg, "parquet"))
+                format = EXP_PARQUET;
             else {
-                fprintf(stderr, "cutap export: unknown format '%s' (perfetto, perfetto-proto, sqlite, jsonl)\n", optarg);
+                fprintf(stderr, "cutap export: unknown format '%s' (perfetto, perfetto-proto, sqlite, jsonl, parquet)\n",
+                        optarg);
                 return 2;
             }
             break;
         case 'o': out = optarg; break;
         case 'F': force = 1; break;
+        case CLI_OPT_TEXT: text = 1; break;
         case 'h': fputs(usage, stdout); return 0;
         case ':':
             fprintf(stderr, "cutap export: option '%s' needs a value\n" USAGE_LINE TRY_LINE, argv[optind - 1]);
@@ -221,6 +232,7 @@ int cmd_export(int argc, char **argv)
                       : !out || !*out         ? "missing -o FILE"
                       : optind == argc        ? "missing the trace directory"
                       : optind < argc - 1     ? "more than one trace directory"
+                      : text && format != EXP_PARQUET ? "--text is for --format parquet"
                                               : NULL;
     if (why) {
         fprintf(stderr, "cutap export: %s\n" USAGE_LINE TRY_LINE, why);
@@ -237,9 +249,9 @@ int cmd_export(int argc, char **argv)
 
     /* Also before the load, and before any file is made: without
      * libsqlite3 there is no SQLite export. */
-    if (format == EXP_SQLITE) {
+    if (format == EXP_SQLITE || format == EXP_PARQUET) {
         const char *why;
-        if (write_sqlite_prepare(&why)) {
+        if (format == EXP_SQLITE ? write_sqlite_prepare(&why) : write_parquet_prepare(&why)) {
             fprintf(stderr, "cutap export: %s\n", why);
             return 1;
         }
@@ -250,7 +262,7 @@ int cmd_export(int argc, char **argv)
         tr_free(&tr);
         return 1;
     }
-    int rc = export_to(&tr, format, out, force) ? 1 : 0;
+    int rc = (format == EXP_PARQUET ? write_parquet(&tr, out, force, text) : export_to(&tr, format, out, force)) ? 1 : 0;
     /* Damaged files were reported by the reader and the rest exported;
      * the status says the export is not the whole trace. */
     if (!rc && tr.problems) {

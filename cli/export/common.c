@@ -192,6 +192,14 @@ struct pf_proc *pf_procs(const struct trace *tr)
     return pp;
 }
 
+uint64_t str_fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
 /* Microseconds with three decimals: exact nanoseconds, no float rounding. */
 void put_us(FILE *f, uint64_t ns)
 {
@@ -209,12 +217,17 @@ void json_loss(FILE *f, const struct tr_proc *p, const char *loss)
             (unsigned long long)p->h.lost_calls, (unsigned long long)p->h.lost_names);
     json_str(f, loss);
     if (p->h.ring_chunks || p->h.freeze_clock || p->h.capture) {
-        static const char *const fz[] = {"none", "request", "error", "peer"};
         fprintf(f, ",\"ring_bytes\":%llu,\"overwritten_calls\":%llu,\"frozen\":\"%s\",\"capture_ranges\":%u",
                 (unsigned long long)p->h.ring_chunks * p->h.chunk_size, (unsigned long long)p->h.overwritten_calls,
-                !p->h.freeze_clock ? "no" : p->h.freeze_reason < 4 ? fz[p->h.freeze_reason] : "other",
+                proc_frozen_str(p),
                 p->h.capture_ranges);
     }
+}
+
+const char *proc_frozen_str(const struct tr_proc *p)
+{
+    static const char *const fz[] = {"none", "request", "error", "peer"};
+    return !p->h.freeze_clock ? "no" : p->h.freeze_reason < 4 ? fz[p->h.freeze_reason] : "other";
 }
 
 void *export_worker_new(void *base)
@@ -290,4 +303,32 @@ void gpu_track_name(const struct tr_gpu *x, unsigned lane, char *buf, size_t siz
     if (lane)
         snprintf(over, sizeof over, " overlap %u", lane);
     snprintf(buf, size, "GPU %u stream %u%s%s", x->g->device, x->g->stream, ctx, over);
+}
+
+const char *gpu_demangled(struct gpu_names *gn, const struct trace *tr, size_t pi, const struct tr_gpu *x)
+{
+    const struct tr_proc *p = &tr->procs[pi];
+    const char *mangled = tr_gpu_name(p, x);
+    if (!mangled)
+        return NULL;
+    if (!gn->dm)
+        gn->dm = xcalloc(tr->nprocs ? tr->nprocs : 1, sizeof *gn->dm);
+    gn->nprocs = tr->nprocs;
+    if (!gn->dm[pi])
+        gn->dm[pi] = xcalloc(p->ngpu_names ? p->ngpu_names : 1, sizeof **gn->dm);
+    char **d = &gn->dm[pi][x->g->info - 1];   /* (tr_gpu_name checked the index) */
+    if (!*d)
+        *d = cli_demangle(mangled);
+    return *d ? *d : mangled;
+}
+
+void gpu_names_free(struct gpu_names *gn, const struct trace *tr)
+{
+    for (size_t i = 0; gn->dm && i < gn->nprocs; i++) {
+        for (size_t k = 0; gn->dm[i] && k < tr->procs[i].ngpu_names; k++)
+            free(gn->dm[i][k]);
+        free(gn->dm[i]);
+    }
+    free(gn->dm);
+    gn->dm = NULL;
 }

@@ -15,6 +15,10 @@ void write_perfetto_proto(const struct trace *tr, FILE *f);   /* proto.c: Perfet
 int write_jsonl(const struct trace *tr, FILE *f);              /* jsonl.c */
 int write_sqlite(const struct trace *tr, const char *path);   /* sqlite.c: 0, or -1 after a message */
 int write_sqlite_prepare(const char **why);                   /* sqlite.c: libsqlite3 loaded first */
+/* parquet.c: a directory of Parquet files (libduckdb loaded first by
+ * write_parquet_prepare); 0, or -1 after a message. */
+int write_parquet(const struct trace *tr, const char *dir, int force, int text);
+int write_parquet_prepare(const char **why);
 
 /* common.c */
 const struct tr_proc *call_proc(const struct trace *tr, const struct tr_call *c);
@@ -83,6 +87,22 @@ void json_gpu_fields(FILE *f, const struct tr_proc *p, const struct tr_gpu *x);
  * records of a stream that overlap in time go to lanes of their own). */
 uint32_t gpu_track_tid(const struct tr_gpu *x, unsigned lane);
 void gpu_track_name(const struct tr_gpu *x, unsigned lane, char *buf, size_t size);   /* "GPU 0 stream 13" */
+
+/* A kernel's name demangled (cli_demangle), or as recorded where it is
+ * not mangled; NULL: not named. Each name of a process is demangled once
+ * and kept until gpu_names_free. */
+struct gpu_names {
+    char ***dm;      /* [process][GPU_NAME index]: demangled, or NULL */
+    size_t nprocs;
+};
+const char *gpu_demangled(struct gpu_names *gn, const struct trace *tr, size_t pi, const struct tr_gpu *x);
+void gpu_names_free(struct gpu_names *gn, const struct trace *tr);
+
+/* A process's freeze (version 5): "no", "request", "error", "peer", "other". */
+const char *proc_frozen_str(const struct tr_proc *p);
+
+/* FNV-1a of a string: the exports' tables of distinct strings. */
+uint64_t str_fnv1a(const char *s);
 
 /* Microseconds with three decimals: exact nanoseconds, no float rounding. */
 void put_us(FILE *f, uint64_t ns);

@@ -120,10 +120,7 @@ struct strtab {
 
 static size_t str_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (size_t)h;
+    return (size_t)str_fnv1a(s);
 }
 
 static int strtab_grow(struct strtab *t)
@@ -198,24 +195,7 @@ static int bind_opt_int(sqlite3_stmt *st, int i, int v)
 /* Every call below returns an SQLite result code; the first failure ends
  * the export. CK keeps that readable. */
 /* GPU activity (cutap trace --gpu): one gpu row. Kernel names go into
- * strings demangled (name_id) and as recorded (mangled_id); a process's
- * names are demangled once each and kept (the strings table's keys) until
- * the export ends. */
-struct gpu_names {
-    char ***dm;      /* [process][GPU_NAME index]: demangled, or NULL */
-    size_t nprocs;
-};
-
-static void gpu_names_free(struct gpu_names *gn, const struct trace *tr)
-{
-    for (size_t i = 0; gn->dm && i < gn->nprocs; i++) {
-        for (size_t k = 0; gn->dm[i] && k < tr->procs[i].ngpu_names; k++)
-            free(gn->dm[i][k]);
-        free(gn->dm[i]);
-    }
-    free(gn->dm);
-}
-
+ * strings demangled (name_id) and as recorded (mangled_id). */
 static int gpu_row(sqlite3_stmt *st, struct strtab *strs, struct gpu_names *gn, const struct trace *tr, size_t pi,
                    const struct tr_gpu *x, int64_t call)
 {
@@ -228,15 +208,8 @@ static int gpu_row(sqlite3_stmt *st, struct strtab *strs, struct gpu_names *gn, 
         if ((rc = strtab_id(strs, mangled, &mid)) != SQLITE_OK)
             return rc;
         nid = mid;
-        if (!gn->dm && !(gn->dm = calloc(tr->nprocs, sizeof *gn->dm)))
-            return SQLITE_NOMEM;
-        gn->nprocs = tr->nprocs;
-        if (!gn->dm[pi] && !(gn->dm[pi] = calloc(p->ngpu_names, sizeof **gn->dm)))
-            return SQLITE_NOMEM;
-        char **d = &gn->dm[pi][g->info - 1];   /* (tr_gpu_name checked the index) */
-        if (!*d)
-            *d = cli_demangle(mangled);
-        if (*d && (rc = strtab_id(strs, *d, &nid)) != SQLITE_OK)
+        const char *d = gpu_demangled(gn, tr, pi, x);
+        if (d != mangled && (rc = strtab_id(strs, d, &nid)) != SQLITE_OK)
             return rc;
     }
     if ((rc = sq->bind_int64(st, 1, (int64_t)pi + 1)) || (rc = call ? sq->bind_int64(st, 2, call) : sq->bind_null(st, 2)) ||
@@ -328,14 +301,12 @@ int write_sqlite(const struct trace *tr, const char *path)
         CK(sq->bind_int(st_proc, 14, p->h.stop_errno));
         CK(sq->bind_int64(st_proc, 15, (int64_t)(p->h.lost_calls > INT64_MAX ? INT64_MAX : p->h.lost_calls)));
         CK(sq->bind_int64(st_proc, 16, (int64_t)(p->h.lost_names > INT64_MAX ? INT64_MAX : p->h.lost_names)));
-        static const char *const fz[] = {"none", "request", "error", "peer"};
         uint64_t rb = (uint64_t)p->h.ring_chunks * p->h.chunk_size;
         CK(rb ? sq->bind_int64(st_proc, 17, (int64_t)rb) : sq->bind_null(st_proc, 17));
         CK(rb ? sq->bind_int64(st_proc, 18, (int64_t)(p->h.overwritten_calls > INT64_MAX ? INT64_MAX
                                                                                       : p->h.overwritten_calls))
               : sq->bind_null(st_proc, 18));
-        CK(p->h.freeze_clock ? sq->bind_text(st_proc, 19, p->h.freeze_reason < 4 ? fz[p->h.freeze_reason] : "other", -1,
-                                             SQLITE_STATIC)
+        CK(p->h.freeze_clock ? sq->bind_text(st_proc, 19, proc_frozen_str(p), -1, SQLITE_STATIC)
                              : sq->bind_null(st_proc, 19));
         CK(p->h.capture ? sq->bind_int64(st_proc, 20, p->h.capture_ranges) : sq->bind_null(st_proc, 20));
         CK(step_reset(st_proc));

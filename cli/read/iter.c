@@ -141,7 +141,8 @@ static void heap_down(struct tr_iter *it, size_t i)
     }
 }
 
-void rd_iter_start(struct tr_iter *it, const struct trace *tr, const char *what, int mode)
+/* proc: only that process's threads (SIZE_MAX: every thread) */
+static void iter_start(struct tr_iter *it, const struct trace *tr, const char *what, int mode, size_t proc)
 {
     memset(it, 0, sizeof *it);
     it->tr = tr;
@@ -156,15 +157,25 @@ void rd_iter_start(struct tr_iter *it, const struct trace *tr, const char *what,
                 it->cur[tr->ranges[k].thread].next_range = (uint32_t)k + 1;
     }
     for (uint32_t t = 0; t < tr->nthreads; t++)
-        if (tr->threads[t].nrun && cursor_load(tr, &it->cur[t], t))
+        if (tr->threads[t].nrun && (proc == SIZE_MAX || tr->threads[t].proc == proc) && cursor_load(tr, &it->cur[t], t))
             it->heap[it->nheap++] = t;
     for (size_t i = it->nheap / 2; i-- > 0;)
         heap_down(it, i);
 }
 
+void rd_iter_start(struct tr_iter *it, const struct trace *tr, const char *what, int mode)
+{
+    iter_start(it, tr, what, mode, SIZE_MAX);
+}
+
 void tr_iter_init(struct tr_iter *it, const struct trace *tr, const char *what)
 {
-    rd_iter_start(it, tr, what, 0);
+    iter_start(it, tr, what, 0, SIZE_MAX);
+}
+
+void tr_iter_init_proc(struct tr_iter *it, const struct trace *tr, const char *what, size_t proc)
+{
+    iter_start(it, tr, what, 0, proc);
 }
 
 void tr_iter_free(struct tr_iter *it)

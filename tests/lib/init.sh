@@ -14,6 +14,9 @@ LIB=$B/libcutap.so
 CUTAP=$B/cutap
 TL=$ROOT/tests/lib                   # the python3 checks
 export LD_LIBRARY_PATH=$B/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# libduckdb.so for the Parquet export's cases: $CUTAP_DUCKDB_LIB (.ci/run
+# sets it), else what .ci/get-duckdb.sh put in .duckdb/
+[ -n "${CUTAP_DUCKDB_LIB:-}" ] || [ ! -e "$ROOT/.duckdb/libduckdb.so" ] || export CUTAP_DUCKDB_LIB=$ROOT/.duckdb/libduckdb.so
 unset CUTAP_LOG CUTAP_STAT CUTAP_PLUGINS CUTAP_HIDDEN CUTAP_DRIVER CUTAP_DEBUG
 
 # Commands run when the case exits, however it exits, the last one given

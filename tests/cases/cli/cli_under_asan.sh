@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole command built with AddressSanitizer and UBSan: trace (--print too), stat,
 # report in every format and grouping, dump, export on good inputs (GPU
-# activity too: trace --gpu, report --gpu, dump, every export), and on
+# activity too: trace --gpu, report --gpu, dump, every export; Parquet where
+# libduckdb.so is), and on
 # bad ones (future version, random bytes, short file, damaged record, a
 # FIFO, an empty directory, no libsqlite3): the right status and message,
 # and no sanitizer report.
@@ -50,6 +51,13 @@ for fmt in text csv json; do acli 0 report --gpu --format $fmt "$d/g" || exit 1;
 acli 0 report --gpu --top 2 "$d/g" && acli 0 dump "$d/g" && grep -q ' \[gpu\] kernel ' "$d/out" \
     || { say "  dump of the GPU trace: no [gpu] line"; exit 1; }
 for fmt in jsonl perfetto perfetto-proto sqlite; do acli 0 export --format $fmt -o "$d/g.$fmt" "$d/g" || exit 1; done
+# Parquet (libduckdb, not instrumented, loaded by the instrumented command)
+if [ -n "${CUTAP_DUCKDB_LIB:-}" ]; then
+    for t in k fork g; do acli 0 export --format parquet -o "$d/$t.pq" "$d/$t" || exit 1; done
+    acli 0 export --format parquet --text -o "$d/g.pqt" "$d/g" || exit 1
+fi
+CUTAP_DUCKDB_LIB=/nonexistent/libduckdb.so acli 1 export --format parquet -o "$d/none.pq" "$d/k" \
+    && grep -q 'CUTAP_DUCKDB_LIB=/nonexistent' "$d/err" && [ ! -e "$d/none.pq" ] || { say "  parquet without libduckdb"; exit 1; }
 acli 1 report --gpu "$d/k" || exit 1   # no GPU activity: said, status 1
 acli 0 dump "$d/k" && grep -q ' cuLaunchKernel(f=0x[0-9a-f]*<vecadd(float\*, float\*, int)>' "$d/out" \
     || { say "  dump of the kernels trace:"; head -20 "$d/out" >&2; exit 1; }
