@@ -90,10 +90,13 @@ static long calls_fill(struct pq_src *s, struct pq_out *o, idx_t cap)
             snprintf(s->err, sizeof s->err, "out of memory");
             return -1;
         }
-        if (j->text) {
+        if (j->text && call) {
             decode_call(&s->dec, tr, c);
-            pq_str(o, C_STATUS, r, c->t1 && call ? s->dec.buf + s->dec.status_at : NULL);
+            pq_str(o, C_STATUS, r, c->t1 ? s->dec.buf + s->dec.status_at : NULL);
             pq_str(o, C_DECODED, r, s->dec.buf);
+        } else if (j->text) {   /* a range or mark: no arguments, no result (as the JSON lines have them) */
+            pq_null(o, C_STATUS, r);
+            pq_null(o, C_DECODED, r);
         }
         const struct tr_gpu *gx;
         size_t ng = p->ngpu ? tr_gpu_of(p, c, &gx) : 0;

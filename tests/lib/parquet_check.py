@@ -54,7 +54,7 @@ want = defaultdict(list)   # (host, pid) -> its calls in order
 gid = {}                   # JSON lines id -> (host, pid, index in its process)
 for line in open(jl):
     o = json.loads(line)
-    if o.get("type") != "call":
+    if o.get("type") not in ("call", "range", "mark"):   # NVTX ranges and marks are rows of calls too
         continue
     k = (o["host"], o["pid"])
     gid[o["id"]] = k + (len(want[k]),)

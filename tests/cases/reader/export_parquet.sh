@@ -16,7 +16,7 @@ d=$WORK/pq
 mkdir -p "$d"
 RANK=0 CUTAP_TRACE=$d LD_PRELOAD=$LIB $T/t_record threads 3 40 >/dev/null 2>&1 || exit 1
 RANK=1 CUTAP_TRACE=$d LD_PRELOAD=$LIB $T/t_record kernels >/dev/null 2>&1 || exit 1
-CUTAP_TRACE=$d LD_PRELOAD=$LIB $T/t_nvtx >/dev/null 2>&1 || exit 1
+CUTAP_TRACE=$d LD_PRELOAD=$LIB NVTX_INJECTION64_PATH=$LIB $T/t_nvtx >/dev/null 2>&1 || exit 1
 f=$(ls "$d"/*.cutap | head -1)
 cp "$f" "$d/nodeb.cutap"
 printf 'node-b\0' | dd of="$d/nodeb.cutap" bs=1 seek=112 conv=notrunc 2>/dev/null   # header: host
