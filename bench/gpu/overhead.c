@@ -18,7 +18,8 @@
  * and reports each round's ns per call. The parent takes, per mode, the
  * median over all rounds of all cycles, and prints the table and the cost
  * each mode adds to a bare call. Modes are run in turn, CYCLES times
- * (default 3), so slow drifts of the machine hit every mode alike. */
+ * (default 3), so slow drifts of the machine hit every mode alike. GPU
+ * activity's modes (issue #31) run with CUTAP_GPUREF_LIB set (below). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
@@ -143,11 +144,19 @@ static int child(void)
  * helper on the program's CPUs (CUTAP_PAGES=same, as before issue #27),
  * tidle: there as SCHED_IDLE (CUTAP_PAGES=idle); trace: the default (the
  * helper on the CPUs the program may not use) */
-enum { BARE, PASS, STAT, TRACE, TSAME, TIDLE, TRACE0, CUPTI, STAT2, TRACE2, NMODES };
-static const char *const mode_name[NMODES] = {"bare", "pass",   "stat",  "trace", "tsame",
-                                              "tidle", "trace0", "cupti", "stat2", "trace2"};
+enum { BARE, PASS, STAT, TRACE, TSAME, TIDLE, TRACE0, CUPTI, STAT2, TRACE2, TGPU, TGPUNOAPI, TGPUNOTS, GPUREF,
+       GPUREFALL, NMODES };
+static const char *const mode_name[NMODES] = {"bare",  "pass",   "stat",   "trace",  "tsame",
+                                              "tidle", "trace0", "cupti",  "stat2",  "trace2",
+                                              "tgpu",  "tgpuna", "tgpunt", "gpuref", "gpuall"};
 /* stat2, trace2: stat and trace of another build (CUTAP_LIBRARY2, e.g. the
- * commit before a change), side by side; skipped when it is not set */
+ * commit before a change), side by side; skipped when it is not set.
+ * With CUTAP_GPUREF_LIB (build/gpu/libgpu_ref.so), GPU activity's cost
+ * (issue #31): tgpu trace --gpu (CUTAP_GPU=1), tgpuna without API records
+ * asked for, tgpunt on CUPTI's own clock (CUTAP_GPU_DIAG=noapi, nots);
+ * gpuref the bare CUPTI activity referee, gpuall it with API records of
+ * every call (GPU_REF_API=all). */
+static int gpu_mode(int m) { return m >= TGPU; }
 
 /* Runs one child in a mode; appends its rounds to ctx[] and launch[]. */
 static int run_mode(const char *self, int m, const char *lib, const char *ref, const char *tmp,
@@ -162,12 +171,24 @@ static int run_mode(const char *self, int m, const char *lib, const char *ref, c
     if (pid == 0) {
         dup2(fd[1], 1);
         close(fd[0]);
-        if (m != BARE && m != CUPTI)
+        if (m != BARE && m != CUPTI && m != GPUREF && m != GPUREFALL)
             setenv("LD_PRELOAD", m == STAT2 || m == TRACE2 ? getenv("CUTAP_LIBRARY2") : lib, 1);
         if (m == STAT || m == STAT2)
             setenv("CUTAP_COUNT", tmp, 1);
-        if (m == TRACE || m == TSAME || m == TIDLE || m == TRACE0 || m == TRACE2)
+        if (m == TRACE || m == TSAME || m == TIDLE || m == TRACE0 || m == TRACE2 || m == TGPU || m == TGPUNOAPI ||
+            m == TGPUNOTS)
             setenv("CUTAP_TRACE", tmp, 1);
+        if (m == TGPU || m == TGPUNOAPI || m == TGPUNOTS)
+            setenv("CUTAP_GPU", "1", 1);
+        if (m == TGPUNOAPI || m == TGPUNOTS)
+            setenv("CUTAP_GPU_DIAG", m == TGPUNOAPI ? "noapi" : "nots", 1);
+        if (m == GPUREF || m == GPUREFALL) {
+            unsetenv("LD_PRELOAD");
+            setenv("CUDA_INJECTION64_PATH", getenv("CUTAP_GPUREF_LIB"), 1);
+            setenv("GPU_REF_DIR", tmp, 1);
+            if (m == GPUREFALL)
+                setenv("GPU_REF_API", "all", 1);
+        }
         if (m == TRACE0)
             setenv("CUTAP_PREFAULT", "0", 1);
         if (m == TSAME || m == TIDLE)
@@ -213,7 +234,7 @@ static int mode_took_effect(int m, const char *tmp)
 {
     if (m == BARE || m == PASS)
         return 1;
-    const char *want = m == CUPTI ? "injected." : NULL;
+    const char *want = m == CUPTI ? "injected." : m == GPUREF || m == GPUREFALL ? "gpu." : NULL;
     DIR *d = opendir(tmp);
     int found = 0;
     struct dirent *e;
@@ -251,6 +272,8 @@ int main(int argc, char **argv)
     for (int c = 0; c < cycles; c++)
         for (int m = 0; m < NMODES; m++) {
             if ((m == STAT2 || m == TRACE2) && !getenv("CUTAP_LIBRARY2"))
+                continue;
+            if (gpu_mode(m) && !getenv("CUTAP_GPUREF_LIB"))
                 continue;
             char tmp[] = "/tmp/cutap-overhead.XXXXXX";
             if (!mkdtemp(tmp))

@@ -2,7 +2,9 @@
 # Overhead on a real GPU, side by side in one run (device machine only):
 #   bench/gpu/run.sh [CYCLES]
 # 1. build/gpu/overhead: ns per cuCtxGetCurrent and per empty kernel launch,
-#    bare / libcutap.so with no client / cutap stat / cutap trace / CUPTI.
+#    bare / libcutap.so with no client / cutap stat / cutap trace / CUPTI;
+#    with BENCH_GPU_OVERHEAD=1 also trace --gpu and its parts, the GPU
+#    activity referee bare and with every API record (issue #31).
 # 2. PyTorch training steps per second (bench/gpu/torch_steps.py), bare,
 #    under `cutap trace`, under `cutap stat`, under a bare CUPTI callback
 #    subscriber (driver and runtime domains: tests/gpu/cupti_ref.c through
@@ -39,6 +41,7 @@ CYC=${1:-6}
 [ -x $B/overhead ] && [ -f $B/libcupti_ref.so ] && [ -x build/cutap ] || tests/gpu/build.sh || exit 1
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
 [ -n "${SKIP_OVERHEAD:-}" ] || LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+  env ${BENCH_GPU_OVERHEAD:+CUTAP_GPUREF_LIB=$PWD/$B/libgpu_ref.so} \
   CUTAP_LIBRARY=$PWD/build/libcutap.so CUTAP_REF_LIB=$PWD/$B/libcupti_ref.so $B/overhead "$CYC" || BAD=1
 echo
 T=$(mktemp -d /tmp/cutap-bench.XXXXXX)
