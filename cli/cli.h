@@ -29,6 +29,8 @@ enum { FMT_TEXT, FMT_CSV, FMT_JSON };
 /* report_gpu.c: cutap report --gpu (top: rows per table, 0 all); 1 when the
  * trace has no GPU activity (said). */
 int report_gpu(const struct trace *tr, FILE *f, int format, size_t top);
+/* report_env.c: cutap report --env (issue #32); 1 when no file has a lookup */
+int report_env(const struct trace *tr, FILE *f, int format, size_t top);
 enum { BY_NONE, BY_PROCESS, BY_THREAD, BY_RANK, BY_OBJECT, BY_LAYER };
 int report_print(const struct trace *tr, FILE *out, int format, int by);
 /* errors.c: report --errors, where errors began */

@@ -637,7 +637,7 @@ static void runtime_note(const struct trace *tr, FILE *f)
 
 static const char usage[] =
     "usage: cutap report [--format text|csv|json] [--by process|thread|rank|object|layer | --tree]\n"
-    "                    [--sort KEY] [--top N] [--failed] [--errors] [--requests] [--gpu] [-e FILTER]\n"
+    "                    [--sort KEY] [--top N] [--failed] [--errors] [--requests] [--gpu] [--env] [-e FILTER]\n"
     "                    [--from S] [--to S] DIR\n"
     "Per layer and function: calls, errors, total/avg/median/min/max time and self time (the total\n"
     "less the calls made inside; the Self(%) column adds up to 100), largest self time first.\n"
@@ -656,6 +656,8 @@ static const char usage[] =
     "  --gpu               what ran on the GPU (cutap trace --gpu): per kernel name, then per copy\n"
     "                      direction and memset, count and GPU time (total, avg, median, min, max,\n"
     "                      stddev), largest first; and what was not recorded\n"
+    "  --env               what the NVIDIA libraries read from the environment, per process: each\n"
+    "                      name, the value it got or unset, the library that asked, how often, when\n"
     "  --requests          the ioctl layer's requests one row per RM control command or class\n"
     "                      (RM_CONTROL(NV2080_CTRL_CMD_GPU_GET_INFO_V2)), not one per escape\n"
     CLI_SELECT_HELP
@@ -668,7 +670,7 @@ static const char usage[] =
 
 int cmd_report(int argc, char **argv)
 {
-    int format = FMT_TEXT, by = BY_NONE, tree = 0, errors = 0, sorted = 0, gpu = 0, c;
+    int format = FMT_TEXT, by = BY_NONE, tree = 0, errors = 0, sorted = 0, gpu = 0, env = 0, c;
     optind = 1;
     while ((c = cli_getopt(argc, argv, "report", "")) != -1) {
         if (c == 'e' || c == CLI_OPT_FROM || c == CLI_OPT_TO) {
@@ -729,8 +731,8 @@ int cmd_report(int argc, char **argv)
             errors = 1;
         } else if (c == 'F') {
             failed_only = 1;
-        } else if (c == 'G') {
-            gpu = 1;
+        } else if (c == 'G' || c == 'V') {
+            *(c == 'G' ? &gpu : &env) = 1;
         } else if (c == 'h') {
             fputs(usage, stdout);
             return 0;
@@ -754,17 +756,17 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "cutap report: --failed selects the flat table's calls: not with --tree or --errors\n");
         return 2;
     }
-    if (gpu && (tree || errors || by != BY_NONE || failed_only || sorted)) {
-        fprintf(stderr, "cutap report: --gpu is a report of its own (with --format and --top): not with --tree, "
-                        "--errors, --by, --failed or --sort\n");
+    if ((gpu || env) && (gpu + env > 1 || tree || errors || by != BY_NONE || failed_only || sorted)) {
+        fprintf(stderr, "cutap report: --%s is a report of its own (with --format and --top): not with --tree, "
+                        "--errors, --by, --failed, --sort or --%s\n", gpu ? "gpu" : "env", gpu ? "env" : "gpu");
         return 2;
     }
     struct trace tr;
     int rc = load_operand(argc, argv, usage, &tr);
     if (rc)
         return rc;
-    if (gpu) {
-        rc = report_gpu(&tr, stdout, format, top_n) || tr.problems;
+    if (gpu || env) {
+        rc = (gpu ? report_gpu(&tr, stdout, format, top_n) : report_env(&tr, stdout, format, top_n)) || tr.problems;
         tr_free(&tr);
         return rc;
     }

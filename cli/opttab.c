@@ -45,6 +45,7 @@ const struct cli_opt cli_opts[] = {
     {"report dump", "failed", 'F', no_argument, NULL},
     {"report", "errors", 'E', no_argument, NULL},
     {"report", "requests", 'R', no_argument, NULL},
+    {"report", "env", 'V', no_argument, NULL},
     /* dump */
     {"dump", "pid", 'p', required_argument, "P"},
     {"dump", "tid", 'I', required_argument, "T"},

@@ -63,6 +63,16 @@ struct tr_proc {
     size_t nstacks;
     size_t cap_funcs, cap_stacks;
     struct tr_kept *kept;      /* strings and frames a follower copied out of records (tr_free frees them) */
+    /* What NVIDIA libraries read from the environment (issue #32), in
+     * file order: CUTAP_META_ENV records */
+    struct tr_env {
+        uint64_t clock;        /* record clock (tr_env_ns) */
+        uint32_t thread;       /* index into trace.threads */
+        uint32_t object;       /* the asking object: index into objects + 1 (0: unknown) */
+        uint32_t flags;        /* CUTAP_ENV_* */
+        const char *name, *value;   /* value NULL: unset */
+    } *env;
+    size_t nenv, cap_env;
     /* GPU activity (issue #31, --gpu): kernels, copies and memsets, sorted by
      * their launching call's record (call_off), then start */
     struct tr_gpu *gpu;
@@ -86,6 +96,8 @@ struct tr_gpu {
  * in *first. Its kernel name as recorded (mangled), or NULL. A copy's
  * kind ("HtoD", ...) from MEMCPY info. */
 size_t tr_gpu_of(const struct tr_proc *p, const struct tr_call *c, const struct tr_gpu **first);
+/* An environment lookup's time, realtime ns as calls'. */
+uint64_t tr_env_ns(const struct tr_proc *p, const struct tr_env *e);
 const char *tr_gpu_name(const struct tr_proc *p, const struct tr_gpu *x);
 const char *tr_gpu_copy_kind(uint32_t info);
 /* A copy's or memset's name as nsys writes it ("[CUDA memcpy HtoD]",

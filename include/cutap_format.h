@@ -267,6 +267,20 @@ enum {
      * (GPU KERNEL records' name), text = the name as CUPTI gives it
      * (mangled). */
     CUTAP_META_GPU_NAME = 7,
+    /* Issue #32: a getenv or secure_getenv made by an NVIDIA library
+     * (trace mode), in the calling thread's run of records, where it
+     * happened (inside the call that made it, if any): aux = the asking
+     * object's index in this file + 1 (named by a CUTAP_META_OBJECT before
+     * it), key = CUTAP_ENV_* flags, clock = when; text = the name, NUL,
+     * the value it got (nothing after the NUL when unset). */
+    CUTAP_META_ENV = 8,
+};
+enum {
+    CUTAP_ENV_SECURE = 1,   /* secure_getenv */
+    CUTAP_ENV_SET = 2,      /* the name was set: a value follows (maybe empty) */
+    CUTAP_ENV_CUT = 4,      /* the name (256 bytes) or the value (1024) was cut */
+    CUTAP_ENV_EARLY = 8,    /* made before cutap's core was loaded (kept by the front: name 127 and
+                               value 255 bytes at most): clock and thread are those of its writing */
 };
 
 /* A GPU activity record (issue #31), one slot, in GPU chunks. Times are ns

@@ -68,6 +68,7 @@ void *rd_keep_bytes(struct tr_proc *p, const void *b, size_t n);
 const char *rd_header_problem(const struct cutap_file_header *h, char *why, size_t size);
 /* A meta record (not THREAD) into tr and p; own: its strings copied. */
 void rd_meta(struct trace *tr, struct tr_proc *p, const struct cutap_rec_meta *m, int own);
+void rd_env(struct tr_proc *p, const struct cutap_rec_meta *m, uint32_t ti);
 /* p's kernel names and stacks sorted for lookup (after rd_meta added some). */
 void rd_sort_proc(struct tr_proc *p);
 /* NULL, or what is wrong with a call record's payload (checked against its nslots). */

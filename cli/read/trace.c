@@ -140,6 +140,7 @@ void tr_free(struct trace *tr)
         free(tr->procs[i].funcs);
         free(tr->procs[i].objects);
         free(tr->procs[i].stacks);
+        free(tr->procs[i].env);
         rd_gpu_free(&tr->procs[i]);
         for (struct tr_kept *k = tr->procs[i].kept, *next; k; k = next) {
             next = k->next;

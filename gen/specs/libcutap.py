@@ -60,6 +60,10 @@ EXPORTS = [
      "text": "EXPORT int cuptiActivityRegisterCallbacks(",
      "what": "the program's own CUPTI activity client is noted (trace --gpu refuses to start beside it, and stops and "
              "says so when it takes CUPTI's buffers over), then the call goes to libcupti unchanged"},
+    {"name": "getenv", "file": "src/front/env.c", "text": '__asm__("getenv")',
+     "what": "what the NVIDIA libraries read from the environment is recorded (trace), with the object that asked; "
+             "every other caller's lookup passes through"},
+    {"name": "secure_getenv", "file": "src/front/env.c", "text": '__asm__("secure_getenv")', "what": "as getenv"},
     {"name": "cutap_*", "file": "include/cutap.h", "text": "CUTAP_PUBLIC",
      "what": "the public C API (include/cutap.h)"},
 ]

@@ -443,6 +443,9 @@ extern char cutap_rec_dir[];
 /* clock.c: called before the program's call that forbids the time-stamp
  * counter (or enters strict mode), by its thread. */
 void cutap_clock_forbid_tsc(void);
+/* What an NVIDIA library read from the environment (record/env.c; the
+ * front's getenv and secure_getenv call it) */
+void rec_env_seen(int secure, const char *name, const char *value, const void *caller);
 void cutap_clock_freeze(void);
 
 #endif

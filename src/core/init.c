@@ -181,6 +181,7 @@ static struct cutap_core core = {
             [CUTAP_API_WANT_TIME] = (void *)cutap_want_time},
     .forbid_tsc = cutap_clock_forbid_tsc,
     .strict = strict_mode,
+    .env = rec_env_seen,
 };
 
 /* Runs as the core's constructor: the core is loaded by the front at the

@@ -460,6 +460,7 @@ __attribute__((constructor)) static void front_init(void)
     resolve_libc();
     cutap_exec_init();
     cutap_io_init();
+    cutap_env_init();
     cutap_forbid_init();
     char dir[PATH_MAX];
     if (!cutap_reg_dir_from_env(dir, sizeof dir)) {

@@ -111,6 +111,9 @@ struct cutap_core {
      * seccomp strict mode (src/front/forbid.c) */
     void (*forbid_tsc)(void);
     void (*strict)(void);
+    /* a getenv (secure 0) or secure_getenv (1) answered value (NULL:
+     * unset) to the code at caller (src/front/env.c, src/record/env.c) */
+    void (*env)(int secure, const char *name, const char *value, const void *caller);
 };
 void cutap_front_attach(const struct cutap_core *core);
 void cutap_front_ready(void);   /* the core's constructor is done */
@@ -120,6 +123,19 @@ void cutap_front_ready(void);   /* the core's constructor is done */
 const struct cutap_core *cutap_core(void);
 /* The core if loaded, else NULL (never loads it). */
 const struct cutap_core *cutap_core_if_loaded(void);
+/* glibc's getenv and secure_getenv found (src/front/env.c), at start-up */
+void cutap_env_init(void);
+/* An NVIDIA library's lookup made before the core was loaded (env.c),
+ * and the NVIDIA libraries' file names */
+#define CUTAP_ENV_EARLY_MAX 64
+struct cutap_env_early {
+    const void *caller;
+    uint8_t secure, set, cut;
+    char name[128], value[256];
+};
+/* Each kept lookup to fn, once (later calls: 0); *lost: those not kept. */
+unsigned cutap_front_env_drain(void (*fn)(const struct cutap_env_early *e), unsigned *lost);
+int cutap_front_nvidia_lib(const char *path);
 
 /* dlsym(RTLD_NEXT) from the front: the definition after libcutap.so in the
  * global scope (for the core, whose own RTLD_NEXT would find the front's). */
@@ -317,6 +333,8 @@ struct cutap_thread {
     uint32_t gpu_open;                           /* record/gpu.c: enqueuing calls open with an id given */
     uint32_t cupti_corr;                         /* resolve/cupti_rt.c: CUPTI's correlation id of the
                                                     runtime call being reported at its entry (record/gpu.c) */
+    uint8_t env_busy;                            /* record/env.c: a lookup being recorded (a signal
+                                                    handler's lookup then passes through) */
 };
 extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
 

@@ -258,6 +258,11 @@ extern int rec_stack_errors, rec_stack_on;
 void rec_stack_setup(void);
 __attribute__((noinline, cold)) void rec_write_stack(const struct cutap_rec_call *r, uint32_t id);
 
+/* --- env.c -------------------------------------------------------------- */
+
+void rec_env_setup(void);   /* CUTAP_ENV; trace mode only */
+void rec_env_drain(void);   /* the front's lookups from before the core, once recording started */
+
 /* --- recorder.c --------------------------------------------------------- */
 
 extern _Atomic int rec_cap_on;   /* no reason blocks recording */

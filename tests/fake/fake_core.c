@@ -17,6 +17,32 @@
 #define FAKE_NVKERNEL_TYPES_ONLY
 #include "fake_nvkernel.c"   /* the kernel driver's parameter layouts */
 
+/* FAKE_GETENV_LOG=FILE: each lookup of the environment this library makes,
+ * a line "getenv NAME VALUE" or "secure_getenv NAME (unset)" (the
+ * env_lookups case's count, from the asking side). FILE itself is read
+ * from environ directly: no lookup of its own. */
+static char *logged_env(int secure, const char *name)
+{
+    extern char **environ;
+    char *v = secure ? secure_getenv(name) : getenv(name);
+    const char *log = NULL;
+    for (char **e = environ; e && *e && !log; e++)
+        if (!strncmp(*e, "FAKE_GETENV_LOG=", 16))
+            log = *e + 16;
+    int fd = log && *log ? open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600) : -1;
+    if (fd >= 0) {
+        char line[512];
+        int n = snprintf(line, sizeof line, "%s %s %s\n", secure ? "secure_getenv" : "getenv", name,
+                         v ? v : "(unset)");
+        if (n > 0 && write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+            n = 0;
+        close(fd);
+    }
+    return v;
+}
+#define getenv(n) logged_env(0, n)
+#define secure_getenv(n) logged_env(1, n)
+
 #define NIDS (CUTAP_DRIVER_COUNT + 16)
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_INVALID_VALUE 1
@@ -521,6 +547,7 @@ static uint64_t do_ctx_synchronize(const uint64_t *a)
     (void)a;
     if (getenv("FAKE_SYNC_DIES"))
         raise(SIGKILL);
+    (void)secure_getenv("CUDA_CACHE_PATH");   /* a secure_getenv, as libraries that open files by it make */
     return atomic_load(&faulted) ? 700 : CUDA_SUCCESS;
 }
 

@@ -9,7 +9,8 @@
 # registry, src/front/exec.c), the ioctl layer's libc functions
 # (src/front/io.c), prctl/syscall (a process forbidding the
 # time-stamp counter, src/front/forbid.c) and cuptiActivityRegisterCallbacks
-# (the program's own CUPTI activity client, src/front/cupti_watch.c), and
+# (the program's own CUPTI activity client, src/front/cupti_watch.c),
+# getenv/secure_getenv (the NVIDIA libraries' lookups, src/front/env.c), and
 # nothing else.
 . "$(dirname "$0")/../../lib/init.sh"
 
@@ -24,6 +25,6 @@ extra=$(comm -23 "$WORK/ours" "$WORK/api" | grep -v -e '^cutap_' -e '^dlsym$' -e
     -e '^execl[ep]\?$' -e '^execv\(e\|p\|pe\)\?$' -e '^fexecve$' -e '^posix_spawnp\?$' \
     -e '^ioctl$' -e '^\(__\)\?open\(at\)\?\(64\)\?\(_2\)\?$' -e '^close\(_range\)\?$' -e '^dup[23]\?$' \
     -e '^mmap\(64\)\?$' -e '^munmap$' -e '^fcntl\(64\)\?$' -e '^prctl$' -e '^syscall$' \
-    -e '^cuptiActivityRegisterCallbacks$')
+    -e '^cuptiActivityRegisterCallbacks$' -e '^getenv$' -e '^secure_getenv$')
 [ -z "$extra" ] || { say "  exported but not API: $extra"; exit 1; }
 say "  $(wc -l <"$WORK/driver") driver entry points and $(wc -l <"$WORK/layers") runtime/library functions exported"

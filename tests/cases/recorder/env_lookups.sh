@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Issue #32: what the NVIDIA libraries read from the environment. The fake
+# libcuda logs each getenv and secure_getenv it makes (FAKE_GETENV_LOG,
+# from the asking side: four in its constructor, before cutap's core is
+# loaded; FAKE_SYNC_DIES and a secure_getenv of CUDA_CACHE_PATH in
+# cuCtxSynchronize). Under cutap trace, `report --env` (csv) lists exactly
+# those, name, value and how many times, asked by libcuda.so.1, the early
+# ones marked; never the program's own lookup (t_nvtx's EXPECT_NVTX) nor
+# cutap's; json parses. CUTAP_ENV=0, and cutap stat, record none (report
+# --env: status 1, says why); the program's output is as bare.
+. "$(dirname "$0")/../../lib/init.sh"
+
+export FAKE_SLOW=cuDriverGetVersion:1   # a value to read back (1 ns more a call)
+for prog in "t_gpu 2 1" "t_nvtx"; do
+    n=${prog%% *}
+    rm -rf "$WORK/$n" "$WORK/$n.log" "$WORK/$n.bare.log"
+    FAKE_GETENV_LOG=$WORK/$n.bare.log $T/$prog >"$WORK/$n.bare" 2>/dev/null || { say "  $n failed bare"; exit 1; }
+    FAKE_GETENV_LOG=$WORK/$n.log EXPECT_NVTX=1 "$CUTAP" trace -o "$WORK/$n" -- $T/$prog >"$WORK/$n.out" 2>"$WORK/$n.err" \
+        || { say "  $n failed under cutap"; cat "$WORK/$n.err" >&2; exit 1; }
+    [ "$n" = t_nvtx ] || cmp -s "$WORK/$n.bare" "$WORK/$n.out" || { say "  $n: output changed"; exit 1; }
+    "$CUTAP" report --env --format csv "$WORK/$n" >"$WORK/$n.csv" || { say "  $n: report --env failed"; exit 1; }
+    "$CUTAP" report --env --format json "$WORK/$n" >"$WORK/$n.json" && "$CUTAP" report --env "$WORK/$n" >"$WORK/$n.txt" \
+        || { say "  $n: report --env json/text failed"; exit 1; }
+    python3 - "$WORK/$n" <<'PY' || exit 1
+import collections, csv, json, sys
+d = sys.argv[1]
+want = collections.Counter()
+for line in open(d + ".log"):
+    fn, name, value = line.rstrip("\n").split(" ", 2)
+    want[(name, None if value == "(unset)" else value, fn == "secure_getenv")] += 1
+got = collections.Counter()
+early = set()
+for r in csv.DictReader(open(d + ".csv")):
+    if not r["object"].endswith("/libcuda.so.1"):
+        sys.exit("  a lookup asked by %s: %s" % (r["object"], r["name"]))
+    got[(r["name"], r["value"] if r["set"] == "1" else None, r["secure"] == "1")] += int(r["lookups"])
+    if r["early"] == "1":
+        early.add(r["name"])
+if got != want:
+    sys.exit("  %s: report --env %s, the library's own log %s" % (d, sorted(got.items()), sorted(want.items())))
+if not {"FAKE_SLOW", "FAKE_BLOCK"} <= early:
+    sys.exit("  the constructor's lookups are not marked early: %s" % sorted(early))
+if any(k[0] in ("EXPECT_NVTX", "FAKE_GETENV_LOG") or k[0].startswith("CUTAP_") for k in got):
+    sys.exit("  another caller's lookup recorded")
+rows = json.load(open(d + ".json"))
+if sum(r["lookups"] for r in rows) != sum(want.values()):
+    sys.exit("  json rows disagree")
+print("  %s: %d lookups of %d names, %d early" % (d.rsplit("/", 1)[1], sum(want.values()), len(want), len(early)))
+PY
+done
+grep -q "FAKE_SLOW  *\"cuDriverGetVersion:1\"" "$WORK/t_gpu.txt" || { say "  text report lacks FAKE_SLOW's value"; cat "$WORK/t_gpu.txt" >&2; exit 1; }
+grep -q "secure_getenv" "$WORK/t_gpu.txt" || { say "  text report does not mark the secure_getenv"; exit 1; }
+# off: CUTAP_ENV=0, and counting mode
+rm -rf "$WORK/off" "$WORK/st"
+CUTAP_ENV=0 "$CUTAP" trace -o "$WORK/off" -- $T/t_gpu 1 1 >/dev/null 2>&1 || exit 1
+"$CUTAP" report --env "$WORK/off" >/dev/null 2>"$WORK/off.err"; [ $? = 1 ] && grep -q "CUTAP_ENV=0" "$WORK/off.err" \
+    || { say "  CUTAP_ENV=0: lookups recorded, or no reason given"; exit 1; }
+"$CUTAP" stat -o "$WORK/st" -- $T/t_gpu 1 1 >/dev/null 2>&1 || exit 1
+"$CUTAP" report --env "$WORK/st" >/dev/null 2>&1; [ $? = 1 ] || { say "  cutap stat recorded lookups"; exit 1; }
