@@ -12,13 +12,6 @@
 
 static const struct tr_proc *sort_p;
 
-static const char *object_of(const struct tr_proc *p, const struct trace *tr, const struct tr_env *e)
-{
-    if (!e->object || e->object - 1 >= p->nobjects || !p->objects[e->object - 1])
-        return "?";
-    return tr->names[p->objects[e->object - 1] - 1].name;
-}
-
 static int cmp_str(const char *a, const char *b)
 {
     return a == b ? 0 : !a ? -1 : !b ? 1 : strcmp(a, b);
@@ -102,7 +95,7 @@ int report_env(const struct trace *tr, FILE *f, int format, size_t top)
                 n++;
             uint64_t t = tr_env_ns(p, e);   /* the earliest: time is the last key */
             double s = t > tr->origin_ns ? (double)(t - tr->origin_ns) / 1e9 : 0;
-            const char *obj = object_of(p, tr, e);
+            const char *obj = tr_env_object(tr, p, e);
             int tid = tr->threads[e->thread].tid, secure = !!(e->flags & CUTAP_ENV_SECURE);
             k += n;
             if (top && shown++ >= top)

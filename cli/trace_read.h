@@ -98,6 +98,7 @@ struct tr_gpu {
 size_t tr_gpu_of(const struct tr_proc *p, const struct tr_call *c, const struct tr_gpu **first);
 /* An environment lookup's time, realtime ns as calls'. */
 uint64_t tr_env_ns(const struct tr_proc *p, const struct tr_env *e);
+
 const char *tr_gpu_name(const struct tr_proc *p, const struct tr_gpu *x);
 const char *tr_gpu_copy_kind(uint32_t info);
 /* A copy's or memset's name as nsys writes it ("[CUDA memcpy HtoD]",
@@ -399,5 +400,9 @@ int tr_select(struct trace *tr, const char *filter, uint64_t from_ns, uint64_t t
 
 /* Kernel name of a function handle in a process, or NULL. */
 const char *tr_func_name(const struct tr_proc *p, uint64_t handle);
+
+/* An environment lookup's asking object, its path ("?": not named in the
+ * file). */
+const char *tr_env_object(const struct trace *tr, const struct tr_proc *p, const struct tr_env *e);
 
 #endif

@@ -184,6 +184,26 @@ int write_jsonl(const struct trace *tr, FILE *f)
     for (size_t i = 0; i < tr->nprocs; i++)
         for (size_t k = 0; k < tr->procs[i].ngpu && !tr->procs[i].gpu[k].call_off; k++)
             jsonl_gpu(f, tr, i, &tr->procs[i].gpu[k], 0, jhost[i]);
+    /* What NVIDIA libraries read from the environment (issue #32) */
+    for (size_t i = 0; i < tr->nprocs; i++)
+        for (size_t k = 0; k < tr->procs[i].nenv; k++) {
+            const struct tr_proc *p = &tr->procs[i];
+            const struct tr_env *e = &p->env[k];
+            uint64_t t = tr_env_ns(p, e);
+            fprintf(f, "{\"type\":\"env\",\"t_ns\":%llu,\"host\":%s,\"pid\":%d,\"tid\":%d,\"name\":",
+                    (unsigned long long)(t > tr->origin_ns ? t - tr->origin_ns : 0), jhost[i], p->h.pid,
+                    tr->threads[e->thread].tid);
+            json_str(f, e->name);
+            out_s(",\"value\":", f);
+            if (e->value)
+                json_str(f, e->value);
+            else
+                out_s("null", f);
+            fprintf(f, ",\"secure\":%s,\"early\":%s,\"object\":", e->flags & CUTAP_ENV_SECURE ? "true" : "false",
+                    e->flags & CUTAP_ENV_EARLY ? "true" : "false");
+            json_str(f, tr_env_object(tr, p, e));
+            out_s("}\n", f);
+        }
     /* Processes whose recording lost calls or names (version 3 header). */
     for (size_t i = 0; i < tr->nprocs; i++) {
         const struct tr_proc *p = &tr->procs[i];

@@ -284,6 +284,33 @@ static long gpu_fill(struct pq_src *s, struct pq_out *o, idx_t cap)
     return (long)r;
 }
 
+/* --- env: what NVIDIA libraries read from the environment (issue #32) ----- */
+
+static const struct pq_col env_cols[] = {
+    IDENT, {"tid", DUCKDB_TYPE_INTEGER}, {"start_ns", DUCKDB_TYPE_BIGINT}, {"name", DUCKDB_TYPE_VARCHAR},
+    {"value", DUCKDB_TYPE_VARCHAR}, {"secure", DUCKDB_TYPE_BOOLEAN}, {"early", DUCKDB_TYPE_BOOLEAN},
+    {"object", DUCKDB_TYPE_VARCHAR},
+};
+
+static long env_fill(struct pq_src *s, struct pq_out *o, idx_t cap)
+{
+    const struct pq_job *j = s->job;
+    const struct tr_proc *p = &j->tr->procs[j->pi];
+    idx_t r = 0;
+    for (; r < cap && s->at < p->nenv; s->at++, r++) {
+        const struct tr_env *e = &p->env[s->at];
+        pq_ident(o, r, j);
+        pq_i32(o, 4, r, j->tr->threads[e->thread].tid);
+        pq_i64(o, 5, r, clamp64(tr_env_ns(p, e)));
+        pq_str(o, 6, r, e->name);
+        pq_str(o, 7, r, e->value);
+        pq_bool(o, 8, r, e->flags & CUTAP_ENV_SECURE);
+        pq_bool(o, 9, r, e->flags & CUTAP_ENV_EARLY);
+        pq_str(o, 10, r, tr_env_object(j->tr, p, e));
+    }
+    return (long)r;
+}
+
 #define N(a) (sizeof a / sizeof a[0])
 const struct pq_src pq_tables[] = {
     {.table = "calls", .cols = calls_cols, .ncols = N(calls_cols), .fill = calls_fill},
@@ -292,6 +319,7 @@ const struct pq_src pq_tables[] = {
     {.table = "names", .cols = names_cols, .ncols = N(names_cols), .fill = names_fill},
     {.table = "counters", .cols = counters_cols, .ncols = N(counters_cols), .fill = counters_fill},
     {.table = "gpu", .cols = gpu_cols, .ncols = N(gpu_cols), .fill = gpu_fill},
+    {.table = "env", .cols = env_cols, .ncols = N(env_cols), .fill = env_fill},
 };
 const size_t pq_ntables = N(pq_tables);
 _Static_assert(N(calls_cols) <= PQ_MAX_COLS && N(gpu_cols) <= PQ_MAX_COLS, "room for the columns");

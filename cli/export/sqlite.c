@@ -63,6 +63,12 @@
  *       total_ns INTEGER,          -- all the calls; estimated when timed < calls
  *       min_ns INTEGER, max_ns INTEGER,   -- over the timed calls
  *       timed INTEGER);            -- calls timed (= calls with every call timed)
+ *   CREATE TABLE env(              -- what NVIDIA libraries read from the environment
+ *       process_id INTEGER, thread_id INTEGER, start_ns INTEGER,
+ *       name TEXT, value TEXT,     -- value NULL: unset
+ *       secure INTEGER,            -- 1: secure_getenv
+ *       early INTEGER,             -- 1: before cutap's core was loaded (time of writing)
+ *       object TEXT);              -- the library that asked
  *   CREATE VIEW calls_named AS
  *       SELECT calls.*, s.value AS name, k.value AS kernel
  *       FROM calls JOIN strings s ON s.id = calls.name_id
@@ -105,6 +111,8 @@ static const char schema[] =
     " context INTEGER, stream INTEGER, name_id INTEGER REFERENCES strings(id), mangled_id INTEGER REFERENCES"
     " strings(id), grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER,"
     " block_z INTEGER, copy TEXT, bytes INTEGER, value INTEGER);"
+    "CREATE TABLE env(process_id INTEGER REFERENCES processes(id), thread_id INTEGER REFERENCES threads(id),"
+    " start_ns INTEGER, name TEXT, value TEXT, secure INTEGER, early INTEGER, object TEXT);"
     "CREATE VIEW calls_named AS SELECT calls.*, s.value AS name, k.value AS kernel FROM calls"
     " JOIN strings s ON s.id = calls.name_id LEFT JOIN strings k ON k.id = calls.kernel_id;";
 
@@ -243,7 +251,7 @@ static int gpu_row(sqlite3_stmt *st, struct strtab *strs, struct gpu_names *gn, 
 int write_sqlite(const struct trace *tr, const char *path)
 {
     sqlite3 *db = NULL;
-    sqlite3_stmt *st_proc = NULL, *st_thr = NULL, *st_call = NULL, *st_cnt = NULL, *st_gpu = NULL;
+    sqlite3_stmt *st_proc = NULL, *st_thr = NULL, *st_call = NULL, *st_cnt = NULL, *st_gpu = NULL, *st_env = NULL;
     struct gpu_names gn = {0};
     struct strtab strs = {0};
     struct decoded dec = {0};
@@ -270,6 +278,8 @@ int write_sqlite(const struct trace *tr, const char *path)
                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
                       -1, &st_proc, NULL));
     CK(sq->prepare_v2(db, "INSERT INTO threads(id, process_id, tid, name) VALUES(?1, ?2, ?3, ?4)", -1, &st_thr, NULL));
+    CK(sq->prepare_v2(db, "INSERT INTO env(process_id, thread_id, start_ns, name, value, secure, early, object)"
+                          " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", -1, &st_env, NULL));
     CK(sq->prepare_v2(db, SQLITE_CALLS_INSERT, -1, &st_call, NULL));
     CK(sq->prepare_v2(db,
                       "INSERT INTO gpu(process_id, call_id, kind, start_ns, dur_ns, device, context, stream, name_id,"
@@ -387,6 +397,21 @@ int write_sqlite(const struct trace *tr, const char *path)
         CK(sq->bind_int64(st_cnt, 9, (int64_t)k->timed));
         CK(step_reset(st_cnt));
     }
+    for (size_t i = 0; i < tr->nprocs; i++)
+        for (size_t k = 0; k < tr->procs[i].nenv; k++) {
+            const struct tr_proc *p = &tr->procs[i];
+            const struct tr_env *e = &p->env[k];
+            uint64_t t = tr_env_ns(p, e);
+            CK(sq->bind_int64(st_env, 1, (int64_t)i + 1));
+            CK(sq->bind_int64(st_env, 2, (int64_t)e->thread + 1));
+            CK(sq->bind_int64(st_env, 3, (int64_t)(t > tr->origin_ns ? t - tr->origin_ns : 0)));
+            CK(sq->bind_text(st_env, 4, e->name, -1, SQLITE_STATIC));
+            CK(e->value ? sq->bind_text(st_env, 5, e->value, -1, SQLITE_STATIC) : sq->bind_null(st_env, 5));
+            CK(sq->bind_int(st_env, 6, !!(e->flags & CUTAP_ENV_SECURE)));
+            CK(sq->bind_int(st_env, 7, !!(e->flags & CUTAP_ENV_EARLY)));
+            CK(sq->bind_text(st_env, 8, tr_env_object(tr, p, e), -1, SQLITE_STATIC));
+            CK(step_reset(st_env));
+        }
     CK(sq->exec(db, "COMMIT", NULL, NULL, NULL));
 
 out:
@@ -405,6 +430,7 @@ out:
     sq->finalize(st_call);
     sq->finalize(st_cnt);
     sq->finalize(st_gpu);
+    sq->finalize(st_env);
     if (db) {
         int crc = sq->close(db);
         if (crc != SQLITE_OK && rc == SQLITE_OK) {

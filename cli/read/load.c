@@ -406,6 +406,13 @@ uint64_t tr_env_ns(const struct tr_proc *p, const struct tr_env *e)
     return p->base_ns + rd_ticks_to_ns(e->clock > p->clock0 ? e->clock - p->clock0 : 0, p->rate);
 }
 
+const char *tr_env_object(const struct trace *tr, const struct tr_proc *p, const struct tr_env *e)
+{
+    if (!e->object || e->object - 1 >= p->nobjects || !p->objects[e->object - 1])
+        return "?";
+    return tr->names[p->objects[e->object - 1] - 1].name;
+}
+
 /* p's kernel names and stacks sorted for lookup, after metas were added. */
 void rd_sort_proc(struct tr_proc *p)
 {

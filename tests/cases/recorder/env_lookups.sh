@@ -6,7 +6,8 @@
 # cuCtxSynchronize). Under cutap trace, `report --env` (csv) lists exactly
 # those, name, value and how many times, asked by libcuda.so.1, the early
 # ones marked; never the program's own lookup (t_nvtx's EXPECT_NVTX) nor
-# cutap's; json parses. CUTAP_ENV=0, and cutap stat, record none (report
+# cutap's; json parses; the JSON lines, SQLite and Parquet (where
+# libduckdb is) exports carry the same lookups. CUTAP_ENV=0, and cutap stat, record none (report
 # --env: status 1, says why); the program's output is as bare.
 . "$(dirname "$0")/../../lib/init.sh"
 
@@ -21,6 +22,13 @@ for prog in "t_gpu 2 1" "t_nvtx"; do
     "$CUTAP" report --env --format csv "$WORK/$n" >"$WORK/$n.csv" || { say "  $n: report --env failed"; exit 1; }
     "$CUTAP" report --env --format json "$WORK/$n" >"$WORK/$n.json" && "$CUTAP" report --env "$WORK/$n" >"$WORK/$n.txt" \
         || { say "  $n: report --env json/text failed"; exit 1; }
+    "$CUTAP" export --format jsonl -o "$WORK/$n.jsonl" "$WORK/$n" || exit 1
+    "$CUTAP" export --format sqlite -o "$WORK/$n.db" "$WORK/$n" 2>/dev/null || rm -f "$WORK/$n.db"
+    if [ -n "${CUTAP_DUCKDB_LIB:-}" ]; then
+        "$CUTAP" export --format parquet -o "$WORK/$n.pq" "$WORK/$n" || exit 1
+        python3 "$TL/duckdb_sql.py" --json "SELECT name, value, secure FROM read_parquet('$WORK/$n.pq/env/*.parquet')" \
+            >"$WORK/$n.pq.json" || exit 1
+    fi
     python3 - "$WORK/$n" <<'PY' || exit 1
 import collections, csv, json, sys
 d = sys.argv[1]
@@ -45,6 +53,18 @@ if any(k[0] in ("EXPECT_NVTX", "FAKE_GETENV_LOG") or k[0].startswith("CUTAP_") f
 rows = json.load(open(d + ".json"))
 if sum(r["lookups"] for r in rows) != sum(want.values()):
     sys.exit("  json rows disagree")
+# the exports: a JSON lines "env" line, an SQLite env row, a Parquet env row per lookup
+import os, sqlite3
+def check(what, rows):
+    c = collections.Counter((n, v, bool(sec)) for n, v, sec in rows)
+    if c != want:
+        sys.exit("  %s: %s %s, the library's own log %s" % (d, what, sorted(c.items()), sorted(want.items())))
+check("JSON lines", [(x["name"], x["value"], x["secure"]) for x in map(json.loads, open(d + ".jsonl"))
+                     if x["type"] == "env"])
+if os.path.exists(d + ".db"):
+    check("SQLite", sqlite3.connect(d + ".db").execute("SELECT name, value, secure FROM env").fetchall())
+if os.path.exists(d + ".pq.json"):
+    check("Parquet", [(n, v, sec == "true") for n, v, sec in json.load(open(d + ".pq.json"))])
 print("  %s: %d lookups of %d names, %d early" % (d.rsplit("/", 1)[1], sum(want.values()), len(want), len(early)))
 PY
 done
