@@ -82,6 +82,7 @@ const char *layer_str(int layer);            /* "driver", "hidden", "runtime", .
  * Errors): for every layer but the export-table slots and NVTX. */
 int call_is_error(const struct trace *tr, const struct tr_call *c);
 void json_str(FILE *f, const char *s);       /* a JSON string literal, escaped */
+void json_str_or_null(FILE *f, const char *s);   /* the same, or null for NULL */
 void csv_str(FILE *f, const char *s);        /* a CSV field, quoted when needed, control characters as \xNN */
 void text_str(FILE *f, const char *s);       /* a traced process's string in text output: control characters as \xNN */
 void text_u64(FILE *f, uint64_t v);           /* "%" PRIu64 */

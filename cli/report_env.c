@@ -140,10 +140,7 @@ int report_env(const struct trace *tr, FILE *f, int format, size_t top)
                 fputs(",\"name\":", f);
                 json_str(f, e->name);
                 fputs(",\"value\":", f);
-                if (e->value)
-                    json_str(f, e->value);
-                else
-                    fputs("null", f);
+                json_str_or_null(f, e->value);
                 fprintf(f, ",\"secure\":%s,\"object\":", secure ? "true" : "false");
                 json_str(f, obj);
                 fprintf(f, ",\"lookups\":%zu,\"first_s\":%.9f,\"first_tid\":%d,\"early\":%s}", n, s, tid,

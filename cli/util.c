@@ -109,6 +109,14 @@ void json_str(FILE *f, const char *s)
     out_c('"', f);
 }
 
+void json_str_or_null(FILE *f, const char *s)
+{
+    if (s)
+        json_str(f, s);
+    else
+        fputs("null", f);
+}
+
 /* A string from the traced process in text output (tr_escape_one):
  * control characters (escape sequences start with one) and bytes that are
  * not UTF-8 as \xNN, the backslash as \\; UTF-8 as it is. */

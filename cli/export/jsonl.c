@@ -195,10 +195,7 @@ int write_jsonl(const struct trace *tr, FILE *f)
                     tr->threads[e->thread].tid);
             json_str(f, e->name);
             out_s(",\"value\":", f);
-            if (e->value)
-                json_str(f, e->value);
-            else
-                out_s("null", f);
+            json_str_or_null(f, e->value);
             fprintf(f, ",\"secure\":%s,\"early\":%s,\"object\":", e->flags & CUTAP_ENV_SECURE ? "true" : "false",
                     e->flags & CUTAP_ENV_EARLY ? "true" : "false");
             json_str(f, tr_env_object(tr, p, e));
