@@ -16,14 +16,21 @@ $(BUILD)/bench/ioctl: bench/ioctl.c bench/bench_util.h src/front/front_internal.
 	@mkdir -p $(BUILD)/bench
 	$(CC) -O2 -g $(WARN) $(BENCH_INC) -o $@ $<
 
+# What recording the NVIDIA libraries' environment lookups costs everyone
+# else's getenv (issue #32).
+$(BUILD)/bench/getenv: bench/getenv.c bench/bench_util.h src/front/front_internal.h
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -g $(WARN) $(BENCH_INC) -o $@ $< -ldl
+
 $(BUILD)/bench/libnosys.so: bench/nosys.c
 	@mkdir -p $(BUILD)/bench
 	$(CC) -O2 -g $(WARN) -fPIC -shared -o $@ $<
 
 bench: lib cli $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(BUILD)/bench/pages $(BUILD)/bench/ioctl \
-       $(BUILD)/bench/libnosys.so $(BUILD)/bench/sqlite_floor $(FAKELIBS)
+       $(BUILD)/bench/libnosys.so $(BUILD)/bench/sqlite_floor $(BUILD)/bench/getenv $(FAKELIBS)
 	$(BUILD)/bench/pages /tmp 128
 	$(BUILD)/bench/ioctl
+	CUTAP_LIBRARY=$(BUILD)/libcutap.so LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/getenv
 	LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/passthrough
 	CUTAP_PREFAULT=0 LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/passthrough
 	BENCH_LIB=libcudart.so.13 BENCH_SYM=cudaGetDevice LD_LIBRARY_PATH=$(FL):$(BUILD)/fake $(BUILD)/bench/passthrough

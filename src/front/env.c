@@ -26,6 +26,10 @@
 #define EXPORT __attribute__((visibility("default")))
 
 typedef char *(*getenv_fn)(const char *);
+/* Set by the core when it records lookups (src/record/env.c): until then,
+ * and with CUTAP_ENV=0, stat or --ring, a lookup made after the core was
+ * loaded costs glibc's call and this load. */
+CUTAP_FRONT _Atomic int cutap_env_on;
 static getenv_fn _Atomic real_getenv, real_secure_getenv;
 
 void cutap_env_init(void)
@@ -128,10 +132,13 @@ static char *lookup(int secure, const char *name, const void *caller)
     getenv_fn f = __atomic_load_n(secure ? &real_secure_getenv : &real_getenv, __ATOMIC_ACQUIRE);
     char *v = f ? f(name) : secure && getauxval(AT_SECURE) ? NULL : scan(name);
     const struct cutap_core *c = cutap_core_if_loaded();
-    if (c && c->size > offsetof(struct cutap_core, env) && c->env)
-        c->env(secure, name, v, caller);
-    else if (!c && name)
-        keep_early(secure, name, v, caller);
+    if (!c) {
+        if (name)
+            keep_early(secure, name, v, caller);
+    } else if (atomic_load_explicit(&cutap_env_on, memory_order_relaxed) && name && nvidia_caller(caller) &&
+               c->size > offsetof(struct cutap_core, env) && c->env) {
+        c->env(secure, name, v, caller);   /* an NVIDIA library's (the call site's kind cached here) */
+    }
     return v;
 }
 

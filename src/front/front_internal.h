@@ -136,6 +136,7 @@ struct cutap_env_early {
 /* Each kept lookup to fn, once (later calls: 0); *lost: those not kept. */
 unsigned cutap_front_env_drain(void (*fn)(const struct cutap_env_early *e), unsigned *lost);
 int cutap_front_nvidia_lib(const char *path);
+extern _Atomic int cutap_env_on;   /* the core records lookups (record/env.c) */
 
 /* dlsym(RTLD_NEXT) from the front: the definition after libcutap.so in the
  * global scope (for the core, whose own RTLD_NEXT would find the front's). */

@@ -28,6 +28,7 @@ void rec_env_setup(void)
 {
     const char *e = getenv("CUTAP_ENV");
     env_on = !rec_ring.n && !(e && !strcmp(e, "0"));
+    atomic_store(&cutap_env_on, env_on);
 }
 
 #define MAX_KIND 1024
