@@ -275,6 +275,7 @@ extern void *_Atomic cutap_hot[CUTAP_STATIC_COUNT];
  * slow-path call. Its parts belong to the layers named beside them. */
 struct cutap_rec_call;
 struct cutap_counter;
+struct cutap_ioc_blk;
 /* A thread's recorder state (src/record: chunks.c, calls.c, ring.c). */
 struct rec_thread {
     int32_t tid;
@@ -317,6 +318,8 @@ struct cutap_thread {
     uint32_t gpu_open;                           /* record/gpu.c: enqueuing calls open with an id given */
     uint32_t cupti_corr;                         /* resolve/cupti_rt.c: CUPTI's correlation id of the
                                                     runtime call being reported at its entry (record/gpu.c) */
+    struct cutap_ioc_blk *ioc_blk;               /* resolve/ioctl.c: the block of the RM call under way
+                                                    (record/params.c) */
 };
 extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
 

@@ -258,6 +258,11 @@ extern int rec_stack_errors, rec_stack_on;
 void rec_stack_setup(void);
 __attribute__((noinline, cold)) void rec_write_stack(const struct cutap_rec_call *r, uint32_t id);
 
+/* --- params.c (issue #32): RM parameter blocks, behind their call's record */
+unsigned rec_blk_slots(const struct cutap_ioc_blk *b, unsigned n);
+__attribute__((noinline, cold)) void rec_blk_begin(struct cutap_rec_call *r, struct cutap_ioc_blk *b, unsigned extra);
+__attribute__((noinline, cold)) void rec_blk_end(struct cutap_ioc_blk *b);
+
 /* --- recorder.c --------------------------------------------------------- */
 
 extern _Atomic int rec_cap_on;   /* no reason blocks recording */
