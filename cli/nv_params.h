@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cutap_format.h"
+#include "trace_read.h"
+
 /* Type kinds. Scalars: U S (integers), BOOL (NvBool), HANDLE (NvHandle),
  * PTR (NvP64, pointers), CHAR (plain char: its arrays are strings), FLOAT,
  * ENUM (first/n: enumerators). STRUCT and UNION: first/n members. ARRAY:
@@ -35,5 +38,25 @@ extern const struct cutap_nvp_root cutap_nvp_ctrls[], cutap_nvp_classes[];
 extern const unsigned cutap_nvp_nctrls, cutap_nvp_nclasses;
 extern const char cutap_nvp_strings[];
 extern const unsigned cutap_nvp_strings_size;
+
+/* A CUTAP_META_PARAMS record as found behind its call's record: its head,
+ * and the bytes before and after the call (NULL where they were not
+ * read). Every size was checked against the record. */
+struct nvp_block {
+    struct cutap_params_head h;
+    const uint8_t *before, *after;
+};
+/* The block recorded behind call c (trace --ioctl-params): 1 and *b set,
+ * or 0 (none, or a damaged record). */
+int nvp_block_of(const struct trace *tr, const struct tr_call *c, struct nvp_block *b);
+/* dump: the block on one line after indent, its fields by name
+ * (a.b[3].c=value; those the driver changed as before→after), or its
+ * bytes in hex where no layout is known. */
+void nvp_put_text(FILE *f, const struct nvp_block *b, const char *indent);
+/* the exports: the block as a JSON object (docs/FORMAT.md says its members). */
+void nvp_put_json(FILE *f, const struct nvp_block *b);
+/* The layout of a command's (CUTAP_PARAMS_CONTROL) or class's (ALLOC)
+ * block: its type index, or -1. */
+int nvp_type_of(unsigned kind, uint32_t what);
 
 #endif
