@@ -236,7 +236,7 @@ int cli_par_run(const struct cli_par *par, unsigned nworkers, int *err);
  * trace, time 0 of dump and the exports). cli_select_opt takes one option
  * (c: 'e', CLI_OPT_FROM or CLI_OPT_TO), printing what is wrong (-1);
  * load_operand applies them, or cli_select_apply after a tr_load. */
-enum { CLI_OPT_FROM = 1001, CLI_OPT_TO = 1002, CLI_OPT_NO_GPU = 1003, CLI_OPT_TEXT = 1004 };
+enum { CLI_OPT_FROM = 1001, CLI_OPT_TO = 1002, CLI_OPT_NO_GPU = 1003, CLI_OPT_TEXT = 1004, CLI_OPT_IOCTL_PARAMS = 1005 };
 #define CLI_SELECT_LONGOPTS {"filter", required_argument, 0, 'e'}, {"from", required_argument, 0, CLI_OPT_FROM}, \
                             {"to", required_argument, 0, CLI_OPT_TO}
 #define CLI_SELECT_HELP                                                                                    \

@@ -36,6 +36,7 @@ const struct cli_opt cli_opts[] = {
     {"trace", "print", 'P', optional_argument, "FILE"},
     {"trace report", "gpu", 'G', no_argument, NULL},
     {"trace", "no-gpu", CLI_OPT_NO_GPU, no_argument, NULL},
+    {"trace", "ioctl-params", CLI_OPT_IOCTL_PARAMS, no_argument, NULL},
     /* report */
     {"report", "format", 'f', required_argument, "text|csv|json"},
     {"report", "by", 'b', required_argument, "process|thread|rank|object|layer"},

@@ -40,6 +40,7 @@ import lib_table_generator
 import lib_untyped_generator
 import lib_wrappers_generator
 import nv_ioctl_generator
+import nv_params_generator
 import nvtx_roles_generator
 import nvtx_slots_generator
 import old_major_generator
@@ -57,7 +58,7 @@ GENERATORS = [ids_generator, table_generator, wrappers_generator, untyped_genera
               lib_table_generator, lib_untyped_generator, lib_wrappers_generator, lib_resolve_generator, fronts_generator, front_tables_generator,
               decode_layers_generator, lib_fake_generator, lib_exact_test_generator, old_major_generator,
               cupti_cbid_generator, cupti_gpu_cbid_generator, fastpath_generator, cli_names_generator, hidden_tables_generator, nvtx_slots_generator,
-              nvtx_roles_generator, nv_ioctl_generator, status_names_generator, lib_older_generator]
+              nvtx_roles_generator, nv_ioctl_generator, nv_params_generator, status_names_generator, lib_older_generator]
 
 
 def outputs(g, model):

@@ -274,6 +274,14 @@ enum {
      * it), key = CUTAP_ENV_* flags, clock = when; text = the name, NUL,
      * the value it got (nothing after the NUL when unset). */
     CUTAP_META_ENV = 8,
+    /* Issue #32 (trace --ioctl-params): the parameter block of an ioctl
+     * layer RM_CONTROL or RM_ALLOC call, right after the call's record in
+     * the same chunk (one reservation): aux = the call's id, key = its t0;
+     * text = struct cutap_params_head, then `len` bytes as they were before
+     * the call, then `len` bytes as the driver left them, then a zero
+     * byte. Same format version (5): readers before issue #32 skip it as
+     * a meta record of a kind they do not know. */
+    CUTAP_META_PARAMS = 9,
 };
 enum {
     CUTAP_ENV_SECURE = 1,   /* secure_getenv */
@@ -281,6 +289,30 @@ enum {
     CUTAP_ENV_CUT = 4,      /* the name (256 bytes) or the value (1024) was cut */
     CUTAP_ENV_EARLY = 8,    /* made before cutap's core was loaded (kept by the front: name 127 and
                                value 255 bytes at most): clock and thread are those of its writing */
+};
+
+/* CUTAP_META_PARAMS: the head. state bits: BEFORE / AFTER the bytes are
+ * in; CUT size > len (only the first len bytes were copied); BEFORE_BAD /
+ * AFTER_BAD the block could not be read there (a bad pointer, or
+ * process_vm_readv refused): its bytes are zero. AFTER is only read when
+ * the ioctl returned 0 (the kernel accepted it). */
+enum { CUTAP_PARAMS_CONTROL = 1, CUTAP_PARAMS_ALLOC = 2 };
+enum {
+    CUTAP_PARAMS_BEFORE = 1u << 0,
+    CUTAP_PARAMS_AFTER = 1u << 1,
+    CUTAP_PARAMS_CUT = 1u << 2,
+    CUTAP_PARAMS_BEFORE_BAD = 1u << 3,
+    CUTAP_PARAMS_AFTER_BAD = 1u << 4,
+};
+#define CUTAP_PARAMS_MAX 4096   /* bytes copied of a block, each time */
+struct cutap_params_head {
+    uint32_t what;              /* CONTROL: the command (NVOS54 cmd); ALLOC: the class (hClass) */
+    uint8_t kind;               /* CUTAP_PARAMS_CONTROL / ALLOC */
+    uint8_t state;              /* CUTAP_PARAMS_* bits, written last */
+    uint16_t len;               /* bytes copied each time (<= CUTAP_PARAMS_MAX, <= size) */
+    uint32_t size;              /* the block's size as the call gave it (paramsSize) */
+    uint32_t reserved;          /* 0 */
+    uint64_t ptr;               /* the block's address in the program */
 };
 
 /* A GPU activity record (issue #31), one slot, in GPU chunks. Times are ns
@@ -397,6 +429,7 @@ _Static_assert(sizeof(struct cutap_rec_meta) == CUTAP_SLOT, "meta record slot");
 _Static_assert(sizeof(struct cutap_rec_gpu) == CUTAP_SLOT, "GPU record slot");
 _Static_assert(sizeof(struct cutap_chunk_header) <= CUTAP_SLOT, "chunk header slot");
 _Static_assert(sizeof(struct cutap_capture) == 8, "capture header");
+_Static_assert(sizeof(struct cutap_params_head) == 24, "params head");
 _Static_assert(sizeof(struct cutap_counter) == CUTAP_SLOT, "counter: one cache line");
 _Static_assert(sizeof(struct cutap_counter_v1) == 40, "version 1 counter");
 _Static_assert(sizeof(struct cutap_file_header) <= CUTAP_HEADER_SIZE, "file header");

@@ -465,6 +465,59 @@ static int run_inherited(int fd)
     return failures ? 1 : 0;
 }
 
+/* --- params (issue #32): RM parameter blocks of real shapes ------------- */
+
+static int run_params(const char *dir)
+{
+    int ctl = open_dev(dir, "nvidiactl");
+    if (ctl < 0)
+        return 1;
+    uint32_t client = rm_alloc21("alloc root", ctl, 0, 0, FNV_NV01_ROOT, 0, 0, "ok", FNV_OK);
+    /* NV0080_ALLOC_PARAMETERS: deviceId, hClientShare, ..., vaMode */
+    uint32_t dev_params[14] = {0};
+    dev_params[1] = client;
+    dev_params[12] = 2;
+    uint32_t device = rm_alloc21("alloc device", ctl, client, client, FNV_NV01_DEVICE_0, (uintptr_t)dev_params,
+                                 sizeof dev_params, "ok", FNV_OK);
+    /* the driver fills data for the 2 indices asked */
+    struct fnv_gpu_info_v2 info = {.gpuInfoListSize = 2};
+    info.gpuInfoList[0].index = 3;
+    info.gpuInfoList[1].index = 7;
+    rm_control("GPU_GET_INFO_V2", ctl, client, device, FNV_CTRL_GPU_GET_INFO_V2, (uintptr_t)&info, sizeof info, "ok",
+               FNV_OK);
+    expect(info.gpuInfoList[0].data == 49 && info.gpuInfoList[1].data == 113, "GPU_GET_INFO_V2 data");
+    printf("info data %u %u\n", info.gpuInfoList[0].data, info.gpuInfoList[1].data);
+    static struct fnv_build_version_v2 bv;
+    rm_control("BUILD_VERSION_V2", ctl, client, client, FNV_CTRL_BUILD_VERSION_V2, (uintptr_t)&bv, sizeof bv, "ok",
+               FNV_OK);
+    printf("build %s %s %u\n", bv.driverVersionBuffer, bv.driverBranch, bv.changelistNumber);
+    /* a private command (in no header): its bytes */
+    uint32_t priv[6] = {0xdeadbeef, 1, 2, 3, 4, 5};
+    rm_control("private", ctl, client, device, 0x20809064u, (uintptr_t)priv, sizeof priv, "ok", FNV_OK);
+    /* a block larger than cutap copies: NV2080_CTRL_FB_GET_REMAPPED_ROWS_PARAMS (6152
+     * bytes), entries[0] and entries[400] (at 4808) set */
+    static uint32_t rows[6152 / 4];
+    rows[0] = 2;
+    rows[2] = 0x1234;
+    rows[(8 + 400 * 12) / 4] = 0x5678;
+    rm_control("REMAPPED_ROWS", ctl, client, device, 0x20801344u, (uintptr_t)rows, sizeof rows, "ok", FNV_OK);
+    /* unmapped params pointers: the driver's NV_ERR_INVALID_ADDRESS, as bare */
+    void *gone = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    munmap(gone, 4096);
+    rm_control("GPU_GET_INFO_V2 unmapped", ctl, client, device, FNV_CTRL_GPU_GET_INFO_V2, (uintptr_t)gone,
+               sizeof info, "ok", FNV_ERR_INVALID_ADDRESS);
+    rm_control("GPU_GET_INFO_V2 at 0x10", ctl, client, device, FNV_CTRL_GPU_GET_INFO_V2, 0x10, sizeof info, "ok",
+               FNV_ERR_INVALID_ADDRESS);
+    rm_alloc21("alloc device unmapped", ctl, client, client, FNV_NV01_DEVICE_0, (uintptr_t)gone, sizeof dev_params,
+               "ok", FNV_ERR_INVALID_ADDRESS);
+    /* an unmapped NVOS54 block itself: the kernel's EFAULT */
+    int r = ioctl(ctl, FNV_IOWR(FNV_ESC_RM_CONTROL, sizeof(struct fnv_nvos54)), gone);
+    show("RM_CONTROL block unmapped", r, errno, "efault", NULL);
+    close(ctl);
+    printf("%s\n", failures ? "FAILED" : "ok");
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -476,8 +529,10 @@ int main(int argc, char **argv)
         return run_driver();
     if (argc >= 3 && !strcmp(argv[1], "raw"))
         return run_raw(argv[2]);
+    if (argc >= 3 && !strcmp(argv[1], "params"))
+        return run_params(argv[2]);
     if (argc >= 2 && !strcmp(argv[1], "other"))
         return run_other(argc >= 3 ? argv[2] : NULL);
-    fprintf(stderr, "usage: t_ioctl driver | raw DIR | other [DIR]\n");
+    fprintf(stderr, "usage: t_ioctl driver | raw DIR | params DIR | other [DIR]\n");
     return 2;
 }

@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "dump_internal.h"
+#include "nv_params.h"
 
 /* A line's start: seconds from the trace's start ("12.345678"), or with
  * -t the local time of day ("14:03:07.345678"), then the label. */
@@ -207,12 +208,16 @@ void dump_put_call(struct dump *d, const struct tr_call *c, const char *label)
     out_c('\n', f);
     if (d->proc->gpu_joined && !d->started)
         put_gpu(d, c, label);
-    if (!d->proc->nstacks)
+    struct nvp_block pb;
+    int with_params = !d->started && nvp_block_of(tr, c, &pb);   /* trace --ioctl-params */
+    if (!d->proc->nstacks && !with_params)
         return;   /* no stacks recorded in this process */
     char pad[160];
     int w = 2 * (int)c->depth + 4 < 150 ? 2 * (int)c->depth + 4 : 150;
     memset(pad, ' ', (size_t)w);
     pad[w] = 0;
+    if (with_params)
+        nvp_put_text(f, &pb, pad);
     dump_call_stack(f, tr, c, pad);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "export_internal.h"
+#include "nv_params.h"
 
 /* An NVTX range or mark (trace_read.h) as a JSON line: "type":"range" or
  * "mark", the fields a call has but result, args and decoding, and
@@ -134,6 +135,11 @@ static void jsonl_fmt(void *wp, FILE *f, const struct tr_call *c, size_t i, size
         out_s(",\"unfinished\":true", f);
     if (c->flags & CUTAP_RF_INJECTED)
         out_s(c->flags & CUTAP_RF_SKIPPED ? ",\"injected\":\"not made\"" : ",\"injected\":\"delayed\"", f);
+    struct nvp_block pb;
+    if (nvp_block_of(tr, c, &pb)) {   /* trace --ioctl-params */
+        out_s(",\"params\":", f);
+        nvp_put_json(f, &pb);
+    }
     const struct cutap_stack_frame *fr;
     unsigned nfr = tr_call_stack(tr, c, &fr);
     if (nfr) {

@@ -53,8 +53,12 @@
  *       object_id INTEGER REFERENCES strings(id),   -- a runtime call reported
  *                                  -- through CUPTI by a copy cutap does not
  *                                  -- wrap: its object's path; else NULL
- *       injected TEXT);            -- fault injection (--inject): 'not made' or
+ *       injected TEXT,             -- fault injection (--inject): 'not made' or
  *                                  -- 'delayed'; NULL for every other call
+ *       params TEXT);              -- trace --ioctl-params: an RM_CONTROL's or
+ *                                  -- RM_ALLOC's parameter block by field, the
+ *                                  -- JSON object of the JSON lines' "params"
+ *                                  -- (docs/FORMAT.md); NULL for other calls
  *   CREATE TABLE counters(         -- counting-mode traces (cutap stat)
  *       thread_id INTEGER REFERENCES threads(id),
  *       layer TEXT,
@@ -80,6 +84,7 @@
 #include <string.h>
 
 #include "export_internal.h"
+#include "nv_params.h"
 #include "sqlite_calls.h"
 #include "sqlite_dl.h"
 
@@ -255,6 +260,9 @@ int write_sqlite(const struct trace *tr, const char *path)
     struct gpu_names gn = {0};
     struct strtab strs = {0};
     struct decoded dec = {0};
+    FILE *pm = NULL;   /* a params object (--ioctl-params) */
+    char *pbuf = NULL;
+    size_t plen = 0;
     struct tr_iter it = {0};   /* freed at out: (a no-op before it starts) */
     int64_t *name_id = calloc(tr->nnames ? tr->nnames : 1, sizeof *name_id);
     int rc = name_id ? SQLITE_OK : SQLITE_NOMEM;
@@ -375,6 +383,18 @@ int write_sqlite(const struct trace *tr, const char *path)
         CK(c->flags & CUTAP_RF_INJECTED
                ? sq->bind_text(st_call, 15, c->flags & CUTAP_RF_SKIPPED ? "not made" : "delayed", -1, SQLITE_STATIC)
                : sq->bind_null(st_call, 15));
+        struct nvp_block pb;
+        if (nvp_block_of(tr, c, &pb)) {   /* trace --ioctl-params */
+            if (!pm && !(pm = open_memstream(&pbuf, &plen)))
+                CK(SQLITE_NOMEM);
+            rewind(pm);
+            nvp_put_json(pm, &pb);
+            out_c(0, pm);
+            fflush(pm);
+            CK(sq->bind_text(st_call, 16, pbuf, -1, SQLITE_STATIC));
+        } else {
+            CK(sq->bind_null(st_call, 16));
+        }
         CK(step_reset(st_call));
         const struct tr_gpu *gx;
         size_t pi = tr->threads[c->thread].proc, ng = tr_gpu_of(&tr->procs[pi], c, &gx);
@@ -416,6 +436,9 @@ int write_sqlite(const struct trace *tr, const char *path)
 
 out:
     tr_iter_free(&it);
+    if (pm)
+        fclose(pm);
+    free(pbuf);
     if (rc != SQLITE_OK) {
         /* "disk I/O error" alone does not say the disk is full. */
         int sys = db ? sq->system_errno(db) : 0;

@@ -8,11 +8,11 @@
     "CREATE TABLE calls(id INTEGER PRIMARY KEY, thread_id INTEGER REFERENCES threads(id), start_ns INTEGER,"      \
     " dur_ns INTEGER, layer TEXT, name_id INTEGER REFERENCES strings(id), depth INTEGER, result INTEGER,"          \
     " args TEXT, kernel_id INTEGER REFERENCES strings(id), parent_id INTEGER REFERENCES calls(id), status TEXT,"   \
-    " decoded TEXT, object_id INTEGER REFERENCES strings(id), injected TEXT);"
+    " decoded TEXT, object_id INTEGER REFERENCES strings(id), injected TEXT, params TEXT);"
 
 #define SQLITE_CALLS_INSERT                                                                                        \
     "INSERT INTO calls(id, thread_id, start_ns, dur_ns, layer, name_id, depth, result, args,"                     \
-    " kernel_id, parent_id, status, decoded, object_id, injected) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"              \
-    " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+    " kernel_id, parent_id, status, decoded, object_id, injected, params) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"      \
+    " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
 
 #endif

@@ -17,6 +17,7 @@ static const char trace_usage[] =
     "usage: cutap trace [-o DIR] [-e FILTER] [--print[=FILE]] [--gpu|--no-gpu] [--runtime=all|symbols|cupti]\n"
     "                   [--no-nvtx] [--stuck S] [--ring SIZE] [--delay S] [--duration S] [--capture-range WHAT]\n"
     "                   [--until-error FILTER] [--inject SPEC] [--stack FILTER] [--sync-launches FILTER]\n"
+    "                   [--ioctl-params]\n"
     "                   -- CMD [ARGS...]\n"
     "Runs CMD, and every process it starts, with every CUDA call recorded: one trace file per\n"
     "process in DIR; ends with a summary (processes, calls, losses, processes not traced) and\n"
@@ -56,6 +57,10 @@ static const char trace_usage[] =
     "  --sync-launches FILTER   synchronise after each launch FILTER selects (cuLaunchKernel*,\n"
     "                           cudaLaunchKernel): a kernel's error is returned by its own launch, as\n"
     "                           with CUDA_LAUNCH_BLOCKING=1 for those launches only (report --errors)\n"
+    "  --ioctl-params           the ioctl layer records, with each RM_CONTROL and RM_ALLOC, its\n"
+    "                           parameter block before and after the call (at most 4 KiB of it): dump\n"
+    "                           and the exports show it by field. Costs a safe copy of up to 8 KiB and\n"
+    "                           up to 130 more slots of trace file per such request\n"
     "  --no-nvtx                do not record NVTX ranges and marks (by default cutap is the NVTX\n"
     "                           injection library, NVTX_INJECTION64_PATH, unless that is set already)\n"
     HELP_HELP

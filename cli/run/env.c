@@ -108,6 +108,9 @@ int capture_env(const struct run_opts *o)
     unsetenv("CUTAP_SYNC_LAUNCHES");
     unsetenv("CUTAP_STACK");
     unsetenv("CUTAP_GPU");
+    unsetenv("CUTAP_IOCTL_PARAMS");
+    if (o->ioctl_params)
+        bad |= setenv("CUTAP_IOCTL_PARAMS", "1", 1);
     if (o->gpu)
         bad |= setenv("CUTAP_GPU", "1", 1);
     if (o->stack)

@@ -252,6 +252,7 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
         case 'N': o->no_nvtx = 1; break;
         case 'G': o->gpu = gpu_said = 1; break;
         case CLI_OPT_NO_GPU: o->gpu = 0, gpu_said = 1; break;
+        case CLI_OPT_IOCTL_PARAMS: o->ioctl_params = 1; break;
         case 'K': {
             char *end;
             o->stuck = strtod(optarg, &end);

@@ -24,6 +24,7 @@ struct run_opts {
     const char *stack;         /* trace --stack FILTER (the term errors: failing calls) */
     int print;                 /* trace --print[=FILE] */
     int gpu;                   /* trace --gpu: GPU activity through CUPTI (issue #31) */
+    int ioctl_params;          /* trace --ioctl-params: RM parameter blocks (issue #32) */
     const char *print_file;    /* its FILE, NULL: stderr */
     char inject[8192];         /* --inject SPECs, canonical, one a line (CUTAP_INJECT) */
     int ninject;

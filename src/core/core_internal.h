@@ -100,6 +100,25 @@ void cutap_external_exit(struct cutap_external *x, uint64_t result);
 int cutap_native_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs, void *fn);
 void cutap_native_exit(struct cutap_external *x, uint64_t result);
 
+/* The parameter block of an RM control or allocation that the ioctl layer
+ * wants recorded with its call (issue #32, CUTAP_IOCTL_PARAMS): pointed to
+ * by cutap_tls.ioc_blk around cutap_native_enter/exit of that call. The
+ * recorder reserves room for it right after the call's record and copies
+ * the bytes itself, without ever faulting (process_vm_readv): before the
+ * call in its pre callback, after it in its post callback when `after`
+ * is set (the kernel accepted the ioctl). */
+struct cutap_ioc_blk {
+    const uint64_t *args;   /* the call's argument words: which call it is for */
+    uint64_t ptr;           /* the block, in the program */
+    uint32_t size, what;    /* paramsSize; the command or class */
+    uint8_t kind, after;    /* CUTAP_PARAMS_CONTROL/ALLOC; read it after the call */
+    void *rec;              /* the recorder's: the meta record it reserved, or NULL */
+};
+/* Reads n bytes at src without ever faulting (process_vm_readv on
+ * ourselves): 0, or -1 when they are not all readable or the system
+ * refuses the call (resolve/ioctl.c). errno is kept. */
+int cutap_ioc_safe_read(void *dst, const void *src, size_t n);
+
 /* --- core/ids.c: dynamic ids ----------------------------------------------- */
 
 uint32_t cutap_id_new(const char *name, int layer, struct cutap_tramp_ctx **ctx_out);

@@ -292,6 +292,7 @@ extern void *_Atomic cutap_hot[CUTAP_STATIC_COUNT];
  * slow-path call. Its parts belong to the layers named beside them. */
 struct cutap_rec_call;
 struct cutap_counter;
+struct cutap_ioc_blk;
 /* A thread's recorder state (src/record: chunks.c, calls.c, ring.c). */
 struct rec_thread {
     int32_t tid;
@@ -336,6 +337,8 @@ struct cutap_thread {
                                                     runtime call being reported at its entry (record/gpu.c) */
     uint8_t env_busy;                            /* record/env.c: a lookup being recorded (a signal
                                                     handler's lookup then passes through) */
+    struct cutap_ioc_blk *ioc_blk;               /* resolve/ioctl.c: the block of the RM call under way
+                                                    (record/params.c) */
 };
 extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
 

@@ -231,8 +231,10 @@ static __attribute__((noinline)) struct cutap_rec_call *rec_begin_raw(uint32_t i
 }
 
 /* Writes the start of a call record; NULL when it cannot be recorded. */
+/* extra: slots to reserve behind the record (a dynamic id's call only,
+ * for its parameter block: params.c), set to 0 where none were. */
 static inline __attribute__((always_inline)) struct cutap_rec_call *rec_begin(uint32_t id, const uint64_t *args, unsigned nargs, unsigned depth,
-                                               int untyped)
+                                               int untyped, unsigned *extra)
 {
     if (CUTAP_UNLIKELY(untyped) && id < CUTAP_STATIC_COUNT)
         return rec_begin_raw(id, args, nargs, depth);
@@ -245,14 +247,17 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *rec_begin(ui
     unsigned n = pl->nslots, ncap = 0;
     struct cutap_rec_call *r;
     if (CUTAP_LIKELY(!(pl->flags & (PLAN_INSTR | PLAN_IN | PLAN_OUT)) || (pl->flags & PLAN_SIMPLE))) {
-        if (CUTAP_UNLIKELY(!(r = rec_reserve(n))))
+        if (CUTAP_UNLIKELY(!(r = rec_reserve(n + *extra)))) {
+            *extra = 0;
             return rec_lost_call();
+        }
         for (unsigned i = 0; i < nargs; i++)
             r->words[i] = args[i];
         for (unsigned k = 0; k < pl->nsimple; k++)
             *(uint64_t *)((char *)r + pl->out[k].off) = pl->hdr[k];
         ncap = pl->nsimple;
     } else {
+        *extra = 0;
         if (!(r = rec_begin_caps(fi, args, nargs, &n)))
             return NULL;
         ncap = fi->ncap;
@@ -366,8 +371,16 @@ static int trace_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
     }
     (void)ctx;
     uint32_t origin = CUTAP_UNLIKELY((call->flags & CUTAP_CALL_REPORTED) && call->fn) ? rec_origin_of(call->fn) : 0;
+    /* an RM call's parameter block (--ioctl-params): room behind the record */
+    struct cutap_ioc_blk *blk = cutap_tls.ioc_blk;
+    unsigned extra = 0;
+    if (CUTAP_UNLIKELY(blk != NULL) && blk->args == call->args && call->id >= CUTAP_STATIC_COUNT &&
+        call->id < CUTAP_MAX_IDS && !(call->flags & CUTAP_CALL_UNTYPED))
+        extra = rec_blk_slots(blk, slots_for((size_t)call->nargs * 8));   /* a dynamic id's plan */
     struct cutap_rec_call *r = rec_begin(call->id, call->args, call->nargs, call->depth,
-                                         !!(call->flags & CUTAP_CALL_UNTYPED));
+                                         !!(call->flags & CUTAP_CALL_UNTYPED), &extra);
+    if (CUTAP_UNLIKELY(extra) && r)
+        rec_blk_begin(r, blk, extra);
     if (r && origin)
         r->origin = origin;
     if (CUTAP_UNLIKELY(rec_stack_on) && r && call->id < CUTAP_MAX_IDS && rec_stack_ids[call->id])
@@ -386,6 +399,9 @@ static void trace_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
     (void)ctx;
     uint64_t t1 = cutap_rec_clock();
     struct cutap_rec_call *r = (struct cutap_rec_call *)(uintptr_t)*scratch;
+    struct cutap_ioc_blk *blk = cutap_tls.ioc_blk;
+    if (CUTAP_UNLIKELY(blk != NULL) && blk->rec && blk->args == call->args && r)
+        rec_blk_end(blk);   /* before the call's DONE: a reader that sees it done sees the block */
     if (r)
         rec_end(r, call->id, call->args, call->result,
                 (call->flags & CUTAP_CALL_SKIPPED ? CUTAP_RF_SKIPPED : 0) |
@@ -635,7 +651,8 @@ static __attribute__((noinline)) uint64_t trace_fast(cutap_call_t *call, cutap_t
 {
     struct cutap_thread *t = &cutap_tls;
     uint32_t id = call->id;
-    struct cutap_rec_call *r = rec_begin(id, call->args, call->nargs, call->depth, 0);
+    unsigned none = 0;
+    struct cutap_rec_call *r = rec_begin(id, call->args, call->nargs, call->depth, 0, &none);
     t->depth++;
     t->current = call;
     uint64_t result = thunk(call->fn, call->args);
@@ -709,8 +726,9 @@ int cutap_record_report_begin(cutap_call_t *call, uint32_t origin, void **out, u
     }
     if (CUTAP_UNLIKELY(rec_stack_on && rec_stack_ids[id]))
         return 0;
+    unsigned none = 0;
     struct cutap_rec_call *r = rec_begin(id, call->args, call->nargs, call->depth,
-                                         !!(call->flags & CUTAP_CALL_UNTYPED));
+                                         !!(call->flags & CUTAP_CALL_UNTYPED), &none);
     if (r && origin)
         r->origin = origin;
     *out = r;

@@ -263,6 +263,11 @@ __attribute__((noinline, cold)) void rec_write_stack(const struct cutap_rec_call
 void rec_env_setup(void);   /* CUTAP_ENV; trace mode only */
 void rec_env_drain(void);   /* the front's lookups from before the core, once recording started */
 
+/* --- params.c (issue #32): RM parameter blocks, behind their call's record */
+unsigned rec_blk_slots(const struct cutap_ioc_blk *b, unsigned n);
+__attribute__((noinline, cold)) void rec_blk_begin(struct cutap_rec_call *r, struct cutap_ioc_blk *b, unsigned extra);
+__attribute__((noinline, cold)) void rec_blk_end(struct cutap_ioc_blk *b);
+
 /* --- recorder.c --------------------------------------------------------- */
 
 extern _Atomic int rec_cap_on;   /* no reason blocks recording */

@@ -45,6 +45,7 @@
 
 #include "resolve_internal.h"
 #include "ioctl_internal.h"
+#include "cutap_format.h"
 #include "nv_ioctl.h"
 
 #define NV_FD_MAX 65536
@@ -221,6 +222,8 @@ enum { R_IOCTL = CUTAP_IO_IOCTL, R_CLOSE = CUTAP_IO_CLOSE, R_CLOSE_RANGE = CUTAP
 static _Atomic int vm_read_refused;
 static int safe_read(void *dst, const void *src, size_t n)
 {
+    if (!n)
+        return 0;
     if (atomic_load_explicit(&vm_read_refused, memory_order_relaxed))
         return -1;
     struct iovec l = {dst, n}, r = {(void *)(uintptr_t)src, n};
@@ -230,6 +233,11 @@ static int safe_read(void *dst, const void *src, size_t n)
         atomic_store(&vm_read_refused, 1);
     errno = err;
     return got == (ssize_t)n ? 0 : -1;
+}
+
+int cutap_ioc_safe_read(void *dst, const void *src, size_t n)
+{
+    return safe_read(dst, src, n);
 }
 
 /* A block the kernel just accepted (copied in and out): read safely, or,
@@ -242,6 +250,41 @@ static int read_accepted(void *dst, const void *src, size_t n)
         return -1;   /* not readable now: unmapped meanwhile by another thread */
     memcpy(dst, src, n);
     return 0;
+}
+
+/* --- parameter blocks (issue #32) ---------------------------------------- */
+
+/* CUTAP_IOCTL_PARAMS=1 (`cutap trace --ioctl-params`): the parameter
+ * block of each RM_CONTROL and RM_ALLOC is recorded with its call
+ * (record/params.c). Off: one test of this flag per request. */
+static int ioc_params_on;
+
+/* The block an RM_CONTROL (NVOS54 params, paramsSize) or RM_ALLOC (NVOS21
+ * or NVOS64 pAllocParms, paramsSize) names, read (safely: the pointer is
+ * the program's) from its NVOS block before the call; 0 when there is
+ * none to record (an unreadable NVOS block is the kernel's EFAULT). */
+static __attribute__((noinline)) int blk_prepare(struct cutap_ioc_blk *b, unsigned sig, const void *block,
+                                                  size_t size, const uint64_t *w)
+{
+    uint32_t v[12];
+    memset(b, 0, sizeof *b);
+    if (sig == S_CONTROL && size >= 32 && !safe_read(v, block, 32)) {
+        /* hClient hObject cmd flags, params (u64), paramsSize status */
+        b->kind = CUTAP_PARAMS_CONTROL;
+        b->what = v[2];
+        b->ptr = (uint64_t)v[4] | (uint64_t)v[5] << 32;
+        b->size = v[6];
+    } else if (sig == S_ALLOC && (size == 32 || size == 48) && !safe_read(v, block, size)) {
+        /* hRoot hObjectParent hObjectNew hClass, pAllocParms (u64), [pRightsRequested (u64)], paramsSize */
+        b->kind = CUTAP_PARAMS_ALLOC;
+        b->what = v[3];
+        b->ptr = (uint64_t)v[4] | (uint64_t)v[5] << 32;
+        b->size = v[size == 48 ? 8 : 6];
+    } else {
+        return 0;
+    }
+    b->args = w;
+    return b->ptr && b->size;
 }
 
 /* --- the wrappers -------------------------------------------------------- */
@@ -313,16 +356,29 @@ static __attribute__((noinline)) int nv_ioctl(int fd, unsigned long req, void *a
         return f(fd, req, arg);
     struct cutap_external x;
     int ret, err = errno;
+    /* --ioctl-params: the RM call's parameter block, for the recorder */
+    struct cutap_ioc_blk blk, *prev_blk = NULL;
+    int with_blk = 0;
+    if (CUTAP_UNLIKELY(ioc_params_on) && (sig == S_CONTROL || sig == S_ALLOC) && block &&
+        (with_blk = blk_prepare(&blk, sig, block, size, w))) {
+        prev_blk = cutap_tls.ioc_blk;
+        cutap_tls.ioc_blk = &blk;
+        errno = err;
+    }
     if (cutap_native_enter(&x, id, w, nw, (void *)f)) {
         ret = skipped_ret(&x);
         err = errno;
         cutap_native_exit(&x, x.call.c.result);
+        if (with_blk)
+            cutap_tls.ioc_blk = prev_blk;
         errno = err;
         return ret;
     }
     errno = err;
     ret = f(fd, req, arg);
     err = errno;
+    if (with_blk)
+        blk.after = ret == 0;   /* accepted: the kernel copied the block in and out */
     uint64_t outcome = ret == -1 ? failed(err) : 0;
     /* A version mismatch is refused with EINVAL after the driver wrote
      * its own version into the block: read it then too. */
@@ -346,6 +402,8 @@ static __attribute__((noinline)) int nv_ioctl(int fd, unsigned long req, void *a
         }
     }
     cutap_native_exit(&x, outcome);
+    if (with_blk)
+        cutap_tls.ioc_blk = prev_blk;
     errno = err;
     return ret;
 }
@@ -665,6 +723,8 @@ static int io_munmap(void *addr, size_t len)
 
 void cutap_ioctl_init(void)
 {
+    const char *p = getenv("CUTAP_IOCTL_PARAMS");
+    ioc_params_on = p && *p && strcmp(p, "0");
     pid_after_fork();
     pthread_atfork(NULL, NULL, pid_after_fork);
     for (int k = 0; k < R_COUNT; k++)

@@ -57,7 +57,11 @@
  *                        NV_ERR_INVALID_ARGUMENT 0x1f; unreadable:
  *                        NV_ERR_INVALID_ADDRESS 0x1e, not EFAULT);
  *                        NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION (0x101)
- *                        fills its strings and changelist numbers
+ *                        fills its strings and changelist numbers; _V2
+ *                        (0x13e, 1032 bytes) its four char arrays and
+ *                        changelist numbers; NV2080_CTRL_CMD_GPU_GET_INFO_V2
+ *                        (0x20800102, 564 bytes) sets gpuInfoList[i].data
+ *                        = index * 16 + 1 for the gpuInfoListSize entries
  *     RM_FREE            status 0
  *     RM_MAP_MEMORY      nv_ioctl_nvos33_parameters_with_fd: the fd must be
  *                        one of our nvidiaN (else NV_ERR_INVALID_ARGUMENT);
@@ -134,6 +138,9 @@
 #define FNV_CTRL_SYSTEM_GET_BUILD_VERSION 0x101u   /* NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION */
 #define FNV_CTRL_UNSUPPORTED 0x20800142u           /* answered NV_ERR_NOT_SUPPORTED */
 #define FNV_CTRL_BACKGROUND 0x20800101u            /* the fake libcuda's background thread's */
+#define FNV_CTRL_GPU_GET_INFO_V2 0x20800102u       /* NV2080_CTRL_CMD_GPU_GET_INFO_V2 */
+#define FNV_CTRL_BUILD_VERSION_V2 0x13eu           /* NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2 */
+#define FNV_GPU_INFO_MAX 70                        /* NV2080_CTRL_GPU_INFO_MAX_LIST_SIZE */
 #define FNV_VERSION "580.159.04"
 #define FNV_VERSION_CMD_STRICT 0
 #define FNV_VERSION_CMD_RELAXED '1'
@@ -190,6 +197,14 @@ struct fnv_build_version {   /* NV0000_CTRL_SYSTEM_GET_BUILD_VERSION_PARAMS */
     uint64_t pDriverVersionBuffer, pVersionBuffer, pTitleBuffer;
     uint32_t changelistNumber, officialChangelistNumber;
 };
+struct fnv_gpu_info_v2 {     /* NV2080_CTRL_GPU_GET_INFO_V2_PARAMS */
+    uint32_t gpuInfoListSize;
+    struct { uint32_t index, data; } gpuInfoList[FNV_GPU_INFO_MAX];
+};
+struct fnv_build_version_v2 {   /* NV0000_CTRL_SYSTEM_GET_BUILD_VERSION_V2_PARAMS */
+    char driverVersionBuffer[256], versionBuffer[256], driverBranch[256], titleBuffer[256];
+    uint32_t changelistNumber, officialChangelistNumber;
+};
 struct fnv_uvm_initialize { uint64_t flags; uint32_t rmStatus, pad_; };
 struct fnv_uvm_pageable_mem_access { uint8_t pageableMemAccess, pad_[3]; uint32_t rmStatus; };
 struct fnv_uvm_register_gpu {
@@ -225,6 +240,8 @@ FNV_SIZE(fnv_api_version, 72);
 FNV_SIZE(fnv_xfer, 16);
 FNV_SIZE(fnv_os_event, 16);
 FNV_SIZE(fnv_build_version, 40);
+FNV_SIZE(fnv_gpu_info_v2, 564);
+FNV_SIZE(fnv_build_version_v2, 1032);
 FNV_SIZE(fnv_uvm_initialize, 16);
 FNV_OFF(fnv_uvm_initialize, rmStatus, 8);
 FNV_SIZE(fnv_uvm_pageable_mem_access, 8);
@@ -526,6 +543,27 @@ static uint32_t rm_control(struct fnv_nvos54 *c)
             if (!st)
                 st = put_string(b->pTitleBuffer, b->sizeOfStrings, "cutap fake NVIDIA kernel module");
             b->changelistNumber = b->officialChangelistNumber = 36158064u;
+        }
+    } else if (c->cmd == FNV_CTRL_GPU_GET_INFO_V2) {
+        /* each entry asked for gets data = index * 16 + 1 (the driver
+         * writes the values of the indices given) */
+        struct fnv_gpu_info_v2 *g = p;
+        if (c->paramsSize != sizeof *g || g->gpuInfoListSize > FNV_GPU_INFO_MAX)
+            st = FNV_ERR_INVALID_ARGUMENT;
+        else
+            for (uint32_t i = 0; i < g->gpuInfoListSize; i++)
+                g->gpuInfoList[i].data = g->gpuInfoList[i].index * 16 + 1;
+    } else if (c->cmd == FNV_CTRL_BUILD_VERSION_V2) {
+        struct fnv_build_version_v2 *v = p;
+        if (c->paramsSize != sizeof *v)
+            st = FNV_ERR_INVALID_ARGUMENT;
+        else {
+            memset(v, 0, sizeof *v);
+            strcpy(v->driverVersionBuffer, FNV_VERSION);
+            strcpy(v->versionBuffer, FNV_VERSION);
+            strcpy(v->driverBranch, "r580_00");
+            strcpy(v->titleBuffer, "cutap fake NVIDIA kernel module");
+            v->changelistNumber = v->officialChangelistNumber = 36158064u;
         }
     }
     if (p && !st && copy_out(c->params, p, c->paramsSize))

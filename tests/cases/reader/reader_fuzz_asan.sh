@@ -4,7 +4,7 @@
 # UndefinedBehaviorSanitizer, from seeds of every kind of trace (kernels,
 # errors, many chunks, export-table slots, 16 threads, counting mode,
 # version 1 files, a ring, a capture range, stacks and injected calls, GPU
-# activity), report --gpu included.
+# activity, RM parameter blocks), report --gpu included.
 # slow
 . "$(dirname "$0")/../../lib/init.sh"
 
@@ -22,6 +22,11 @@ done
 ( nvk_env && LD_PRELOAD=$NVK "$CUTAP" trace -o "$d/io" -- $T/t_ioctl raw "$NVDEV" >/dev/null 2>&1 ) \
     || { say "  t_ioctl raw"; exit 1; }
 for f in "$d/io"/*.cutap; do cp "$f" "$d/seeds/io-${f##*/}"; done
+# RM parameter blocks (issue #32, --ioctl-params: PARAMS metas behind their
+# calls, by field, hex, cut, unreadable)
+( nvk_env && LD_PRELOAD=$NVK "$CUTAP" trace --ioctl-params -o "$d/iop" -- $T/t_ioctl params "$NVDEV" >/dev/null 2>&1 ) \
+    || { say "  t_ioctl params"; exit 1; }
+for f in "$d/iop"/*.cutap; do cp "$f" "$d/seeds/iop-${f##*/}"; done
 # a ring overwritten several times (META chunks, takes, the header's
 # ring fields) and a capture range (counters in a trace file)
 ( export LD_LIBRARY_PATH=$FL:$LD_LIBRARY_PATH FAKE_NCCL_LAUNCHES=5
