@@ -170,6 +170,7 @@ static void run_one(const char *path, FILE *devnull)
                 report_print(&tr, devnull, fmt, by);
             report_tree(&tr, devnull, fmt);
             report_gpu(&tr, devnull, fmt, fz_below(2) ? 0 : 3);   /* (issue #31) */
+            report_env(&tr, devnull, fmt, fz_below(2) ? 0 : 2);   /* (issue #32) */
         }
         tr_free(&tr);
     } else {

@@ -13,7 +13,8 @@
  * the CUPTI cutap loaded itself (an instrument's), a lookup made while one
  * is being recorded on the thread (a signal handler's), counting mode
  * (cutap stat) and --ring files (the records would grow the file past the
- * ring), and any lookup with CUTAP_ENV=0. */
+ * ring), outside a capture range or once frozen (rec_cap_on), and any
+ * lookup with CUTAP_ENV=0. */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -24,10 +25,10 @@
 
 static int env_on;
 
-void rec_env_setup(void)
+void rec_env_setup(int counts)
 {
     const char *e = getenv("CUTAP_ENV");
-    env_on = !rec_ring.n && !(e && !strcmp(e, "0"));
+    env_on = !counts && !rec_ring.n && !(e && !strcmp(e, "0"));
     atomic_store(&cutap_env_on, env_on);
 }
 
@@ -41,10 +42,11 @@ static int nvidia_object(uint32_t o)
     uint8_t k = atomic_load_explicit(&kind_of[o - 1], memory_order_relaxed);
     if (!k) {
         const char *path = cutap_object_path(o, NULL);
-        k = path && cutap_front_nvidia_lib(path) && o != atomic_load(&cutap_cupti_object) ? 1 : 2;
+        k = path && cutap_front_nvidia_lib(path) ? 1 : 2;
         atomic_store_explicit(&kind_of[o - 1], k, memory_order_relaxed);
     }
-    return k == 1;
+    /* the CUPTI cutap uses is the instrument's (known only once opened) */
+    return k == 1 && o != atomic_load(&cutap_cupti_object);
 }
 
 /* text: NAME, NUL, VALUE (none: unset); key: CUTAP_ENV_* */
@@ -56,14 +58,15 @@ static void write_env(uint32_t o, uint64_t flags, const char *name, const char *
     text[n] = 0;
     if (value)
         memcpy(text + n + 1, value, v);
-    uint64_t key = flags | (value ? CUTAP_ENV_SET : 0) | (n == 256 || (value && value[v]) ? CUTAP_ENV_CUT : 0);
+    uint64_t key = flags | (value ? CUTAP_ENV_SET : 0) | ((n == 256 && name[n]) || (value && value[v]) ? CUTAP_ENV_CUT : 0);
     rec_write_meta_n(CUTAP_META_ENV, o, key, text, n + 1 + v);
 }
 
 void rec_env_seen(int secure, const char *name, const char *value, const void *caller)
 {
     struct cutap_thread *t = &cutap_tls;
-    if (!env_on || t->internal || t->env_busy || !name)
+    /* (rec_cap_on: outside a capture range, or frozen, nothing is recorded) */
+    if (!env_on || t->internal || t->env_busy || !name || !atomic_load_explicit(&rec_cap_on, memory_order_relaxed))
         return;
     t->env_busy = 1;
     uint32_t o = cutap_object_of(caller);
@@ -85,11 +88,12 @@ static void write_early(const struct cutap_env_early *e)
 void rec_env_drain(void)
 {
     unsigned lost = 0;
+    cutap_tls.env_busy = 1;
+    /* (not recording them: the front's store is closed all the same) */
+    cutap_front_env_drain(env_on && atomic_load(&rec_cap_on) ? write_early : NULL, &lost);
+    cutap_tls.env_busy = 0;
     if (!env_on)
         return;
-    cutap_tls.env_busy = 1;
-    cutap_front_env_drain(write_early, &lost);
-    cutap_tls.env_busy = 0;
     if (lost)
         cutap_warn("%u lookups of the environment by NVIDIA libraries before CUDA started were not kept "
                    "(the first %d were)", lost, CUTAP_ENV_EARLY_MAX);

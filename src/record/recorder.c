@@ -206,13 +206,12 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
     if (!counts) {
         rec_stack_setup();
         rec_gpu_setup();
-        rec_env_setup();
     }
+    rec_env_setup(counts);
     pthread_atfork(NULL, NULL, child_after_fork);
     atexit(rec_file_at_exit);
     rec_threads_start();
-    if (!counts)
-        rec_env_drain();
+    rec_env_drain();
     /* From here on, warnings go to the registry of the directory (made
      * when missing), never to the program's stderr. */
     snprintf(cutap_rec_dir, PATH_MAX, "%s", rec_file.dir);

@@ -260,7 +260,7 @@ __attribute__((noinline, cold)) void rec_write_stack(const struct cutap_rec_call
 
 /* --- env.c -------------------------------------------------------------- */
 
-void rec_env_setup(void);   /* CUTAP_ENV; trace mode only */
+void rec_env_setup(int counts);   /* CUTAP_ENV; trace mode only */
 void rec_env_drain(void);   /* the front's lookups from before the core, once recording started */
 
 /* --- params.c (issue #32): RM parameter blocks, behind their call's record */

@@ -121,7 +121,19 @@ char cutap_cupti_path[512];
  * that fails is reported, not replaced by another CUPTI found elsewhere.
  * Otherwise the loader's search (LD_LIBRARY_PATH, the cache), then the
  * toolkit's usual places. */
+static void *cupti_open(char *why, size_t size);
+
+/* CUPTI's constructors run inside cutap's dlopen: what they do is the
+ * instrument's (their environment lookups are not recorded). */
 void *cutap_cupti_open(char *why, size_t size)
+{
+    cutap_tls.internal++;
+    void *h = cupti_open(why, size);
+    cutap_tls.internal--;
+    return h;
+}
+
+static void *cupti_open(char *why, size_t size)
 {
     const char *env = getenv("CUTAP_CUPTI_LIB");
     why[0] = 0;

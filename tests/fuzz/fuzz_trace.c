@@ -82,6 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (int by = BY_NONE; by <= BY_OBJECT; by++)
                 report_print(&tr, devnull, fmt, by);
             report_tree(&tr, devnull, fmt);
+            report_gpu(&tr, devnull, fmt, 3);
+            report_env(&tr, devnull, fmt, 2);
         }
     }
     tr_free(&tr);

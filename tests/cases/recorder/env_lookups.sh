@@ -5,13 +5,15 @@
 # loaded; FAKE_SYNC_DIES and a secure_getenv of CUDA_CACHE_PATH in
 # cuCtxSynchronize). Under cutap trace, `report --env` (csv) lists exactly
 # those, name, value and how many times, asked by libcuda.so.1, the early
-# ones marked; never the program's own lookup (t_nvtx's EXPECT_NVTX) nor
+# ones marked, the library's answers as bare (getenv("X=Y") = "Z" from
+# its constructor, before libcutap's, and getenv("")); never the program's own lookup (t_nvtx's EXPECT_NVTX) nor
 # cutap's; json parses; the JSON lines, SQLite and Parquet (where
 # libduckdb is) exports carry the same lookups. CUTAP_ENV=0, and cutap stat, record none (report
 # --env: status 1, says why); the program's output is as bare.
 . "$(dirname "$0")/../../lib/init.sh"
 
 export FAKE_SLOW=cuDriverGetVersion:1   # a value to read back (1 ns more a call)
+export X=Y=Z                            # getenv("X=Y") is "Z", also before libcutap's constructor ran
 for prog in "t_gpu 2 1" "t_nvtx"; do
     n=${prog%% *}
     rm -rf "$WORK/$n" "$WORK/$n.log" "$WORK/$n.bare.log"
@@ -32,10 +34,19 @@ for prog in "t_gpu 2 1" "t_nvtx"; do
     python3 - "$WORK/$n" <<'PY' || exit 1
 import collections, csv, json, sys
 d = sys.argv[1]
-want = collections.Counter()
-for line in open(d + ".log"):
-    fn, name, value = line.rstrip("\n").split(" ", 2)
-    want[(name, None if value == "(unset)" else value, fn == "secure_getenv")] += 1
+def lookups(path):
+    c = collections.Counter()
+    for line in open(path):
+        fn, name, value = line.rstrip("\n").split(" ", 2)
+        c[(name, None if value == "(unset)" else value, fn == "secure_getenv")] += 1
+    return c
+want = lookups(d + ".log")
+# the answers the library got: as bare (cutap's getenv is glibc's)
+if want != lookups(d + ".bare.log"):
+    sys.exit("  %s: the library got %s under cutap, %s bare" % (d, sorted(want.items()),
+                                                            sorted(lookups(d + ".bare.log").items())))
+if want[("X=Y", "Z", False)] != 1:
+    sys.exit("  getenv(\"X=Y\") was not answered \"Z\": %s" % sorted(want.items()))
 got = collections.Counter()
 early = set()
 for r in csv.DictReader(open(d + ".csv")):
@@ -70,10 +81,24 @@ PY
 done
 grep -q "FAKE_SLOW  *\"cuDriverGetVersion:1\"" "$WORK/t_gpu.txt" || { say "  text report lacks FAKE_SLOW's value"; cat "$WORK/t_gpu.txt" >&2; exit 1; }
 grep -q "secure_getenv" "$WORK/t_gpu.txt" || { say "  text report does not mark the secure_getenv"; exit 1; }
+# NVIDIA's libraries by file name (libcutap.so's table, through ctypes)
+python3 - "$LIB" <<'PY' || exit 1
+import ctypes, sys
+f = ctypes.CDLL(sys.argv[1]).cutap_front_nvidia_lib
+f.argtypes = [ctypes.c_char_p]
+yes = ["/usr/lib/x86_64-linux-gnu/libcuda.so.1", "libcudart.so.13", "torch/lib/libcudart-d0da41ae.so.11.0",
+       "nvidia/cu13/lib/libcublas.so.13", "libcublasLt.so.13", "libcudnn_ops.so.9", "libnccl.so.2",
+       "libnvidia-ml.so.1", "libcupti.so.2025.3.1", "libnvrtc-builtins.so.13.0", "libcusparseLt.so.0",
+       "libnvJitLink.so.13", "libcufftw.so.12", "libnvvm.so.4", "libnvshmem_host.so.3", "libcutensornet.so.2"]
+no = ["/usr/lib/x86_64-linux-gnu/libc.so.6", "libcudax.so", "libtorch_cuda.so", "libcupy.so", "libcudarts.so",
+      "", "python3.11", "libcal-dbus.so.1", "libnvidiax.so"]
+bad = [p for p in yes if not f(p.encode())] + [p for p in no if f(p.encode())]
+if bad:
+    sys.exit("  cutap_front_nvidia_lib wrong for %s" % bad)
+PY
 # off: CUTAP_ENV=0, and counting mode
 rm -rf "$WORK/off" "$WORK/st"
 CUTAP_ENV=0 "$CUTAP" trace -o "$WORK/off" -- $T/t_gpu 1 1 >/dev/null 2>&1 || exit 1
-"$CUTAP" report --env "$WORK/off" >/dev/null 2>"$WORK/off.err"; [ $? = 1 ] && grep -q "CUTAP_ENV=0" "$WORK/off.err" \
-    || { say "  CUTAP_ENV=0: lookups recorded, or no reason given"; exit 1; }
+"$CUTAP" report --env "$WORK/off" >/dev/null 2>&1; [ $? = 1 ] || { say "  CUTAP_ENV=0: lookups recorded"; exit 1; }
 "$CUTAP" stat -o "$WORK/st" -- $T/t_gpu 1 1 >/dev/null 2>&1 || exit 1
 "$CUTAP" report --env "$WORK/st" >/dev/null 2>&1; [ $? = 1 ] || { say "  cutap stat recorded lookups"; exit 1; }
