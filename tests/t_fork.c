@@ -1,18 +1,24 @@
 /* fork: the child keeps working and is traced on its own (CUTAP_LOG with
  * %p gives each process its file). Parent: cuInit, cuDriverGetVersion;
- * child: 3 x cuMemAlloc_v2. */
+ * child: 3 x cuMemAlloc_v2. `t_fork early`: the fork comes before cuInit,
+ * which each process then makes. */
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cuda_min.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
-    if (cuInit(0))
+    /* "early": fork before any CUDA call (the child's cuInit is its own) */
+    int early = argc > 1 && !strcmp(argv[1], "early");
+    if (!early && cuInit(0))
         return 1;
     fflush(stdout);
     pid_t pid = fork();
+    if (early && cuInit(0))
+        return 1;
     if (pid == 0) {
         int bad = 0;
         for (int i = 0; i < 3; i++) {

@@ -725,6 +725,13 @@ uint64_t cuFutureFunction(FAKE_UNTYPED_PARAMS)
 
 __attribute__((constructor)) static void setup(void)
 {
+    /* FAKE_GETENV_MANY=N: N more lookups here (FAKE_MANY_0 ...) */
+    const char *many = getenv("FAKE_GETENV_MANY");
+    for (int i = 0, n = many ? atoi(many) : 0; i < n && i < 1000; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "FAKE_MANY_%d", i);
+        (void)getenv(name);
+    }
     (void)getenv("X=Y");   /* names glibc answers as it does any (env X=Y=Z: "Z") */
     (void)getenv("");
     const char *slow = getenv("FAKE_SLOW");

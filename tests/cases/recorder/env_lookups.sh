@@ -7,7 +7,8 @@
 # those, name, value and how many times, asked by libcuda.so.1, the early
 # ones marked, the library's answers as bare (getenv("X=Y") = "Z" from
 # its constructor, before libcutap's, and getenv("")); never the program's own lookup (t_nvtx's EXPECT_NVTX) nor
-# cutap's; json parses; the JSON lines, SQLite and Parquet (where
+# cutap's; json parses; 64 early lookups kept and the rest said lost; a
+# child forked before CUDA started does not repeat its parent's; the JSON lines, SQLite and Parquet (where
 # libduckdb is) exports carry the same lookups. CUTAP_ENV=0, and cutap stat, record none (report
 # --env: status 1, says why); the program's output is as bare.
 . "$(dirname "$0")/../../lib/init.sh"
@@ -81,6 +82,19 @@ PY
 done
 grep -q "FAKE_SLOW  *\"cuDriverGetVersion:1\"" "$WORK/t_gpu.txt" || { say "  text report lacks FAKE_SLOW's value"; cat "$WORK/t_gpu.txt" >&2; exit 1; }
 grep -q "secure_getenv" "$WORK/t_gpu.txt" || { say "  text report does not mark the secure_getenv"; exit 1; }
+# kept before recording starts: the first 64 (77 made: 13 lost, said so);
+# a child forked before CUDA started records none of its parent's
+rm -rf "$WORK/many" "$WORK/fk"
+FAKE_GETENV_MANY=70 "$CUTAP" trace -o "$WORK/many" -- $T/t_gpu 1 1 >/dev/null 2>"$WORK/many.err" || exit 1
+n=$("$CUTAP" report --env --format csv "$WORK/many" | awk -F, 'NR > 1 && $12 == 1 {n += $9} END {print n + 0}')
+[ "$n" = 64 ] && grep -q "13 lookups of the environment by NVIDIA libraries before CUDA started were not kept" \
+    "$WORK/many.err" || { say "  70 early lookups: $n kept (want 64), or the loss not said"; cat "$WORK/many.err" >&2; exit 1; }
+"$CUTAP" trace -o "$WORK/fk" -- $T/t_fork early >"$WORK/fk.out" 2>/dev/null || exit 1
+child=$(sed -n 's/^child \([0-9]*\):.*/\1/p' "$WORK/fk.out"); parent=$(sed -n 's/^parent \([0-9]*\):.*/\1/p' "$WORK/fk.out")
+"$CUTAP" report --env --format csv "$WORK/fk" >"$WORK/fk.csv" || exit 1
+[ -n "$child" ] && [ -n "$parent" ] && ! awk -F, -v c="$child" 'NR > 1 && $2 == c' "$WORK/fk.csv" | grep -q . \
+    && awk -F, -v p="$parent" 'NR > 1 && $2 == p' "$WORK/fk.csv" | grep -q FAKE_SLOW \
+    || { say "  fork before CUDA: the child ($child) has its parent's ($parent) early lookups, or the parent none"; cat "$WORK/fk.csv" >&2; exit 1; }
 # NVIDIA's libraries by file name (libcutap.so's table, through ctypes)
 python3 - "$LIB" <<'PY' || exit 1
 import ctypes, sys
