@@ -39,12 +39,6 @@ static int same_row(const struct tr_env *x, const struct tr_env *y)
            (x->flags & CUTAP_ENV_SECURE) == (y->flags & CUTAP_ENV_SECURE);
 }
 
-static const char *base(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    return b ? b + 1 : path;
-}
-
 int report_env(const struct trace *tr, FILE *f, int format, size_t top)
 {
     size_t total = 0, json_rows = 0;
@@ -83,7 +77,7 @@ int report_env(const struct trace *tr, FILE *f, int format, size_t top)
             if (p->h.rank >= 0)
                 fprintf(f, ", rank %d", p->h.rank);
             fputs(", ", f);
-            text_str(f, base(p->h.exe));
+            text_str(f, basename_of(p->h.exe));
             fprintf(f, "): %zu lookups of %zu names\n  %-40s %-24s %8s %10s  %s\n", p->nenv, names, "Name", "Value",
                     "Lookups", "First(s)", "Asked by");
         }
@@ -113,7 +107,7 @@ int report_env(const struct trace *tr, FILE *f, int format, size_t top)
                 }
                 size_t vl = e->value ? strlen(e->value) + 2 : 7;
                 fprintf(f, "%*s %8zu %10.6f  ", (int)(vl < 24 ? 24 - vl : 0), "", n, s);
-                text_str(f, base(obj));
+                text_str(f, basename_of(obj));
                 fputs(secure ? " (secure_getenv)" : "", f);
                 fputs(e->flags & CUTAP_ENV_EARLY ? " (before CUDA started: time of writing)\n" : "\n", f);
             } else if (format == FMT_CSV) {

@@ -32,6 +32,18 @@ for t in calls processes threads names counters gpu; do
     [ "$n" = 4 ] || { say "  $t: $n files named HOST-PID-START.parquet, want 4:"; ls "$WORK/out/$t" >&2; exit 1; }
 done
 ls "$WORK/out/calls" | grep -q '^node-b-' || { say "  no file of host node-b"; exit 1; }
+# Parquet's format version: 2 by default (its pages say so), 1 on request
+# (read back the same), anything else refused before writing
+v2=$(python3 "$TL/duckdb_sql.py" "SELECT count(*) FROM parquet_metadata('$WORK/out/calls/*.parquet') WHERE encodings LIKE '%DELTA%'")
+rm -rf "$WORK/v1"
+CUTAP_PARQUET_VERSION=1 "$CUTAP" export --format parquet -o "$WORK/v1" "$d" || { say "  CUTAP_PARQUET_VERSION=1 failed"; exit 1; }
+v1=$(python3 "$TL/duckdb_sql.py" "SELECT count(*) FROM parquet_metadata('$WORK/v1/calls/*.parquet') WHERE encodings LIKE '%DELTA%'")
+n1=$(python3 "$TL/duckdb_sql.py" "SELECT count(*) FROM '$WORK/v1/calls/*.parquet'")
+n2=$(python3 "$TL/duckdb_sql.py" "SELECT count(*) FROM '$WORK/out/calls/*.parquet'")
+[ "$v2" -gt 0 ] && [ "$v1" = 0 ] && [ "$n1" = "$n2" ] \
+    || { say "  format versions: delta-encoded column chunks $v2 (v2) and $v1 (v1), rows $n2 and $n1"; exit 1; }
+CUTAP_PARQUET_VERSION=3 "$CUTAP" export --format parquet -o "$WORK/v3" "$d" 2>"$WORK/v3.err"; [ $? = 1 ] \
+    && grep -q "CUTAP_PARQUET_VERSION=3" "$WORK/v3.err" && [ ! -e "$WORK/v3" ] || { say "  CUTAP_PARQUET_VERSION=3 not refused"; exit 1; }
 # kept without --force; replaced with it; never replaces what is not an export
 "$CUTAP" export --format parquet -o "$WORK/out" "$d" 2>"$WORK/err"; [ $? = 1 ] && grep -q 'exists' "$WORK/err" \
     || { say "  an existing export was not kept"; exit 1; }
