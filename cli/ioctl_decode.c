@@ -87,18 +87,77 @@ static void put_ctrl(FILE *f, uint64_t v)
         fprintf(f, "0x%" PRIx64, v);
 }
 
+static int ends(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && !strcmp(s + n - m, tail);
+}
+
+/* What a mapping of an object of class cls maps, as far as the class says
+ * (NVIDIA's class headers and the driver's mmap of it); NULL: not said. */
+static const char *maps_what(const char *cls)
+{
+    static const struct {
+        const char *name, *what;
+    } t[] = {{"NV01_MEMORY_LOCAL_USER", "video memory, through BAR1"},
+             {"NV01_MEMORY_LOCAL_PHYSICAL", "video memory by physical address"},
+             {"NV01_MEMORY_SYSTEM", "system memory the driver allocated"},
+             {"NV01_MEMORY_SYSTEM_OS_DESCRIPTOR", "memory of the process, described to the driver"},
+             {"NV01_MEMORY_FLA", "fabric linear address memory"},
+             {"NV_MEMORY_FABRIC", "fabric memory (NVLink)"},
+             {"NV_MEMORY_MULTICAST_FABRIC", "multicast fabric memory (NVLink)"},
+             {"NV01_MEMORY_DEVICELESS", "memory of no device"},
+             {"NV50_MEMORY_VIRTUAL", "a GPU virtual address range"},
+             {"NV01_DEVICE_0", "GPU registers (BAR0)"},
+             {"NV20_SUBDEVICE_0", "GPU registers (BAR0)"}};
+    if (!cls)
+        return NULL;
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        if (!strcmp(cls, t[i].name))
+            return t[i].what;
+    if (ends(cls, "_USERMODE_A") || ends(cls, "_USERMODE_B") || ends(cls, "_USERMODE_C"))
+        return "usermode registers: the work-submission doorbell";
+    if (ends(cls, "_CHANNEL_GPFIFO_A") || ends(cls, "_CHANNEL_GPFIFO_B"))
+        return "a channel's USERD: its GPFIFO get and put";
+    if (ends(cls, "_SEMAPHORE_SURFACE"))
+        return "a semaphore surface";
+    return NULL;
+}
+
+/* What an NV_MAPS word (the class of the object a device mapping maps)
+ * prints: the class and, where known, what that is. */
+static void put_maps(FILE *f, uint64_t v)
+{
+    const char *cls = cutap_nv_class_name((uint32_t)v), *what = maps_what(cls);
+    put_named(f, cls, v);
+    if (what)
+        fprintf(f, " (%s)", what);
+}
+
+int ioctl_arg_hidden(const char *type, size_t tlen, uint64_t v)
+{
+    /* NV_STR_CONT: printed with the NV_STR32 before it; a mapping's object
+     * when no RM_MAP_MEMORY named it */
+    return is(type, tlen, "NV_STR_CONT") || (!v && (is(type, tlen, "NV_MAPS") || is(type, tlen, "NV_MEMORY")));
+}
+
 int ioctl_put_arg(FILE *f, const char *type, size_t tlen, const uint64_t *w, unsigned i, unsigned n)
 {
     uint64_t v = w[i];
     char buf[64];
     if (is(type, tlen, "NV_DEV"))
         fputs(cutap_nvdev_str(v, buf, sizeof buf), f);
-    else if (is(type, tlen, "NvHandle") || is(type, tlen, "NvU32") || is(type, tlen, "NvU16") ||
+    else if (is(type, tlen, "NvHandle") || is(type, tlen, "NV_MEMORY") || is(type, tlen, "NvU32") || is(type, tlen, "NvU16") ||
              is(type, tlen, "NvU64") || is(type, tlen, "NvP64"))
         fprintf(f, "0x%" PRIx64, v);
     else if (is(type, tlen, "NV_CLASS"))
         put_named(f, cutap_nv_class_name((uint32_t)v), v);
-    else if (is(type, tlen, "NV_CTRL_CMD"))
+    else if (is(type, tlen, "NV_MAPS"))
+        put_maps(f, v);
+    else if (is(type, tlen, "MREMAP_FLAGS")) {
+        static const struct flag t[] = {{1, "MREMAP_MAYMOVE"}, {2, "MREMAP_FIXED"}, {4, "MREMAP_DONTUNMAP"}};
+        put_flags(f, v, t, sizeof t / sizeof *t, 0);
+    } else if (is(type, tlen, "NV_CTRL_CMD"))
         put_ctrl(f, v); else if (is(type, tlen, "NV_STATUS"))
         put_named(f, cutap_nv_status_name((uint32_t)v), v);
     else if (is(type, tlen, "NV_PCI"))
@@ -215,29 +274,34 @@ void ioctl_put_status(FILE *f, const struct trace *tr, const struct tr_call *c)
 uint32_t ioctl_request_name(struct trace *tr, const struct tr_call *c)
 {
     const struct tr_name *n = &tr->names[c->name];
-    if (n->layer != CUTAP_LAYER_IOCTL || !c->t1 || (c->flags & CUTAP_RF_UNTYPED) || !ioctl_block_read(tr, c))
-        return c->name;   /* a block not read: its command or class is not known */
+    if (n->layer != CUTAP_LAYER_IOCTL || !c->t1 || (c->flags & CUTAP_RF_UNTYPED))
+        return c->name;
+    /* a block not read: its command or class is not known (a mapping's
+     * object is known before the call: named by the RM_MAP_MEMORY) */
+    int blk = ioctl_block_read(tr, c);
     for (unsigned k = 0; k < c->rec->nargs; k++) {
         size_t len;
         const char *t = arg_type(n->sig, k, &len);
         if (!t)
             break;
         uint64_t v = tr_args(c)[k];
+        const char *cls;
         char buf[256];
-        FILE *m = fmemopen(buf, sizeof buf, "w");
-        if (!m)
-            return c->name;
-        if (is(t, len, "NV_CTRL_CMD"))
+        if (blk && is(t, len, "NV_CTRL_CMD")) {
+            FILE *m = fmemopen(buf, sizeof buf, "w");
+            if (!m)
+                return c->name;
             put_ctrl(m, v);
-        else if (is(t, len, "NV_CLASS"))
-            put_named(m, cutap_nv_class_name((uint32_t)v), v);
-        else {
+            fputc(0, m);
             fclose(m);
+            buf[sizeof buf - 1] = 0;
+        } else if ((blk && is(t, len, "NV_CLASS")) || (v && is(t, len, "NV_MAPS"))) {
+            if ((cls = cutap_nv_class_name((uint32_t)v)))
+                snprintf(buf, sizeof buf, "%s", cls);
+            else
+                snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+        } else
             continue;
-        }
-        fputc(0, m);
-        fclose(m);
-        buf[sizeof buf - 1] = 0;
         char name[300];
         snprintf(name, sizeof name, "%s(%s)", n->name, buf);
         return tr_name_intern(tr, name, n->layer);

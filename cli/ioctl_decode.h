@@ -12,6 +12,10 @@
  * for a word printed with the one before it (nothing printed, no name);
  * 0 for another type (the caller prints it). */
 int ioctl_put_arg(FILE *f, const char *type, size_t tlen, const uint64_t *w, unsigned i, unsigned n);
+/* Whether a word of this type and value is left out of the text: an
+ * NV_STR_CONT (printed with the NV_STR32 before it), a mapping's object
+ * (NV_MEMORY, NV_MAPS) no RM_MAP_MEMORY named. */
+int ioctl_arg_hidden(const char *type, size_t tlen, uint64_t v);
 /* Whether words of this type are read from the parameter block after the
  * call (0 when it was not read: the request failed). */
 int ioctl_type_after(const char *type, size_t tlen);
@@ -25,8 +29,9 @@ int ioctl_is(const struct trace *tr, const struct tr_call *c);
 void ioctl_put_status(FILE *f, const struct trace *tr, const struct tr_call *c);
 /* The name a request is grouped by in report --by request and report
  * --tree: "RM_CONTROL(NV2080_CTRL_CMD_GPU_GET_INFO_V2)",
- * "RM_ALLOC(NV01_MEMORY_LOCAL_USER)" (hex where the tables do not know
- * the number); the call's own name for every other call. */
+ * "RM_ALLOC(NV01_MEMORY_LOCAL_USER)", "mmap(HOPPER_USERMODE_A)" (the class
+ * of the object mapped; hex where the tables do not know the number); the
+ * call's own name for every other call. */
 uint32_t ioctl_request_name(struct trace *tr, const struct tr_call *c);
 
 #endif

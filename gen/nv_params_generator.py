@@ -8,7 +8,8 @@ Reads gen/snapshots/nv_params.json only (written by gen/nv_params_snapshot.py
 from NVIDIA's open-gpu-kernel-modules headers, which the repository does
 not hold), so `make regen-check` needs neither those headers nor libclang.
 Only the cutap command links these tables: libcutap.so records the raw
-bytes."""
+bytes, sized by src/common/generated/nv_alloc_sizes.c (also written here)
+where an RM_ALLOC gives no size."""
 import json
 import os
 
@@ -17,6 +18,7 @@ import nv_ioctl_generator
 
 SNAPSHOT = os.path.join(cuda_model.HERE, "snapshots", "nv_params.json")
 OUTPUT = "cli/generated/nv_params_tables.c"
+SIZES = "src/common/generated/nv_alloc_sizes.c"
 KINDS = {"u": "U", "s": "S", "bool": "BOOL", "handle": "HANDLE", "ptr": "PTR", "char": "CHAR", "float": "FLOAT",
          "enum": "ENUM", "struct": "STRUCT", "union": "UNION", "array": "ARRAY"}
 
@@ -100,4 +102,22 @@ def generate_all(model):
         line += piece
     out.append(line + '";')
     out.append("const unsigned cutap_nvp_strings_size = %d;" % st.size)
-    return {OUTPUT: "\n".join(out) + "\n"}
+    # For the recorder: libcuda passes RM_ALLOC's paramsSize as 0 (measured,
+    # driver 580), and the driver takes the size of the class's struct.
+    sizes = [nv_ioctl_generator.banner(snap, "nv_params_generator.py").replace(
+                 "gen/snapshots/nv_ioctl.json", "gen/snapshots/nv_params.json").replace(
+                 "gen/nv_ioctl_snapshot.py", "gen/nv_params_snapshot.py"),
+             "/* The size of each class's allocation parameters, by class number (sorted):",
+             " * what an RM_ALLOC's block is when its paramsSize is 0 (declared in",
+             " * src/common/nv_ioctl.h; the same struct, not included: this directory is",
+             " * below it). */",
+             "#include <stdint.h>\n",
+             "struct cutap_nv_alloc_size {",
+             "    uint32_t hclass, size;",
+             "};",
+             "extern const struct cutap_nv_alloc_size cutap_nv_alloc_sizes[];",
+             "extern const unsigned cutap_nv_nalloc_sizes;\n",
+             "const struct cutap_nv_alloc_size cutap_nv_alloc_sizes[] = {"]
+    sizes += ["    {0x%xu, %du}," % (int(r[0], 16), snap["types"][r[1]]["size"]) for r in snap["classes"]]
+    sizes += ["};", "const unsigned cutap_nv_nalloc_sizes = %d;" % len(snap["classes"])]
+    return {OUTPUT: "\n".join(out) + "\n", SIZES: "\n".join(sizes) + "\n"}

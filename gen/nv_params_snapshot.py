@@ -19,7 +19,12 @@ Pairings, as the headers give them:
     "NV0080_ALLOC_PARAMETERS_MESSAGE_ID" */`), else an *_ALLOC*_PARAM* struct
     whose <NAME>_MESSAGE_ID is that class's number (NV_CHANNEL_ALLOC_PARAMS,
     0x906f), else the header's typedef NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS
-    for the classes named *_CHANNEL_GPFIFO_* (from "name").
+    for the classes named *_CHANNEL_GPFIFO_* (from "name"), else the
+    driver's own pairing for classes whose headers name no struct (from
+    "driver": BY_DRIVER below, the facts of the driver's class-to-size
+    table, rmapi's alloc_size.c, which the headers do not carry; measured
+    on the H100: libcuda passes paramsSize 0 and the driver sizes the
+    block by class, so without a pairing no block is known).
 
 Each type is one of: u (unsigned integer), s (signed), bool (NvBool),
 handle (NvHandle), ptr (NvP64 and C pointers), char (plain char: arrays
@@ -139,6 +144,24 @@ class Types:
         return self.add((k, c.get_size()), {"k": k, "size": c.get_size()})[0]
 
 
+# Classes the driver allocates with a parameter struct the class headers do
+# not name (name pattern -> struct); the struct must be in the headers.
+BY_DRIVER = [
+    (r"NV01_ROOT_(NON_PRIV|CLIENT)", "NV0000_ALLOC_PARAMETERS"),
+    (r"NV01_EVENT_(OS_EVENT|KERNEL_CALLBACK|KERNEL_CALLBACK_EX|WIN32_EVENT)", "NV0005_ALLOC_PARAMETERS"),
+    (r"NV01_MEMORY_(SYSTEM|LOCAL_USER)", "NV_MEMORY_ALLOCATION_PARAMS"),
+    (r"NV01_MEMORY_SYSTEM_OS_DESCRIPTOR", "NV_OS_DESC_MEMORY_ALLOCATION_PARAMS"),
+    (r"NV50_MEMORY_VIRTUAL", "NV_MEMORY_VIRTUAL_ALLOCATION_PARAMS"),
+    (r"FERMI_VASPACE_A", "NV_VASPACE_ALLOCATION_PARAMETERS"),
+    (r"KEPLER_CHANNEL_GROUP_A", "NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS"),
+    (r"FERMI_CONTEXT_SHARE_A", "NV_CTXSHARE_ALLOCATION_PARAMETERS"),
+    (r"[A-Z]+_COMPUTE_[AB]", "NV_GR_ALLOCATION_PARAMETERS"),
+    (r"[A-Z]+_DMA_COPY_[A-C]", "NVB0B5_ALLOCATION_PARAMETERS"),
+    (r"(HOPPER|BLACKWELL)_USERMODE_A", "NV_HOPPER_USERMODE_A_PARAMS"),
+    (r"RM_USER_SHARED_DATA", "NV00DE_ALLOC_PARAMETERS"),
+]
+
+
 def class_pairs(ref, records, class_rows):
     """{class value: (struct, from)} as the module docstring says."""
     top = os.path.join(ref, nvs.SDK)
@@ -162,6 +185,12 @@ def class_pairs(ref, records, class_rows):
         for c in class_rows:
             if "_CHANNEL_GPFIFO_" in c["name"] and not c["alias"]:
                 out.setdefault(int(c["value"], 16), ("NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS", "name"))
+    for pattern, params in BY_DRIVER:
+        if params not in records:
+            raise SystemExit("nv_params_snapshot: %s is not in the headers" % params)
+        for c in class_rows:
+            if re.fullmatch(pattern, c["name"]) and not c["alias"]:
+                out.setdefault(int(c["value"], 16), (params, "driver"))
     return out
 
 
@@ -197,6 +226,12 @@ def build(ref):
     for v in sorted(pairs):
         s, origin = pairs[v]
         snap["classes"].append(["0x%x" % v, types.of(records[s]), names.get(v, ""), s, origin])
+    # a root struct declared anonymous (typedef struct { ... } NAME) is
+    # named by its typedef, as readers show it
+    for row in snap["controls"] + snap["classes"]:
+        t = types.rows[row[1]]
+        if t["k"] in ("struct", "union") and not t.get("name"):
+            t["name"] = row[3]
     snap["types"] = types.rows
     snap["stats"] = {"commands_defined": len(defined), "commands_with_layout": len(seen),
                      "classes_defined": len(names), "classes_with_layout": len(pairs),

@@ -479,6 +479,14 @@ static int run_params(const char *dir)
     dev_params[12] = 2;
     uint32_t device = rm_alloc21("alloc device", ctl, client, client, FNV_NV01_DEVICE_0, (uintptr_t)dev_params,
                                  sizeof dev_params, "ok", FNV_OK);
+    /* paramsSize 0, as libcuda passes it: the driver (and cutap) size the
+     * block by class; NV_MEMORY_ALLOCATION_PARAMS (128 bytes) for video
+     * memory, a pairing the class headers do not make */
+    rm_alloc21("alloc device, no size", ctl, client, client, FNV_NV01_DEVICE_0, (uintptr_t)dev_params, 0, "ok",
+               FNV_OK);
+    uint32_t mem_params[32] = {0x1234, 0, 0x80};
+    rm_alloc21("alloc video memory, no size", ctl, client, device, FNV_NV01_MEMORY_LOCAL_USER, (uintptr_t)mem_params,
+               0, "ok", FNV_OK);
     /* the driver fills data for the 2 indices asked */
     struct fnv_gpu_info_v2 info = {.gpuInfoListSize = 2};
     info.gpuInfoList[0].index = 3;

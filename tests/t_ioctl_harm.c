@@ -11,9 +11,10 @@
  *               (what subprocess does): the parent's later requests on its
  *               still-open device descriptor are still recorded, and on a
  *               duplicate made by fcntl(F_DUPFD_CLOEXEC)
- *   maps DIR    device mappings replaced by MAP_FIXED and unmapped from
- *               another start: a later munmap of other memory at the same
- *               address is not taken for a device's
+ *   maps DIR    a device mapping replaced by MAP_FIXED, another unmapped
+ *               in two pieces (from inside, then the rest): a later munmap
+ *               of other memory at the same address is not taken for a
+ *               device's
  * DIR: the device directory (CUTAP_NV_DEVDIR) with nvidiactl and nvidia0. */
 #define _GNU_SOURCE
 #include <errno.h>

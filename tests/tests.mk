@@ -3,7 +3,7 @@
 T        := $(BUILD)/tests
 FAKE     := $(BUILD)/fake
 TCFLAGS  := -O1 -g $(WARN) -Iinclude -Itests -Itests/fake
-FAKE_SRC := tests/fake/fake_core.c tests/fake/fake_tools.c tests/fake/fake_gpu.c tests/fake/generated/fake_driver.c \
+FAKE_SRC := tests/fake/fake_core.c tests/fake/fake_tools.c tests/fake/fake_gpu.c tests/fake/fake_maps.c tests/fake/generated/fake_driver.c \
             src/common/integrity_hash.c
 
 $(FAKE)/libcuda.so.1: $(FAKE_SRC) src/common/integrity_hash.h tests/fake/fake_internal.h tests/fake/fake_activity.h \

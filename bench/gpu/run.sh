@@ -26,7 +26,8 @@
 #    pass (libcutap.so preloaded, no client), statsym (stat
 #    --runtime=symbols: no runtime reports asked for), statdrv (stat -e
 #    layer=driver: only the driver's calls counted), tgpu (cutap trace
-#    --gpu: GPU activity too, issue #31), gpuref (tests/gpu/gpu_ref.c, a
+#    --gpu: GPU activity too, issue #31), tparams (trace --ioctl-params:
+#    RM parameter blocks too, issue #32), gpuref (tests/gpu/gpu_ref.c, a
 #    bare CUPTI activity client: kernels, copies, memsets), tgpunopush and
 #    tgpunoapi, tgpunots (trace --gpu without its external ids pushed,
 #    without API records asked for, on CUPTI's own clock: CUTAP_GPU_DIAG),
@@ -67,6 +68,7 @@ run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
     statsym) timeout 200 $PIN build/cutap stat --runtime=symbols -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
     statdrv) timeout 200 $PIN build/cutap stat -e layer=driver -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
     cupti) mkdir -p "$T/ref$c"; CUDA_INJECTION64_PATH=$REF CUTAP_REF_MARK=$T/ref$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
+    tparams) timeout 200 $PIN build/cutap trace --ioctl-params -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     tgpu) timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     tgpunoflush) CUTAP_GPU_FLUSH_MS=0 timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     tgpunopush|tgpunoapi|tgpunots) CUTAP_GPU_DIAG=${m#tgpu} timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;

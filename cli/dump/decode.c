@@ -553,9 +553,9 @@ void dump_put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *c)
             size_t tlen = next ? (size_t)(next - type) : strlen(type);
             char kind = sig[0];
             sig = next ? next + 1 : NULL;
-            /* the ioctl layer's own types (cli/ioctl_decode.c); an
-             * NV_STR_CONT word was printed with the NV_STR32 before it */
-            if (ioctl && tlen == 11 && !memcmp(type, "NV_STR_CONT", 11))
+            /* the ioctl layer's own types (cli/ioctl_decode.c), some
+             * left out (a word printed with the one before it) */
+            if (ioctl && ioctl_arg_hidden(type, tlen, w[i]))
                 continue;
             if (unread && ioctl_type_after(type, tlen)) {
                 if (unread == 1)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nv_params.h"
 #include "parquet_internal.h"
 
 #define IDENT {"host", PQ_T_HOST}, {"pid", DUCKDB_TYPE_INTEGER}, {"process_start_ns", DUCKDB_TYPE_BIGINT}, \
@@ -17,13 +18,14 @@ static int64_t clamp64(uint64_t v) { return v > INT64_MAX ? INT64_MAX : (int64_t
 /* --- calls: one row per call and NVTX range or mark, in time order ----- */
 
 enum { C_TID = 4, C_ID, C_PARENT, C_START, C_END, C_DUR, C_LAYER, C_NAME, C_DEPTH, C_RESULT, C_ERROR, C_INJECTED,
-       C_SKIPPED, C_OBJECT, C_KERNEL, C_ARGS, C_STATUS, C_DECODED };
+       C_SKIPPED, C_OBJECT, C_KERNEL, C_ARGS, C_PARAMS, C_STATUS, C_DECODED };
 static const struct pq_col calls_cols[] = {
     IDENT, {"tid", DUCKDB_TYPE_INTEGER}, {"id", DUCKDB_TYPE_BIGINT}, {"parent", DUCKDB_TYPE_BIGINT},
     {"start_ns", DUCKDB_TYPE_BIGINT}, {"end_ns", DUCKDB_TYPE_BIGINT}, {"dur_ns", DUCKDB_TYPE_BIGINT},
     {"layer", PQ_T_LAYER}, {"name", PQ_T_NAME}, {"depth", DUCKDB_TYPE_INTEGER}, {"result", DUCKDB_TYPE_BIGINT},
     {"error", DUCKDB_TYPE_BOOLEAN}, {"injected", DUCKDB_TYPE_BOOLEAN}, {"skipped", DUCKDB_TYPE_BOOLEAN},
     {"object", PQ_T_NAME}, {"kernel", DUCKDB_TYPE_VARCHAR}, {"args", PQ_T_ARGS},
+    {"params", DUCKDB_TYPE_VARCHAR},   /* trace --ioctl-params: the JSON lines' "params" object */
     /* --text only */
     {"status", DUCKDB_TYPE_VARCHAR}, {"decoded", DUCKDB_TYPE_VARCHAR},
 };
@@ -89,6 +91,22 @@ static long calls_fill(struct pq_src *s, struct pq_out *o, idx_t cap)
         if (put_args(o, r, tr_args(c), c->rec->nargs)) {
             snprintf(s->err, sizeof s->err, "out of memory");
             return -1;
+        }
+        struct nvp_block pb;
+        if (nvp_block_of(tr, c, &pb)) {
+            char *pbuf = NULL;
+            size_t plen = 0;
+            FILE *pm = open_memstream(&pbuf, &plen);
+            if (!pm) {
+                snprintf(s->err, sizeof s->err, "out of memory");
+                return -1;
+            }
+            nvp_put_json(pm, &pb);
+            int bad = fclose(pm);
+            pq_str(o, C_PARAMS, r, bad ? NULL : pbuf);
+            free(pbuf);
+        } else {
+            pq_null(o, C_PARAMS, r);
         }
         if (j->text && call) {
             decode_call(&s->dec, tr, c);

@@ -50,6 +50,7 @@ EXPORTS = [
     {"name": "mmap", "file": "src/front/io.c", "text": '__asm__("mmap")', "what": "as ioctl (device files marked, opened/closed/mapped ones recorded)"},
     {"name": "mmap64", "file": "src/front/io.c", "text": '__asm__("mmap64")', "what": "as ioctl (device files marked, opened/closed/mapped ones recorded)"},
     {"name": "munmap", "file": "src/front/io.c", "text": '__asm__("munmap")', "what": "as ioctl (device files marked, opened/closed/mapped ones recorded)"},
+    {"name": "mremap", "file": "src/front/io.c", "text": '__asm__("mremap")', "what": "as ioctl (a device mapping moved or resized is recorded and followed)"},
     {"name": "fcntl", "file": "src/front/io.c", "text": '__asm__("fcntl")', "what": "as ioctl (F_DUPFD of a device file carries its mark)"},
     {"name": "fcntl64", "file": "src/front/io.c", "text": '__asm__("fcntl64")', "what": "as ioctl (F_DUPFD of a device file carries its mark)"},
     {"name": "prctl", "file": "src/front/forbid.c", "text": "EXPORT int prctl(",

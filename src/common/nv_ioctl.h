@@ -52,6 +52,13 @@ const char *cutap_nvdev_str(uint64_t dev, char *buf, size_t size);
  * number of another driver branch, shown in hex, never guessed). */
 const struct cutap_nv_escape *cutap_nv_escape_of(unsigned nr);
 const char *cutap_nv_class_name(uint32_t hclass);
+/* The size of a class's allocation parameters, as the headers pair them
+ * (src/common/generated/nv_alloc_sizes.c, libcutap_core.so only). */
+struct cutap_nv_alloc_size {
+    uint32_t hclass, size;
+};
+extern const struct cutap_nv_alloc_size cutap_nv_alloc_sizes[];
+extern const unsigned cutap_nv_nalloc_sizes;
 const struct cutap_nv_ctrl *cutap_nv_ctrl_of(uint32_t cmd);
 const char *cutap_nv_status_name(uint32_t status);
 /* The category of a control command (NV2080_CTRL_CLK_LEGACY_NON_PRIVILEGED

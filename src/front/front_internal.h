@@ -47,7 +47,7 @@ enum {
     CUTAP_IO_IOCTL, CUTAP_IO_OPEN, CUTAP_IO_OPEN64, CUTAP_IO_OPENAT, CUTAP_IO_OPENAT64, CUTAP_IO_OPEN_2,
     CUTAP_IO_OPEN64_2, CUTAP_IO_OPENAT_2, CUTAP_IO_OPENAT64_2, CUTAP_IO_CLOSE, CUTAP_IO_CLOSE_RANGE, CUTAP_IO_DUP,
     CUTAP_IO_DUP2, CUTAP_IO_DUP3, CUTAP_IO_MMAP, CUTAP_IO_MMAP64, CUTAP_IO_MUNMAP, CUTAP_IO_FCNTL, CUTAP_IO_FCNTL64,
-    CUTAP_IO_COUNT
+    CUTAP_IO_MREMAP, CUTAP_IO_COUNT
 };
 void *cutap_front_real(int k);   /* glibc's function k, or NULL */
 void cutap_io_init(void);        /* at start-up (front/io.c) */
@@ -69,6 +69,7 @@ typedef int (*fcntl_fn)(int, int, long);
 int cutap_real_open(int k, int dirfd, const char *path, int flags, mode_t mode);
 int cutap_real_dup(int k, int fd, int fd2, int flags);
 void *cutap_real_mmap(int k, void *addr, size_t len, int prot, int flags, int fd, off_t off);
+void *cutap_real_mremap(void *old, size_t old_len, size_t len, int flags, void *at);
 int cutap_real_fcntl(int k, int fd, int cmd, long arg);
 
 /* The public API (include/cutap.h) and the NVTX injection entry, by index:
@@ -114,6 +115,9 @@ struct cutap_core {
     /* a getenv (secure 0) or secure_getenv (1) answered value (NULL:
      * unset) to the code at caller (src/front/env.c, src/record/env.c) */
     void (*env)(int secure, const char *name, const char *value, const void *caller);
+    /* the ioctl layer's mremap (at: the new address, read whatever the
+     * flags: the kernel ignores it without MREMAP_FIXED) */
+    void *(*mremap)(void *old, size_t old_len, size_t len, int flags, void *at);
 };
 void cutap_front_attach(const struct cutap_core *core);
 void cutap_front_ready(void);   /* the core's constructor is done */

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -30,7 +31,7 @@
 
 static const char *const real_names[CUTAP_IO_COUNT] = {
     "ioctl", "open", "open64", "openat", "openat64", "__open_2", "__open64_2", "__openat_2", "__openat64_2",
-    "close", "close_range", "dup", "dup2", "dup3", "mmap", "mmap64", "munmap", "fcntl", "fcntl64"};
+    "close", "close_range", "dup", "dup2", "dup3", "mmap", "mmap64", "munmap", "fcntl", "fcntl64", "mremap"};
 static void *_Atomic real_fns[CUTAP_IO_COUNT];
 
 /* glibc's function (the next definition after libcutap's), looked up at
@@ -83,6 +84,17 @@ CUTAP_FRONT void *cutap_real_mmap(int k, void *addr, size_t len, int prot, int f
         return MAP_FAILED;
     }
     return f(addr, len, prot, flags, fd, off);
+}
+
+typedef void *(*mremap_fn)(void *, size_t, size_t, int, ...);
+CUTAP_FRONT void *cutap_real_mremap(void *old, size_t old_len, size_t len, int flags, void *at)
+{
+    mremap_fn f = (mremap_fn)cutap_front_real(CUTAP_IO_MREMAP);
+    if (!f) {
+        errno = ENOSYS;
+        return MAP_FAILED;
+    }
+    return f(old, old_len, len, flags, at);
 }
 
 CUTAP_FRONT int cutap_real_fcntl(int k, int fd, int cmd, long arg)
@@ -276,4 +288,17 @@ int cutap_f_munmap(void *addr, size_t len)
 {
     const struct cutap_core *c = cutap_core_if_loaded();
     return c ? c->munmap(addr, len) : REAL(CUTAP_IO_MUNMAP, munmap_fn, addr, len);
+}
+
+/* mremap: glibc's is variadic (the new address, with MREMAP_FIXED); the
+ * fifth argument is read as a plain one (%r8 on x86-64, whatever it holds
+ * when the caller passed none) and handed on: the kernel looks at it only
+ * with MREMAP_FIXED. Device mappings only interest the core. */
+EXPORT void *cutap_f_mremap(void *old, size_t old_len, size_t len, int flags, void *at) __asm__("mremap");
+void *cutap_f_mremap(void *old, size_t old_len, size_t len, int flags, void *at)
+{
+    const struct cutap_core *c = cutap_core_if_loaded();
+    if (c && c->size > offsetof(struct cutap_core, mremap) && c->mremap)
+        return c->mremap(old, old_len, len, flags, at);
+    return cutap_real_mremap(old, old_len, len, flags, at);
 }

@@ -259,6 +259,20 @@ static int read_accepted(void *dst, const void *src, size_t n)
  * (record/params.c). Off: one test of this flag per request. */
 static int ioc_params_on;
 
+/* The size of class hclass's allocation parameters as the headers pair
+ * them (src/common/generated/nv_alloc_sizes.c, sorted), 0 when none. */
+static int by_class(const void *key, const void *e)
+{
+    uint32_t a = *(const uint32_t *)key, b = ((const struct cutap_nv_alloc_size *)e)->hclass;
+    return a < b ? -1 : a > b;
+}
+static uint32_t alloc_params_size(uint32_t hclass)
+{
+    const struct cutap_nv_alloc_size *e =
+        bsearch(&hclass, cutap_nv_alloc_sizes, cutap_nv_nalloc_sizes, sizeof *e, by_class);
+    return e ? e->size : 0;
+}
+
 /* The block an RM_CONTROL (NVOS54 params, paramsSize) or RM_ALLOC (NVOS21
  * or NVOS64 pAllocParms, paramsSize) names, read (safely: the pointer is
  * the program's) from its NVOS block before the call; 0 when there is
@@ -280,6 +294,8 @@ static __attribute__((noinline)) int blk_prepare(struct cutap_ioc_blk *b, unsign
         b->what = v[3];
         b->ptr = (uint64_t)v[4] | (uint64_t)v[5] << 32;
         b->size = v[size == 48 ? 8 : 6];
+        if (!b->size && b->ptr)
+            b->size = alloc_params_size(v[3]);   /* libcuda passes 0: the driver sizes it by class */
     } else {
         return 0;
     }
@@ -303,6 +319,17 @@ static int skipped_ret(const struct cutap_external *x)
         return -1;
     }
     return 0;
+}
+
+/* What an accepted RM request did to the objects mappings name. */
+static void objects_after(unsigned sig, const uint64_t *w)
+{
+    if (sig == S_ALLOC || sig == S_ALLOC_MEMORY)
+        ioc_handle_put((uint32_t)w[2], (uint32_t)w[4], (uint32_t)w[5]);
+    else if (sig == S_FREE)
+        ioc_handle_drop((uint32_t)w[2], (uint32_t)w[4]);
+    else if (sig == S_MAP && (int64_t)w[10] >= 0)
+        ioc_map_asked((int)w[10], (uint32_t)w[2], (uint32_t)w[4]);
 }
 
 static __attribute__((noinline)) int nv_ioctl(int fd, unsigned long req, void *arg, unsigned kind)
@@ -397,8 +424,11 @@ static __attribute__((noinline)) int nv_ioctl(int fd, unsigned long req, void *a
              * a CARD_INFO array of 35 cards at most. */
             unsigned char buf[2560] __attribute__((aligned(8)));
             size_t n = size < sizeof buf ? size : sizeof buf;
-            if (!read_accepted(buf, block, n) && ioc_decode(sig, buf, n, w, &outcome, ret == 0))
+            if (!read_accepted(buf, block, n) && ioc_decode(sig, buf, n, w, &outcome, ret == 0)) {
                 w[1] |= CUTAP_NVDEV_DECODED;
+                if (ret == 0 && !outcome)
+                    objects_after(sig, w);
+            }
         }
     }
     cutap_native_exit(&x, outcome);
@@ -560,79 +590,10 @@ static int io_fcntl(int k, int fd, int cmd, long arg)
     return r;
 }
 
-/* Mappings of device files, so that their munmap is recognised: ranges
- * sorted by start, under a lock taken with trylock (a signal handler that
- * unmaps on the thread holding it passes through unrecorded rather than
- * waiting). An munmap of any other memory costs one test while no device
- * mapping exists, a lock and a binary search else. A mapping or unmapping
- * that overlaps a range (MAP_FIXED over it, an munmap from another start)
- * drops the range: it is recorded only when it starts exactly there. */
-#define MAX_MAPS 4096
-static struct map_range {
-    uintptr_t start, end;
-    uint64_t dev;
-} maps[MAX_MAPS];
-static _Atomic unsigned nmaps;
-static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
-CUTAP_FORK_SAFE(map_lock)
-
-/* The first range whose end is past a (lock held). */
-static unsigned map_find(uintptr_t a)
-{
-    unsigned lo = 0, hi = atomic_load_explicit(&nmaps, memory_order_relaxed);
-    while (lo < hi) {
-        unsigned mid = (lo + hi) / 2;
-        if (maps[mid].end <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* Drops the ranges overlapping [a, a + len) (lock held); returns the
- * device of one that started exactly at a, or 0. */
-static uint64_t map_drop(uintptr_t a, size_t len)
-{
-    unsigned n = atomic_load_explicit(&nmaps, memory_order_relaxed), i = map_find(a), j = i;
-    uint64_t dev = 0;
-    while (j < n && maps[j].start < a + len) {
-        if (maps[j].start == a)
-            dev = maps[j].dev;
-        j++;
-    }
-    if (j > i) {
-        memmove(&maps[i], &maps[j], (n - j) * sizeof *maps);
-        atomic_store_explicit(&nmaps, n - (j - i), memory_order_relaxed);
-    }
-    return dev;
-}
-
-static void map_put(uintptr_t a, size_t len, uint64_t dev)
-{
-    if (!len || pthread_mutex_trylock(&map_lock))
-        return;
-    map_drop(a, len);
-    unsigned n = atomic_load_explicit(&nmaps, memory_order_relaxed), i = map_find(a);
-    if (n < MAX_MAPS) {
-        memmove(&maps[i + 1], &maps[i], (n - i) * sizeof *maps);
-        maps[i] = (struct map_range){a, a + len, dev};
-        atomic_store_explicit(&nmaps, n + 1, memory_order_release);
-    }
-    pthread_mutex_unlock(&map_lock);
-}
-
-/* The device of a mapping starting at a (and forgets every range the
- * unmapping overlaps), or 0. */
-static uint64_t map_take(uintptr_t a, size_t len)
-{
-    if (pthread_mutex_trylock(&map_lock))
-        return 0;
-    uint64_t dev = map_drop(a, len ? len : 1);
-    pthread_mutex_unlock(&map_lock);
-    return dev;
-}
-
+/* Mappings of device files (src/resolve/ioctl_maps.c): each mmap of one
+ * named by the object the thread's RM_MAP_MEMORY just before it asked for;
+ * an munmap or mremap of any part of one, or a mapping laid over it
+ * (MAP_FIXED), recorded with what it maps. */
 static __attribute__((noinline)) void *nv_mmap(int k, void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     mmap_fn f = (mmap_fn)real(k);
@@ -642,22 +603,25 @@ static __attribute__((noinline)) void *nv_mmap(int k, void *addr, size_t len, in
     }
     if (!still_device(fd) || foreign())
         return f(addr, len, prot, flags, fd, off);
-    uint64_t dev = dev_word(fd);
-    uint64_t w[7] = {(uint64_t)(int64_t)fd, dev, len, (uint64_t)(unsigned)prot, (uint64_t)(unsigned)flags,
-                     (uint64_t)off, 0};
+    struct ioc_map_info m = {dev_word(fd), 0, 0};
+    int err = errno;
+    (void)ioc_map_take_asked(fd, &m);
+    uint64_t w[9] = {(uint64_t)(int64_t)fd, m.dev, len, (uint64_t)(unsigned)prot, (uint64_t)(unsigned)flags,
+                     (uint64_t)off, 0, m.h, m.cls};
     int rec = atomic_load_explicit(&ioc_ids_ready, memory_order_acquire) && ioc_id.mmap != CUTAP_ID_ALL &&
               atomic_load_explicit(&cutap_mask[ioc_id.mmap], memory_order_relaxed);
     struct cutap_external x;
-    if (rec && cutap_native_enter(&x, ioc_id.mmap, w, 7, (void *)f)) {
-        int err = (int)-(int64_t)x.call.c.result;
+    if (rec && cutap_native_enter(&x, ioc_id.mmap, w, 9, (void *)f)) {
+        err = (int)-(int64_t)x.call.c.result;
         cutap_native_exit(&x, x.call.c.result);
         errno = err > 0 ? err : ENOMEM;
         return MAP_FAILED;
     }
+    errno = err;
     void *p = f(addr, len, prot, flags, fd, off);
-    int err = errno;
+    err = errno;
     if (p != MAP_FAILED)
-        map_put((uintptr_t)p, len, dev);
+        ioc_map_put((uintptr_t)p, len, &m);
     if (rec) {
         w[6] = (uintptr_t)p;
         cutap_native_exit(&x, p == MAP_FAILED ? failed(err) : 0);
@@ -666,57 +630,136 @@ static __attribute__((noinline)) void *nv_mmap(int k, void *addr, size_t len, in
     return p;
 }
 
-static __attribute__((noinline)) void fixed_over(void *addr, size_t len)
+static int recording(uint32_t id)
 {
-    if (!cutap_tls.internal)
-        map_take((uintptr_t)addr, len);   /* a mapping laid over a device range ends it */
+    return atomic_load_explicit(&ioc_ids_ready, memory_order_acquire) && id != CUTAP_ID_ALL &&
+           atomic_load_explicit(&cutap_mask[id], memory_order_relaxed);
+}
+
+/* A mapping of other memory laid (MAP_FIXED) over a device mapping: how
+ * libcuda 580 releases one (measured: anonymous PROT_NONE over it, the
+ * address range kept reserved; never munmap). Recorded as mmap_over with
+ * what it ends and what stays mapped. */
+static __attribute__((noinline)) void *fixed_over(int k, void *addr, size_t len, int prot, int flags, int fd,
+                                                  off_t off)
+{
+    struct ioc_map_info m;
+    uint64_t left;
+    if (cutap_tls.internal || !ioc_map_look((uintptr_t)addr, len, &m, &left))
+        return cutap_real_mmap(k, addr, len, prot, flags, fd, off);
+    uint64_t w[9] = {(uintptr_t)addr, len, (uint64_t)(unsigned)prot, (uint64_t)(unsigned)flags,
+                     (uint64_t)(int64_t)fd, m.dev, m.h, m.cls, left};
+    struct cutap_external x;
+    int rec = recording(ioc_id.mmap_over), err = errno;
+    if (rec && cutap_native_enter(&x, ioc_id.mmap_over, w, 9, (void *)real(k))) {
+        err = (int)-(int64_t)x.call.c.result;
+        cutap_native_exit(&x, x.call.c.result);
+        errno = err > 0 ? err : ENOMEM;
+        return MAP_FAILED;
+    }
+    errno = err;
+    void *p = cutap_real_mmap(k, addr, len, prot, flags, fd, off);
+    err = errno;
+    if (p != MAP_FAILED)
+        ioc_map_gone((uintptr_t)addr, len);
+    if (rec)
+        cutap_native_exit(&x, p == MAP_FAILED ? failed(err) : 0);
+    errno = err;
+    return p;
 }
 
 static void *io_mmap(int k, void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     if (CUTAP_UNLIKELY(kind_of(fd)) && !(flags & MAP_ANONYMOUS))
         return nv_mmap(k, addr, len, prot, flags, fd, off);
-    if (CUTAP_UNLIKELY(flags & MAP_FIXED) && atomic_load_explicit(&nmaps, memory_order_relaxed))
-        fixed_over(addr, len);
+    if (CUTAP_UNLIKELY(flags & MAP_FIXED) && ioc_maps_count())
+        return fixed_over(k, addr, len, prot, flags, fd, off);
     return cutap_real_mmap(k, addr, len, prot, flags, fd, off);
 }
 
-static __attribute__((noinline)) int nv_munmap(void *addr, size_t len, uint64_t dev)
+/* An munmap of [addr, addr + len) that overlaps device mapping m: left,
+ * the bytes of the device ranges overlapped that stay mapped. */
+static __attribute__((noinline)) int nv_munmap(void *addr, size_t len, const struct ioc_map_info *m, uint64_t left)
 {
     munmap_fn f = REAL(R_MUNMAP, munmap_fn);
     if (!f) {
         errno = ENOSYS;
         return -1;
     }
-    if (!atomic_load_explicit(&ioc_ids_ready, memory_order_acquire) || ioc_id.munmap == CUTAP_ID_ALL ||
-        !atomic_load_explicit(&cutap_mask[ioc_id.munmap], memory_order_relaxed))
-        return f(addr, len);
-    uint64_t w[3] = {(uintptr_t)addr, len, dev};
+    uint64_t w[6] = {(uintptr_t)addr, len, m->dev, m->h, m->cls, left};
     struct cutap_external x;
-    if (cutap_native_enter(&x, ioc_id.munmap, w, 3, (void *)f)) {
-        int ret = skipped_ret(&x), err = errno;
+    int rec = recording(ioc_id.munmap), err = errno;
+    if (rec && cutap_native_enter(&x, ioc_id.munmap, w, 6, (void *)f)) {
+        int ret = skipped_ret(&x);
+        err = errno;
         cutap_native_exit(&x, x.call.c.result);
         errno = err;
         return ret;
     }
-    int ret = f(addr, len), err = errno;
-    cutap_native_exit(&x, ret ? failed(err) : 0);
+    errno = err;
+    int ret = f(addr, len);
+    err = errno;
+    if (!ret)
+        ioc_map_gone((uintptr_t)addr, len);
+    if (rec)
+        cutap_native_exit(&x, ret ? failed(err) : 0);
     errno = err;
     return ret;
 }
 
 static int io_munmap(void *addr, size_t len)
 {
-    uint64_t dev;
-    if (CUTAP_UNLIKELY(atomic_load_explicit(&nmaps, memory_order_relaxed)) && !cutap_tls.internal &&
-        (dev = map_take((uintptr_t)addr, len)))
-        return nv_munmap(addr, len, dev);
+    struct ioc_map_info m;
+    uint64_t left;
+    if (CUTAP_UNLIKELY(ioc_maps_count()) && !cutap_tls.internal &&
+        ioc_map_look((uintptr_t)addr, len, &m, &left))
+        return nv_munmap(addr, len, &m, left);
     munmap_fn f = REAL(R_MUNMAP, munmap_fn);
     if (CUTAP_UNLIKELY(!f)) {
         errno = ENOSYS;
         return -1;
     }
     return f(addr, len);
+}
+
+/* An mremap of a device mapping: the range moves or changes size with what
+ * it maps (MREMAP_DONTUNMAP: the old range stays too). */
+static __attribute__((noinline)) void *nv_mremap(void *old, size_t old_len, size_t len, int flags, void *at,
+                                                 const struct ioc_map_info *m)
+{
+    uint64_t w[9] = {(uintptr_t)old, old_len, len, (uint64_t)(unsigned)flags, (uintptr_t)at, m->dev, m->h,
+                     m->cls, 0};
+    struct cutap_external x;
+    int rec = recording(ioc_id.mremap), err = errno;
+    if (rec && cutap_native_enter(&x, ioc_id.mremap, w, 9, (void *)cutap_real_mremap)) {
+        err = (int)-(int64_t)x.call.c.result;
+        cutap_native_exit(&x, x.call.c.result);
+        errno = err > 0 ? err : ENOMEM;
+        return MAP_FAILED;
+    }
+    errno = err;
+    void *p = cutap_real_mremap(old, old_len, len, flags, at);
+    err = errno;
+    if (p != MAP_FAILED) {
+        if (!(flags & MREMAP_DONTUNMAP) && old_len)
+            ioc_map_gone((uintptr_t)old, old_len);
+        ioc_map_put((uintptr_t)p, len, m);
+    }
+    if (rec) {
+        w[8] = (uintptr_t)p;
+        cutap_native_exit(&x, p == MAP_FAILED ? failed(err) : 0);
+    }
+    errno = err;
+    return p;
+}
+
+static void *io_mremap(void *old, size_t old_len, size_t len, int flags, void *at)
+{
+    struct ioc_map_info m;
+    if (CUTAP_UNLIKELY(ioc_maps_count()) && !cutap_tls.internal &&
+        ioc_map_look((uintptr_t)old, old_len, &m, NULL))
+        return nv_mremap(old, old_len, len, flags, at, &m);
+    return cutap_real_mremap(old, old_len, len, flags, at);
 }
 
 /* --- start-up ------------------------------------------------------------ */
@@ -743,5 +786,6 @@ void cutap_ioctl_core(struct cutap_core *c)
     c->dup = io_dup;
     c->mmap = io_mmap;
     c->munmap = io_munmap;
+    c->mremap = io_mremap;
     c->fcntl = io_fcntl;
 }

@@ -36,7 +36,7 @@ static const cutap_arg_info_t sig_alloc_memory[] = {
 static const cutap_arg_info_t sig_map[] = {
     A("fd", "int", INT), A("dev", "NV_DEV", UINT), A("hClient", "NvHandle", UINT), A("hDevice", "NvHandle", UINT),
     A("hMemory", "NvHandle", UINT), A("offset", "NvU64", UINT), A("length", "NvU64", UINT), A("flags", "NvU32", UINT),
-    A("linearAddress", "NvP64", PTR), A("status", "NV_STATUS", UINT)};
+    A("linearAddress", "NvP64", PTR), A("status", "NV_STATUS", UINT), A("mapFd", "NvS32", INT)};
 static const cutap_arg_info_t sig_unmap[] = {
     A("fd", "int", INT), A("dev", "NV_DEV", UINT), A("hClient", "NvHandle", UINT), A("hDevice", "NvHandle", UINT),
     A("hMemory", "NvHandle", UINT), A("linearAddress", "NvP64", PTR), A("flags", "NvU32", UINT),
@@ -65,9 +65,19 @@ static const cutap_arg_info_t sig_open[] = {A("dev", "NV_DEV", UINT), A("flags",
 static const cutap_arg_info_t sig_close[] = {A("fd", "int", INT), A("dev", "NV_DEV", UINT)};
 static const cutap_arg_info_t sig_mmap[] = {A("fd", "int", INT), A("dev", "NV_DEV", UINT), A("length", "size_t", UINT),
                                             A("prot", "MMAP_PROT", UINT), A("flags", "MMAP_FLAGS", UINT),
-                                            A("offset", "off_t", UINT), A("addr", "void *", PTR)};
+                                            A("offset", "off_t", UINT), A("addr", "void *", PTR),
+                                            A("hMemory", "NV_MEMORY", UINT), A("maps", "NV_MAPS", UINT)};
 static const cutap_arg_info_t sig_munmap[] = {A("addr", "void *", PTR), A("length", "size_t", UINT),
-                                              A("dev", "NV_DEV", UINT)};
+                                              A("dev", "NV_DEV", UINT), A("hMemory", "NV_MEMORY", UINT),
+                                              A("maps", "NV_MAPS", UINT), A("left", "size_t", UINT)};
+static const cutap_arg_info_t sig_mremap[] = {
+    A("old_address", "void *", PTR), A("old_size", "size_t", UINT), A("new_size", "size_t", UINT),
+    A("flags", "MREMAP_FLAGS", UINT), A("new_address", "void *", PTR), A("dev", "NV_DEV", UINT),
+    A("hMemory", "NV_MEMORY", UINT), A("maps", "NV_MAPS", UINT), A("addr", "void *", PTR)};
+static const cutap_arg_info_t sig_mmap_over[] = {
+    A("addr", "void *", PTR), A("length", "size_t", UINT), A("prot", "MMAP_PROT", UINT),
+    A("flags", "MMAP_FLAGS", UINT), A("fd", "int", INT), A("dev", "NV_DEV", UINT), A("hMemory", "NV_MEMORY", UINT),
+    A("maps", "NV_MAPS", UINT), A("left", "size_t", UINT)};
 #undef A
 #define SIG(s) (unsigned)(sizeof s / sizeof *s), s
 
@@ -265,6 +275,13 @@ static int64_t decode_block(unsigned sig, const void *p, size_t size, uint64_t *
         TAKE(nvos33, s);
         w[2] = s.hClient, w[3] = s.hDevice, w[4] = s.hMemory, w[5] = s.offset, w[6] = s.length, w[7] = s.flags;
         w[8] = s.pLinearAddress;
+        /* the descriptor whose next mmap maps it (-1: a block without) */
+        struct nvos33_fd sf;
+        w[10] = (uint64_t)-1;
+        if (size >= sizeof sf) {
+            memcpy(&sf, p, sizeof sf);
+            w[10] = (uint64_t)(int64_t)sf.fd;
+        }
         return (uint32_t)(w[9] = s.status);
     }
     case S_UNMAP: {
@@ -361,6 +378,8 @@ void ioc_ids_init(void)
     ioc_id.close = new_id("close", SIG(sig_close));
     ioc_id.mmap = new_id("mmap", SIG(sig_mmap));
     ioc_id.munmap = new_id("munmap", SIG(sig_munmap));
+    ioc_id.mremap = new_id("mremap", SIG(sig_mremap));
+    ioc_id.mmap_over = new_id("mmap_over", SIG(sig_mmap_over));
     ioc_id.other = new_id("ioctl", SIG(sig_unknown));
     atomic_store_explicit(&ioc_ids_ready, 1, memory_order_release);
 }

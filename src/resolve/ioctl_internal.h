@@ -10,7 +10,7 @@
 /* The signatures of the escapes decoded (S_GENERIC: fd, dev, size). */
 enum { S_CONTROL, S_ALLOC, S_FREE, S_ALLOC_MEMORY, S_MAP, S_UNMAP, S_CARD_INFO, S_VERSION, S_REGISTER_FD,
        S_OS_EVENT, S_GENERIC };
-#define IOC_MAX_WORDS 10   /* words of the largest signature */
+#define IOC_MAX_WORDS 11   /* words of the largest signature */
 
 /* IOCTL_XFER_CMD's block: a larger one, of the inner escape cmd. */
 struct xfer { uint32_t cmd, size; uint64_t ptr; };
@@ -18,7 +18,7 @@ struct xfer { uint32_t cmd, size; uint64_t ptr; };
 /* The ids of the open, close, mmap and munmap of device files and of an
  * ioctl nothing decodes; valid once ioc_ids_ready (CUTAP_ID_ALL: none). */
 struct ioc_ids {
-    uint32_t open, close, mmap, munmap, other;
+    uint32_t open, close, mmap, munmap, mremap, mmap_over, other;
 };
 extern struct ioc_ids ioc_id;
 extern _Atomic int ioc_ids_ready;
@@ -36,5 +36,29 @@ unsigned ioc_sig_words(unsigned sig);
  * 1 when done (*outcome set to the request's status when use is set), 0
  * when it was not decoded (too small for the layout). */
 int ioc_decode(unsigned sig, const void *p, size_t size, uint64_t *w, uint64_t *outcome, int use);
+
+/* --- ioctl_maps.c: what the device files' mappings are ------------------ */
+
+/* The object a device mapping maps: its handle and class (0: not known). */
+struct ioc_map_info {
+    uint64_t dev;   /* the dev word of the descriptor mapped */
+    uint32_t h, cls;
+};
+/* Objects allocated (RM_ALLOC, RM_ALLOC_MEMORY) and freed (RM_FREE). */
+void ioc_handle_put(uint32_t client, uint32_t h, uint32_t cls);
+void ioc_handle_drop(uint32_t client, uint32_t h);
+uint32_t ioc_handle_class(uint32_t client, uint32_t h);
+/* This thread's RM_MAP_MEMORY of object h for descriptor fd; the mmap of
+ * fd that follows takes it (1: m->h and m->cls set). */
+void ioc_map_asked(int fd, uint32_t client, uint32_t h);
+int ioc_map_take_asked(int fd, struct ioc_map_info *m);
+/* Device mappings: [a, a + len) mapped (replacing any overlapped); whether
+ * [a, a + len) overlaps one (*m: the first's; *left: the bytes of those
+ * overlapped that stay mapped after an unmapping of it); [a, a + len)
+ * unmapped; how many ranges there are. */
+void ioc_map_put(uintptr_t a, size_t len, const struct ioc_map_info *m);
+int ioc_map_look(uintptr_t a, size_t len, struct ioc_map_info *m, uint64_t *left);
+void ioc_map_gone(uintptr_t a, size_t len);
+unsigned ioc_maps_count(void);
 
 #endif

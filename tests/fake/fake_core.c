@@ -187,6 +187,9 @@ void *fake_real_address(const char *name)
  *     mmap of nvidia0's fd (MAP_SHARED, the size rounded up to 4096,
  *     offset 0), kept with the allocation.
  *   cuMemFree_v2: munmap of that mapping; RM_FREE of the memory object.
+ * With FAKE_NV_MAPS also: cuInit maps HOPPER_USERMODE_A (RM_ALLOC on the
+ *   subdevice, RM_MAP_MEMORY, mmap of 4096 bytes, never unmapped), and
+ *   cuMemFree_v2 unmaps in pieces, with an mremap (fake_maps.c).
  * Errors: cuInit CUDA_ERROR_NO_DEVICE when a file cannot be opened,
  * CUDA_ERROR_SYSTEM_DRIVER_MISMATCH when the version check fails,
  * CUDA_ERROR_OPERATING_SYSTEM when another request fails; cuMemAlloc_v2
@@ -231,6 +234,16 @@ static int nv_open(const char *name)
 static int nv_esc(int fd, unsigned nr, void *blk, size_t size)
 {
     return ioctl(fd, FNV_IOWR(nr, size), blk);
+}
+
+/* RM_MAP_MEMORY of object hmem for nvidia0's descriptor, then its mmap. */
+static void *nv_map(uint32_t hmem, size_t len, int prot)
+{
+    struct fnv_nvos33_fd m = {.params = {.hClient = nv_client, .hDevice = nv_device, .hMemory = hmem, .length = len},
+                              .fd = nv_gpu};
+    if (nv_esc(nv_ctl, FNV_ESC_RM_MAP_MEMORY, &m, sizeof m) || m.params.status)
+        return MAP_FAILED;
+    return mmap(NULL, len, prot, MAP_SHARED, nv_gpu, 0);
 }
 
 /* RM_ALLOC of hClass under parent (NVOS64 when wide): the new handle, or 0. */
@@ -310,6 +323,10 @@ static uint64_t nv_init_locked(void)
     struct fnv_uvm_initialize ui = {0};
     if (ioctl(nv_uvm, FNV_UVM_INITIALIZE, &ui) || ui.rmStatus)
         return CUDA_ERROR_OPERATING_SYSTEM;
+    uint32_t um;   /* FAKE_NV_MAPS: the usermode registers mapped for good, as libcuda does */
+    if (getenv("FAKE_NV_MAPS") && (!(um = nv_alloc(nv_subdevice, FNV_HOPPER_USERMODE_A, 0)) ||
+                                   nv_map(um, 4096, PROT_WRITE) == MAP_FAILED))
+        return CUDA_ERROR_OPERATING_SYSTEM;
     /* The build version, its block passed through IOCTL_XFER_CMD. */
     char drv[64] = {0}, ver[64] = {0}, title[64] = {0};
     struct fnv_build_version bv = {.sizeOfStrings = 64, .pDriverVersionBuffer = (uintptr_t)drv,
@@ -358,12 +375,7 @@ static uint64_t nv_mem_alloc(uint64_t dptr, uint64_t size)
     uint32_t hmem = nv_alloc(nv_device, FNV_NV01_MEMORY_LOCAL_USER, 0);
     if (!hmem)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    struct fnv_nvos33_fd m = {.params = {.hClient = nv_client, .hDevice = nv_device, .hMemory = hmem,
-                                         .offset = 0, .length = len},
-                              .fd = nv_gpu};
-    void *p = MAP_FAILED;
-    if (!nv_esc(nv_ctl, FNV_ESC_RM_MAP_MEMORY, &m, sizeof m) && !m.params.status)
-        p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, nv_gpu, 0);
+    void *p = nv_map(hmem, len, PROT_READ | PROT_WRITE);
     int slot = -1;
     if (p != MAP_FAILED) {
         pthread_mutex_lock(&nv_lock);
@@ -400,7 +412,7 @@ static uint64_t do_mem_free(const uint64_t *a)
     pthread_mutex_unlock(&nv_lock);
     if (!hmem)
         return CUDA_ERROR_INVALID_VALUE;
-    munmap(map, len);
+    getenv("FAKE_NV_MAPS") ? fake_unmap_pieces(map, len) : (void)munmap(map, len);
     struct fnv_nvos00 f = {.hRoot = nv_client, .hObjectParent = nv_device, .hObjectOld = hmem};
     if (nv_esc(nv_ctl, FNV_ESC_RM_FREE, &f, sizeof f) || f.status)
         return CUDA_ERROR_OPERATING_SYSTEM;

@@ -74,4 +74,12 @@ int fake_gpu_behaviour(uint32_t id, const uint64_t *a, uint64_t *result);
  * whether p is device memory the fake handed out. */
 const char *fake_func_name(uint64_t handle);
 int fake_is_device_ptr(uint64_t p);
+/* fake_maps.c: an mapping of len bytes at map (len a multiple of 4096, at
+ * least 4 pages) unmapped the ways no libcuda 580 does but a program or a
+ * later driver may: its last page, a page in the middle (the rest in two
+ * pieces), the second piece moved by mremap and unmapped there, the first
+ * piece at last, replaced by anonymous PROT_NONE memory (MAP_FIXED), as
+ * libcuda 580 releases its mappings, then that unmapped (FAKE_NV_MAPS). */
+void fake_unmap_pieces(void *map, size_t len);
+
 #endif

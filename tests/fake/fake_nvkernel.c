@@ -50,7 +50,8 @@
  *                        come back as NV01_ROOT_CLIENT (0x41), as the
  *                        driver forces; hClass 0xbad: NV_ERR_INVALID_CLASS
  *                        (0x22); alloc params copied in when given
- *                        (unreadable: NV_ERR_INVALID_ADDRESS 0x1e)
+ *                        (unreadable: NV_ERR_INVALID_ADDRESS 0x1e; with
+ *                        paramsSize 0: sized by class, 1 byte read here)
  *     RM_CONTROL         NVOS54: status 0; cmd 0x20800142:
  *                        NV_ERR_NOT_SUPPORTED (0x56); params copied in and
  *                        out (params NULL with a size or the reverse:
@@ -129,6 +130,7 @@
 #define FNV_NV01_MEMORY_LOCAL_USER 0x40u
 #define FNV_NV01_DEVICE_0 0x80u
 #define FNV_NV20_SUBDEVICE_0 0x2080u
+#define FNV_HOPPER_USERMODE_A 0xc661u
 #define FNV_CLASS_BAD 0xbadu
 #define FNV_OK 0x0u
 #define FNV_ERR_INVALID_CLASS 0x22u
@@ -619,7 +621,9 @@ static int escape(int dev, unsigned nr, void *blk, size_t size, uint32_t *st)
             return -EINVAL;
         uint32_t *status = size == sizeof *a ? &a->status : &a64->status;
         void *p;
-        uint32_t s = rm_params_in(a->pAllocParms, size == sizeof *a ? a->paramsSize : a64->paramsSize, &p);
+        /* paramsSize 0 with a pointer (libcuda's way): sized by class */
+        uint32_t psize = size == sizeof *a ? a->paramsSize : a64->paramsSize;
+        uint32_t s = rm_params_in(a->pAllocParms, psize || !a->pAllocParms ? psize : 1, &p);
         free(p);
         if (!s && a->hClass == FNV_CLASS_BAD)
             s = FNV_ERR_INVALID_CLASS;

@@ -3,8 +3,8 @@
 export (read back with DuckDB, duckdb_sql.py's C API through ctypes)
 against two independent readings of the same trace: the JSON lines
 export (every call: process, thread, rank, layer, name, depth, parent,
-duration, result, argument words, kernel, object, status and decoded
-text with --text; start times one constant offset apart) and the trace
+duration, result, argument words, kernel, object, RM parameter block
+(trace --ioctl-params), status and decoded text with --text; start times one constant offset apart) and the trace
 files' own headers (every process: host, pid, ppid, rank, local_rank,
 exe, start). Also every thread (its calls) and every name (its calls) of
 each process. Prints what differs; exit status 1 if anything does."""
@@ -60,7 +60,7 @@ for line in open(jl):
     gid[o["id"]] = k + (len(want[k]),)
     want[k].append(o)
 cols = ("host, pid, process_start_ns, rank, tid, id, parent, start_ns, dur_ns, layer, name, depth, result, "
-        "error, injected, skipped, object, kernel, args::VARCHAR" + (", status, decoded" if text else ""))
+        "error, injected, skipped, object, kernel, args::VARCHAR, params" + (", status, decoded" if text else ""))
 rows = sql("SELECT %s FROM 'OUT/calls/*.parquet' ORDER BY host, pid, process_start_ns, id" % cols)
 have = defaultdict(list)
 for r in rows:
@@ -75,24 +75,25 @@ for k in want:
         continue
     for i, (o, r) in enumerate(zip(w, h)):
         (host, pid, pstart, rank, tid, cid, parent, start, dur, layer, name, depth, result, error, inj, skip,
-         obj, kernel, args) = r[:19]
+         obj, kernel, args, params) = r[:20]
         offsets.add(int(start) - o["t_ns"])
         par = None if o["parent"] is None else gid[o["parent"]]
         exp = dict(rank=o["rank"], tid=o["tid"], id=i, parent=None if par is None else par[2],
                    dur=o.get("dur_ns"), layer=o["layer"], name=o["name"], depth=o["depth"],
                    result=None if o.get("result") is None else o["result"] % 2**64,
                    args=[int(a, 16) for a in o.get("args", [])], kernel=o.get("kernel"), object=o.get("object"),
-                   injected=o.get("injected") is not None)
+                   injected=o.get("injected") is not None, params=o.get("params"))
         seen = dict(rank=None if rank is None else int(rank), tid=int(tid), id=int(cid),
                     parent=None if parent is None else int(parent), dur=None if dur is None else int(dur),
                     layer=layer, name=name, depth=int(depth),
                     result=None if result is None else int(result) % 2**64,
-                    args=json.loads(args), kernel=kernel, object=obj, injected=inj == "true")
+                    args=json.loads(args), kernel=kernel, object=obj, injected=inj == "true",
+                    params=None if params is None else json.loads(params))
         if par is not None and par[:2] != k:
             bad.append("%s call %d: its parent is in another process" % (k, i))
         if text:
             exp.update(status=o.get("status"), decoded=o.get("decoded"))
-            seen.update(status=r[19], decoded=r[20])
+            seen.update(status=r[20], decoded=r[21])
         if exp != seen:
             diff = {f: (seen[f], exp[f]) for f in exp if exp[f] != seen[f]}
             bad.append("%s call %d (%s): export vs JSON lines %s" % (k, i, o["name"], diff))

@@ -24,7 +24,7 @@ extra=$(comm -23 "$WORK/ours" "$WORK/api" | grep -v -e '^cutap_' -e '^dlsym$' -e
     -e '^InitializeInjectionNvtx2$' -e '^cuEventCreateFromEGLSync$' \
     -e '^execl[ep]\?$' -e '^execv\(e\|p\|pe\)\?$' -e '^fexecve$' -e '^posix_spawnp\?$' \
     -e '^ioctl$' -e '^\(__\)\?open\(at\)\?\(64\)\?\(_2\)\?$' -e '^close\(_range\)\?$' -e '^dup[23]\?$' \
-    -e '^mmap\(64\)\?$' -e '^munmap$' -e '^fcntl\(64\)\?$' -e '^prctl$' -e '^syscall$' \
+    -e '^mmap\(64\)\?$' -e '^munmap$' -e '^mremap$' -e '^fcntl\(64\)\?$' -e '^prctl$' -e '^syscall$' \
     -e '^cuptiActivityRegisterCallbacks$' -e '^getenv$' -e '^secure_getenv$')
 [ -z "$extra" ] || { say "  exported but not API: $extra"; exit 1; }
 say "  $(wc -l <"$WORK/driver") driver entry points and $(wc -l <"$WORK/layers") runtime/library functions exported"

@@ -10,7 +10,7 @@
 # order, with its result (the fake's log against the JSON lines export);
 # each is nested under the API call that made it (cuInit >
 # RM_ALLOC(NV01_ROOT_CLIENT), cuMemAlloc_v2 > RM_ALLOC(NV01_MEMORY_LOCAL_USER)
-# > ..., cuMemFree_v2 > munmap, RM_FREE), the driver's own thread's at
+# > ..., cuMemFree_v2 > munmap(NV01_MEMORY_LOCAL_USER), RM_FREE), the driver's own thread's at
 # depth 0; the blocks are decoded (version string, PCI ids, class and
 # control names, the wrapped control under its own name, NV_STATUS as the
 # result and counted as an error).
@@ -47,14 +47,14 @@ PY
 for p in 'cuInit > open' 'cuInit > CHECK_VERSION_STR' 'cuInit > CARD_INFO' 'cuInit > RM_ALLOC(NV01_ROOT_CLIENT)' \
          'cuInit > RM_ALLOC(NV01_DEVICE_0)' 'cuInit > UVM_INITIALIZE' \
          'cuInit > RM_CONTROL(NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION)' 'cuInit > RM_CONTROL(NV2080_CTRL_CMD_GPU_GET_ID)' \
-         'cuMemAlloc_v2 > RM_ALLOC(NV01_MEMORY_LOCAL_USER)' 'cuMemAlloc_v2 > RM_MAP_MEMORY' 'cuMemAlloc_v2 > mmap' \
-         'cuMemFree_v2 > munmap' 'cuMemFree_v2 > RM_FREE' 'RM_CONTROL(NV2080_CTRL_CMD_GPU_GET_INFO)'; do
+         'cuMemAlloc_v2 > RM_ALLOC(NV01_MEMORY_LOCAL_USER)' 'cuMemAlloc_v2 > RM_MAP_MEMORY' \
+         'cuMemAlloc_v2 > mmap(NV01_MEMORY_LOCAL_USER)' 'cuMemFree_v2 > munmap(NV01_MEMORY_LOCAL_USER)' 'cuMemFree_v2 > RM_FREE' 'RM_CONTROL(NV2080_CTRL_CMD_GPU_GET_INFO)'; do
     grep -q "^$p," "$WORK/tree.csv" || { say "  no path '$p'"; cat "$WORK/tree.csv" >&2; exit 1; }
 done
 # 12 allocations, each with its RM_ALLOC, mapping and free; the background
 # thread's 3 controls at depth 0 on their own thread
 grep -q '^cuMemAlloc_v2 > RM_ALLOC(NV01_MEMORY_LOCAL_USER),ioctl,RM_ALLOC(NV01_MEMORY_LOCAL_USER),1,12,' "$WORK/tree.csv" \
-    && grep -q '^cuMemFree_v2 > munmap,ioctl,munmap,1,12,' "$WORK/tree.csv" \
+    && grep -q '^cuMemFree_v2 > munmap(NV01_MEMORY_LOCAL_USER),ioctl,munmap(NV01_MEMORY_LOCAL_USER),1,12,' "$WORK/tree.csv" \
     && grep -q '^RM_CONTROL(NV2080_CTRL_CMD_GPU_GET_INFO),ioctl,RM_CONTROL(NV2080_CTRL_CMD_GPU_GET_INFO),0,3,' "$WORK/tree.csv" \
     || { say "  counts in the tree"; cat "$WORK/tree.csv" >&2; exit 1; }
 "$CUTAP" dump "$WORK/drv" >"$WORK/drv.dump" || exit 1

@@ -10,9 +10,10 @@
 # through), nothing recorded for the wrong file; a vfork child closing its
 # parent's descriptors before exec (subprocess does) leaves the parent's
 # marks alone: its later requests are recorded (and those on a duplicate
-# made by fcntl F_DUPFD); device mappings replaced by
-# MAP_FIXED or partly unmapped are forgotten, so a later munmap of other
-# memory at that address is not taken for a device's. Outputs are the bare
+# made by fcntl F_DUPFD); a device mapping replaced by MAP_FIXED is
+# recorded so (mmap_over) and forgotten, one unmapped in pieces is followed
+# piece by piece (both unmappings recorded, with what stays mapped), so a
+# later munmap of other memory at that address is not taken for a device's. Outputs are the bare
 # runs' in every mode.
 . "$(dirname "$0")/../../lib/init.sh"
 
@@ -30,5 +31,11 @@ rows() { "$CUTAP" report --format csv -e layer=ioctl "$WORK/$1" | awk -F, -v n="
 [ "$(rows stale RM_FREE)" = 3 ] && [ "$(rows stale open)" = 2 ] || { "$CUTAP" dump "$WORK/stale" >&2; exit 1; }
 # vfork: the three requests of the parent, and one on its fcntl duplicate
 [ "$(rows vfork RM_FREE)" = 4 ] || { say "  vfork: parent's requests lost"; "$CUTAP" dump "$WORK/vfork" >&2; exit 1; }
-# maps: two device mappings, no munmap taken for a device's
-[ "$(rows maps mmap)" = 2 ] && [ -z "$(rows maps munmap)" ] || { say "  maps"; "$CUTAP" dump "$WORK/maps" >&2; exit 1; }
+# maps: two device mappings; anonymous memory over the first (mmap_over),
+# not its munmap; the second's two unmappings (8 KiB from its
+# second page: 57,344 bytes stay; then the rest) and no other munmap
+"$CUTAP" dump "$WORK/maps" >"$WORK/maps.dump" || exit 1
+[ "$(rows maps mmap)" = 2 ] && [ "$(rows maps munmap)" = 2 ] && [ "$(rows maps mmap_over)" = 1 ] &&
+    grep -q 'munmap(addr=0x[0-9a-f]*, length=8192, dev=nvidia0, left=57344) = 0' "$WORK/maps.dump" &&
+    grep -q 'munmap(addr=0x[0-9a-f]*, length=65536, dev=nvidia0, left=0) = 0' "$WORK/maps.dump" \
+    || { say "  maps"; cat "$WORK/maps.dump" >&2; exit 1; }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue #32: RM parameter blocks by field (cutap trace --ioctl-params). A
 # program makes RM_ALLOC and RM_CONTROL requests of real shapes to the fake
-# kernel driver (t_ioctl params): NV01_DEVICE_0 with NV0080_ALLOC_PARAMETERS,
+# kernel driver (t_ioctl params): NV01_DEVICE_0 with NV0080_ALLOC_PARAMETERS
+# (also with paramsSize 0, as libcuda passes it: sized by class, as is an
+# NV01_MEMORY_LOCAL_USER's NV_MEMORY_ALLOCATION_PARAMS, paired by driver),
 # NV2080_CTRL_CMD_GPU_GET_INFO_V2 (the "driver" fills data of the 2 entries
 # asked), NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2 (it fills 4 strings and
 # 2 numbers), a private command (no layout: hex), a 6152-byte
@@ -10,8 +12,8 @@
 # NV_ERR_INVALID_ADDRESS, as bare; no crash) and an unmapped NVOS54 block
 # (EFAULT, as bare). Checked: the program's output is unchanged; dump shows
 # the fields by path and the driver's changes as before→after; the JSON
-# lines and SQLite exports carry the same fields ("params" object, params
-# column); without the option no block is recorded.
+# lines, SQLite and Parquet exports carry the same fields ("params" object,
+# params column); without the option no block is recorded.
 . "$(dirname "$0")/../../lib/init.sh"
 
 nvk_env
@@ -40,7 +42,8 @@ for s in '^ *params NV0080_ALLOC_PARAMETERS, 56 bytes: hClientShare=0xcaf00001, 
          "^ *params of command 0x20809064 (no layout), 24 bytes: x'efbeadde0100000002000000030000000400000005000000'$" \
          '^ *params NV2080_CTRL_FB_GET_REMAPPED_ROWS_PARAMS, 6152 bytes, cut to 4096: entryCount=2, entries\[0\]\.remapRegVal=4660$' \
          '^ *params NV2080_CTRL_GPU_GET_INFO_V2_PARAMS, 564 bytes, not readable before the call, not readable after it:$' \
-         '^ *params NV0080_ALLOC_PARAMETERS, 56 bytes, not readable before the call, not readable after it:$'; do
+         '^ *params NV0080_ALLOC_PARAMETERS, 56 bytes, not readable before the call, not readable after it:$' \
+         '^ *params NV_MEMORY_ALLOCATION_PARAMS, 128 bytes: owner=4660, flags=128$'; do
     grep -q "$s" "$d" || { say "  dump lacks: $s"; grep -A1 'RM_' "$d" >&2; exit 1; }
 done
 # the unmapped params pointers: two controls, the driver's own status; the
@@ -49,7 +52,9 @@ done
     || { say "  the unmapped pointers' results"; grep -A1 'INVALID_ADDRESS' "$d" >&2; exit 1; }
 grep -A1 'RM_CONTROL(fd=[0-9]*, dev=nvidiactl, (block not read)) = -1 EFAULT' "$d" | grep -q params \
     && { say "  a block recorded for an unreadable NVOS54"; exit 1; }
-[ "$(grep -c '^ *params ' "$d")" = 8 ] || { say "  not 8 blocks"; grep '^ *params ' "$d" >&2; exit 1; }
+[ "$(grep -c '^ *params NV0080_ALLOC_PARAMETERS, 56 bytes: hClientShare=0xcaf00001, vaMode=2$' "$d")" = 2 ] \
+    || { say "  the device's block with paramsSize 0"; grep -B1 '^ *params NV0080' "$d" >&2; exit 1; }
+[ "$(grep -c '^ *params ' "$d")" = 10 ] || { say "  not 10 blocks"; grep '^ *params ' "$d" >&2; exit 1; }
 
 # the exports: the same fields
 python3 - "$WORK/on.jsonl" <<'PY' || exit 1
@@ -59,12 +64,13 @@ by = {}
 for p in ps:
     by.setdefault(p["struct"], []).append(p)
 info = by["NV2080_CTRL_GPU_GET_INFO_V2_PARAMS"]
-ok = (len(ps) == 8 and info[0]["fields"] == {"gpuInfoListSize": 2, "gpuInfoList[0].index": 3, "gpuInfoList[0].data": 49,
+ok = (len(ps) == 10 and info[0]["fields"] == {"gpuInfoListSize": 2, "gpuInfoList[0].index": 3, "gpuInfoList[0].data": 49,
                                               "gpuInfoList[1].index": 7, "gpuInfoList[1].data": 113}
       and info[0]["changed"] == {"gpuInfoList[0].data": [0, 49], "gpuInfoList[1].data": [0, 113]}
       and [i["before"] or i["after"] for i in info] == [True, False, False]
       and by["NV0000_CTRL_SYSTEM_GET_BUILD_VERSION_V2_PARAMS"][0]["changed"]["driverBranch"] == ["", "r580_00"]
       and by[None][0]["hex_before"] == "efbeadde0100000002000000030000000400000005000000"
+      and by["NV_MEMORY_ALLOCATION_PARAMS"][0]["fields"] == {"owner": 4660, "flags": 128}
       and by["NV2080_CTRL_FB_GET_REMAPPED_ROWS_PARAMS"][0]["cut"] is True
       and by["NV2080_CTRL_FB_GET_REMAPPED_ROWS_PARAMS"][0]["len"] == 4096
       and by["NV2080_CTRL_FB_GET_REMAPPED_ROWS_PARAMS"][0]["fields"] == {"entryCount": 2, "entries[0].remapRegVal": 4660})
@@ -84,5 +90,11 @@ if rows != lines or db.execute("SELECT count(*) FROM calls WHERE params IS NULL 
     print("  sqlite params differ from the JSON lines: %d rows, %d lines" % (len(rows), len(lines)), file=sys.stderr)
     sys.exit(1)
 PY
+fi
+if [ -n "${CUTAP_DUCKDB_LIB:-}" ]; then
+    "$CUTAP" export --format parquet -o "$WORK/on.pq" "$WORK/on" || exit 1
+    python3 "$TL/parquet_check.py" "$WORK/on" "$WORK/on.pq" "$WORK/on.jsonl" || { say "  the Parquet export's params"; exit 1; }
+    n=$(python3 "$TL/duckdb_sql.py" "SELECT count(*) FROM '$WORK/on.pq/calls/*.parquet' WHERE params IS NOT NULL")
+    [ "$n" = 10 ] || { say "  $n Parquet rows with params, not 10"; exit 1; }
 fi
 exit 0
