@@ -144,18 +144,21 @@ static int child(void)
  * helper on the program's CPUs (CUTAP_PAGES=same, as before issue #27),
  * tidle: there as SCHED_IDLE (CUTAP_PAGES=idle); trace: the default (the
  * helper on the CPUs the program may not use) */
-enum { BARE, PASS, STAT, TRACE, TSAME, TIDLE, TRACE0, CUPTI, STAT2, TRACE2, TGPU, TGPUNOAPI, TGPUNOTS, GPUREF,
-       GPUREFALL, NMODES };
+enum { BARE, PASS, STAT, TRACE, TSAME, TIDLE, TRACE0, CUPTI, STAT2, TRACE2, TGPU, TGPUNOAPI, TGPUNOTS, TGPUALLAPI,
+       GPUREF, GPUREFAPI, GPUREFALL, NMODES };
 static const char *const mode_name[NMODES] = {"bare",  "pass",   "stat",   "trace",  "tsame",
                                               "tidle", "trace0", "cupti",  "stat2",  "trace2",
-                                              "tgpu",  "tgpuna", "tgpunt", "gpuref", "gpuall"};
+                                              "tgpu",  "tgpuna", "tgpunt", "tgpuaa", "gpuref", "gpuapi",
+                                              "gpuall"};
 /* stat2, trace2: stat and trace of another build (CUTAP_LIBRARY2, e.g. the
  * commit before a change), side by side; skipped when it is not set.
  * With CUTAP_GPUREF_LIB (build/gpu/libgpu_ref.so), GPU activity's cost
  * (issue #31): tgpu trace --gpu (CUTAP_GPU=1), tgpuna without API records
- * asked for, tgpunt on CUPTI's own clock (CUTAP_GPU_DIAG=noapi, nots);
- * gpuref the bare CUPTI activity referee, gpuall it with API records of
- * every call (GPU_REF_API=all). */
+ * asked for, tgpunt on CUPTI's own clock, tgpuaa with API records asked
+ * for by kind, not function by function (CUTAP_GPU_DIAG=noapi, nots,
+ * allapi); gpuref the bare CUPTI activity referee, gpuapi it with API
+ * records of the two launch functions (GPU_REF_API=launch: function by
+ * function), gpuall of every call (GPU_REF_API=all: by kind). */
 static int gpu_mode(int m) { return m >= TGPU; }
 
 /* Runs one child in a mode; appends its rounds to ctx[] and launch[]. */
@@ -171,23 +174,23 @@ static int run_mode(const char *self, int m, const char *lib, const char *ref, c
     if (pid == 0) {
         dup2(fd[1], 1);
         close(fd[0]);
-        if (m != BARE && m != CUPTI && m != GPUREF && m != GPUREFALL)
+        if (m != BARE && m != CUPTI && m != GPUREF && m != GPUREFAPI && m != GPUREFALL)
             setenv("LD_PRELOAD", m == STAT2 || m == TRACE2 ? getenv("CUTAP_LIBRARY2") : lib, 1);
         if (m == STAT || m == STAT2)
             setenv("CUTAP_COUNT", tmp, 1);
         if (m == TRACE || m == TSAME || m == TIDLE || m == TRACE0 || m == TRACE2 || m == TGPU || m == TGPUNOAPI ||
-            m == TGPUNOTS)
+            m == TGPUNOTS || m == TGPUALLAPI)
             setenv("CUTAP_TRACE", tmp, 1);
-        if (m == TGPU || m == TGPUNOAPI || m == TGPUNOTS)
+        if (m == TGPU || m == TGPUNOAPI || m == TGPUNOTS || m == TGPUALLAPI)
             setenv("CUTAP_GPU", "1", 1);
-        if (m == TGPUNOAPI || m == TGPUNOTS)
-            setenv("CUTAP_GPU_DIAG", m == TGPUNOAPI ? "noapi" : "nots", 1);
-        if (m == GPUREF || m == GPUREFALL) {
+        if (m == TGPUNOAPI || m == TGPUNOTS || m == TGPUALLAPI)
+            setenv("CUTAP_GPU_DIAG", m == TGPUNOAPI ? "noapi" : m == TGPUNOTS ? "nots" : "allapi", 1);
+        if (m == GPUREF || m == GPUREFAPI || m == GPUREFALL) {
             unsetenv("LD_PRELOAD");
             setenv("CUDA_INJECTION64_PATH", getenv("CUTAP_GPUREF_LIB"), 1);
             setenv("GPU_REF_DIR", tmp, 1);
-            if (m == GPUREFALL)
-                setenv("GPU_REF_API", "all", 1);
+            if (m == GPUREFALL || m == GPUREFAPI)
+                setenv("GPU_REF_API", m == GPUREFALL ? "all" : "launch", 1);
         }
         if (m == TRACE0)
             setenv("CUTAP_PREFAULT", "0", 1);
@@ -234,7 +237,7 @@ static int mode_took_effect(int m, const char *tmp)
 {
     if (m == BARE || m == PASS)
         return 1;
-    const char *want = m == CUPTI ? "injected." : m == GPUREF || m == GPUREFALL ? "gpu." : NULL;
+    const char *want = m == CUPTI ? "injected." : m == GPUREF || m == GPUREFAPI || m == GPUREFALL ? "gpu." : NULL;
     DIR *d = opendir(tmp);
     int found = 0;
     struct dirent *e;

@@ -31,7 +31,9 @@
 #    bare CUPTI activity client: kernels, copies, memsets), tgpunopush and
 #    tgpunoapi, tgpunots (trace --gpu without its external ids pushed,
 #    without API records asked for, on CUPTI's own clock: CUTAP_GPU_DIAG),
-#    tgpunoflush (no periodic flush: CUTAP_GPU_FLUSH_MS=0), gpurefapi and gpurefall (the
+#    tgpuallapi (API records asked for by kind, those of other functions
+#    dropped: CUTAP_GPU_DIAG=allapi), tgpunoflush (no periodic flush:
+#    CUTAP_GPU_FLUSH_MS=0), gpurefapi and gpurefall (the
 #    referee with API records of the two launch functions, of every call).
 # 3. Start-up: `import torch; torch.zeros(1, device="cuda")`, wall time
 #    bare and under cutap trace, CYCLES times each, medians.
@@ -71,7 +73,7 @@ run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
     tparams) timeout 200 $PIN build/cutap trace --ioctl-params -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     tgpu) timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     tgpunoflush) CUTAP_GPU_FLUSH_MS=0 timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
-    tgpunopush|tgpunoapi|tgpunots) CUTAP_GPU_DIAG=${m#tgpu} timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    tgpunopush|tgpunoapi|tgpunots|tgpuallapi) CUTAP_GPU_DIAG=${m#tgpu} timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     gpurefapi|gpurefall) mkdir -p "$T/g$c"; GPU_REF_API=$([ $m = gpurefapi ] && echo launch || echo all) CUDA_INJECTION64_PATH=$PWD/$B/libgpu_ref.so GPU_REF_DIR=$T/g$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     gpuref) mkdir -p "$T/g$c"; CUDA_INJECTION64_PATH=$PWD/$B/libgpu_ref.so GPU_REF_DIR=$T/g$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     # nsys turns its capture into a report after the program ends (minutes
@@ -81,7 +83,10 @@ run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
       setsid timeout 150 $PIN "$NSYS" profile -t cuda -o "$T/n$c.$#" python3 bench/gpu/torch_steps.py "$@" >"$o" 2>/dev/null &
       p=$!
       while kill -0 $p 2>/dev/null && ! grep -q steps_per_s "$o"; do sleep 0.5; done
-      kill -KILL -- -$p 2>/dev/null; wait $p 2>/dev/null; cat "$o" ;;
+      kill -KILL -- -$p 2>/dev/null; wait $p 2>/dev/null
+      # what nsys started outside its group (its daemon, the importer) must
+      # not run on into the next mode's window
+      pkill -KILL -f "$NSYS" 2>/dev/null; pkill -KILL -f QdstrmImporter 2>/dev/null; sleep 2; cat "$o" ;;
   esac | rate
 }
 med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }

@@ -88,6 +88,7 @@ int rec_gpu_asked;                 /* CUTAP_GPU=1 */
 static _Atomic int gpu_live;       /* CUPTI started: pushes are made */
 static int gpu_client = -1;
 static int diag_noapi;   /* CUTAP_GPU_DIAG=noapi (rec_gpu_setup) */
+static int diag_allapi;  /* CUTAP_GPU_DIAG=allapi */
 static cutap_fixup_fn prev_fixup;
 static _Atomic int started;        /* tried (once per process) */
 
@@ -200,6 +201,18 @@ static void place(struct cutap_rec_gpu *g, const void *a, unsigned at)
     g->stream = AT(a, at + 8, uint32_t);
 }
 
+/* CUTAP_GPU_DIAG=allapi: whether an API record is of a function that
+ * enqueues GPU work (the others are dropped, as if never asked for). */
+static int api_wanted(uint32_t kind, uint32_t cbid)
+{
+    const uint16_t *t = kind == K_DRIVER ? cutap_gpu_driver_cbids : cutap_gpu_runtime_cbids;
+    unsigned n = kind == K_DRIVER ? cutap_gpu_driver_ncbids : cutap_gpu_runtime_ncbids;
+    for (unsigned i = 0; i < n; i++)
+        if (t[i] == cbid)
+            return 1;
+    return 0;
+}
+
 /* One CUPTI record as a GPU record (w_lock held); 0 if it is of no kind
  * kept, -1 if there was no room. */
 static int put(const void *a)
@@ -244,6 +257,8 @@ static int put(const void *a)
         break;
     case K_DRIVER:
     case K_RUNTIME:
+        if (CUTAP_UNLIKELY(diag_allapi) && !api_wanted(kind, AT(a, 4, uint32_t)))
+            return 0;
         g.type = CUTAP_GPU_API;
         g.info = AT(a, 4, uint32_t);
         g.start = AT(a, 8, uint64_t);
@@ -530,7 +545,9 @@ static void gpu_start(void)
     /* API records of the enqueuing functions only; all of them where this
      * CUPTI cannot choose (it then records every API call: it costs more) */
     int api = r;
-    if (!diag_noapi && r == CUPTI_OK && C.enable_driver_api && C.enable_runtime_api) {
+    if (diag_allapi)
+        api = -1;   /* CUTAP_GPU_DIAG=allapi: API records by kind (those of other functions dropped in put) */
+    else if (!diag_noapi && r == CUPTI_OK && C.enable_driver_api && C.enable_runtime_api) {
         for (unsigned i = 0; api == CUPTI_OK && i < cutap_gpu_driver_ncbids; i++)
             api = C.enable_driver_api(cutap_gpu_driver_cbids[i], 1);
         for (unsigned i = 0; api == CUPTI_OK && i < cutap_gpu_runtime_ncbids; i++)
@@ -616,9 +633,11 @@ void rec_gpu_setup(void)
     /* CUTAP_GPU_DIAG: what to leave out, to measure what each part costs
      * (bench/gpu/run.sh): "nopush" no external ids pushed, "noapi" no API
      * records asked for (either way records are not joined to calls),
-     * "nots" CUPTI's own clock (CLOCK_REALTIME) */
+     * "nots" CUPTI's own clock (CLOCK_REALTIME), "allapi" API records of
+     * every function asked for by kind rather than function by function */
     const char *diag = getenv("CUTAP_GPU_DIAG");
     diag_noapi = diag && strstr(diag, "noapi");
+    diag_allapi = diag && strstr(diag, "allapi");
     if (!(diag && strstr(diag, "nopush"))) {
         gpu_client = cutap_register("gpu-correlation", gpu_pre, gpu_post, NULL);
         if (gpu_client < 0 || cutap_enable_filter(gpu_client, work_filter))
