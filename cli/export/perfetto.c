@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "export_internal.h"
+#include "nv_params.h"
 
 /* An NVTX range or mark (the reader's, trace_read.h) as Perfetto events:
  * a push/pop range that nests is a slice on its thread's track, like the
@@ -151,6 +152,11 @@ static void pf_fmt(void *wp, FILE *f, const struct tr_call *c, size_t i, size_t 
         out_c('"', f);
     }
     json_kernel_object(f, tr, c);
+    struct nvp_block pb;
+    if (nvp_block_of(tr, c, &pb)) {   /* trace --ioctl-params: the block, as in the JSON lines */
+        out_s(",\"params\":", f);
+        nvp_put_json(f, &pb);
+    }
     out_s("}}", f);
     const struct tr_gpu *x;
     size_t ng = tr_gpu_of(&tr->procs[t->proc], c, &x);

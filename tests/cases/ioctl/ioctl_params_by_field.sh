@@ -12,8 +12,8 @@
 # NV_ERR_INVALID_ADDRESS, as bare; no crash) and an unmapped NVOS54 block
 # (EFAULT, as bare). Checked: the program's output is unchanged; dump shows
 # the fields by path and the driver's changes as before→after; the JSON
-# lines, SQLite and Parquet exports carry the same fields ("params" object,
-# params column); without the option no block is recorded.
+# lines, Perfetto JSON, SQLite and Parquet exports carry the same fields
+# ("params" object, slice argument, params column); without the option no block is recorded.
 . "$(dirname "$0")/../../lib/init.sh"
 
 nvk_env
@@ -91,6 +91,18 @@ if rows != lines or db.execute("SELECT count(*) FROM calls WHERE params IS NULL 
     sys.exit(1)
 PY
 fi
+# Perfetto JSON: each block as an argument of its slice
+"$CUTAP" export --format perfetto -o "$WORK/on.json" "$WORK/on" || exit 1
+python3 - "$WORK/on.json" "$WORK/on.jsonl" <<'PY' || exit 1
+import json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+got = [e["args"]["params"] for e in ev if "params" in e.get("args", {})]
+want = [x["params"] for x in map(json.loads, open(sys.argv[2])) if "params" in x]
+if got != want:
+    print("  perfetto params: %d, JSON lines %d" % (len(got), len(want)), file=sys.stderr)
+    sys.exit(1)
+PY
 if [ -n "${CUTAP_DUCKDB_LIB:-}" ]; then
     "$CUTAP" export --format parquet -o "$WORK/on.pq" "$WORK/on" || exit 1
     python3 "$TL/parquet_check.py" "$WORK/on" "$WORK/on.pq" "$WORK/on.jsonl" || { say "  the Parquet export's params"; exit 1; }
