@@ -15,9 +15,17 @@
  *               in two pieces (from inside, then the rest): a later munmap
  *               of other memory at the same address is not taken for a
  *               device's
+ *   jump DIR    with a device mapping held, a thread unmapping ordinary
+ *               memory over and over while a signal handler siglongjmps
+ *               out of it (legal: munmap is async-signal-safe), 2,000
+ *               times; then the main thread's munmap must return (under
+ *               alarm(10): a lock left held by a jump would hang it)
  * DIR: the device directory (CUTAP_NV_DEVDIR) with nvidiactl and nvidia0. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +50,29 @@ static void rm_free(int fd, const char *what)
     unsigned char b[16] = {0};
     int r = ioctl(fd, RM_FREE, b);
     printf("%s: %d %s\n", what, r, r ? strerror(errno) : "ok");
+}
+
+static sigjmp_buf jump_env;
+static volatile sig_atomic_t jumps, armed;
+static void jump_out(int sig)
+{
+    (void)sig;
+    if (!armed)
+        return;
+    jumps++;
+    siglongjmp(jump_env, 1);
+}
+static void *unmapper(void *arg)
+{
+    (void)arg;
+    sigsetjmp(jump_env, 1);
+    armed = 1;
+    for (;;) {
+        void *p = mmap(NULL, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED)
+            munmap(p, 8192);
+    }
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -98,6 +129,29 @@ int main(int argc, char **argv)
         rm_free(d, "fcntl(F_DUPFD_CLOEXEC) duplicate");
         close(d);
         close(fd);
+    } else if (!strcmp(mode, "jump")) {
+        int fd = dev_open(dir, "nvidia0");
+        if (fd < 0 || ftruncate(fd, 1 << 20))
+            return 1;
+        char *d = mmap(NULL, 65536, PROT_READ, MAP_SHARED, fd, 0);
+        signal(SIGUSR1, jump_out);
+        pthread_t t;
+        pthread_create(&t, NULL, unmapper, NULL);
+        while (!armed)
+            usleep(100);
+        for (int i = 0; i < 2000; i++) {
+            pthread_kill(t, SIGUSR1);
+            usleep(100);
+        }
+        alarm(10);
+        void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        int r = munmap(p, 4096);
+        alarm(0);
+        printf("jump: munmap after %s: %d\n", jumps > 100 ? "many jumps" : "few jumps", r);
+        munmap(d, 65536);
+        close(fd);
+        fflush(stdout);
+        _exit(0);   /* (the unmapping thread runs on) */
     } else if (!strcmp(mode, "maps")) {
         int fd = dev_open(dir, "nvidia0");
         if (ftruncate(fd, 1 << 20))

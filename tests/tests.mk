@@ -358,7 +358,7 @@ $(T)/t_ring_nvtx: tests/t_ring.c $(FAKE)/libcuda.so.1
 TEST_BINS += $(T)/t_ring_nvtx
 $(T)/t_ioctl_harm: tests/t_ioctl_harm.c
 	@mkdir -p $(T)
-	$(CC) $(TCFLAGS) -o $@ $<
+	$(CC) $(TCFLAGS) -o $@ $< -lpthread
 TEST_BINS += $(T)/t_ioctl_harm
 TEST_BINS += $(T)/t_exec_fault
 $(T)/t_ioctl: tests/t_ioctl.c tests/fake/fake_nvkernel.c tests/cuda_min.h $(FAKE)/libcuda.so.1

@@ -12,14 +12,18 @@
  * loader's lock (no lock of cutap's is held around it: a library
  * constructor that makes a runtime call while dlopen runs holds that one).
  * The names are kept in a fixed arena (no malloc); the table of objects
- * only grows, under a mutex that a thread already holding it (a signal
- * handler on that thread) does not wait for: it answers 0, unknown. The
+ * only grows, under a mutex taken with a bounded number of tries (a
+ * signal handler on the thread that holds it, a holder that never came
+ * back: the answer is 0, unknown, rather than a wait). No thread-local
+ * storage: the core is dlopened (static TLS would come from glibc's
+ * surplus that later dlopens share). The
  * cache is one atomic word per entry, (address << 16 | index + 1), user
  * addresses being below 2^47. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +42,6 @@ static size_t names_used;
 static _Atomic uint32_t nobjects;
 static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(objects_lock)
-static __thread int objects_held __attribute__((tls_model("initial-exec")));
 static _Atomic uint64_t addr_cache[ADDR_CACHE];
 
 typedef int (*find_object_fn)(void *, struct dl_find_object *);
@@ -77,12 +80,17 @@ uint32_t cutap_object_of(const void *addr)
         return (uint32_t)(v & 0xffff);
     uint64_t base;
     const char *name;
-    if (!locate(addr, &base, &name) || objects_held)
+    if (!locate(addr, &base, &name))
         return 0;
     uint32_t idx = 0;
-    objects_held = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    pthread_mutex_lock(&objects_lock);
+    int tries = 0;
+    while (pthread_mutex_trylock(&objects_lock))
+        if (++tries == 64)
+            return 0;
+        else if (tries < 48)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
     uint32_t n = atomic_load_explicit(&nobjects, memory_order_relaxed);
     for (uint32_t i = 0; i < n && !idx; i++)
         if (objects[i].base == base)
@@ -97,8 +105,6 @@ uint32_t cutap_object_of(const void *addr)
         idx = n + 1;
     }
     pthread_mutex_unlock(&objects_lock);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    objects_held = 0;
     if (idx)
         atomic_store_explicit(e, (uint64_t)a << 16 | idx, memory_order_release);
     return idx;

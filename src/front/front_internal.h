@@ -343,6 +343,11 @@ struct cutap_thread {
                                                     handler's lookup then passes through) */
     struct cutap_ioc_blk *ioc_blk;               /* resolve/ioctl.c: the block of the RM call under way
                                                     (record/params.c) */
+    struct {                                     /* resolve/ioctl_maps.c: the object this thread's last
+                                                    RM_MAP_MEMORY asked the next mmap of fd + 1 to map */
+        int32_t fd1;
+        uint32_t client, h;
+    } map_asked;
 };
 extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
 

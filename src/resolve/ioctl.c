@@ -259,20 +259,6 @@ static int read_accepted(void *dst, const void *src, size_t n)
  * (record/params.c). Off: one test of this flag per request. */
 static int ioc_params_on;
 
-/* The size of class hclass's allocation parameters as the headers pair
- * them (src/common/generated/nv_alloc_sizes.c, sorted), 0 when none. */
-static int by_class(const void *key, const void *e)
-{
-    uint32_t a = *(const uint32_t *)key, b = ((const struct cutap_nv_alloc_size *)e)->hclass;
-    return a < b ? -1 : a > b;
-}
-static uint32_t alloc_params_size(uint32_t hclass)
-{
-    const struct cutap_nv_alloc_size *e =
-        bsearch(&hclass, cutap_nv_alloc_sizes, cutap_nv_nalloc_sizes, sizeof *e, by_class);
-    return e ? e->size : 0;
-}
-
 /* The block an RM_CONTROL (NVOS54 params, paramsSize) or RM_ALLOC (NVOS21
  * or NVOS64 pAllocParms, paramsSize) names, read (safely: the pointer is
  * the program's) from its NVOS block before the call; 0 when there is
@@ -295,7 +281,7 @@ static __attribute__((noinline)) int blk_prepare(struct cutap_ioc_blk *b, unsign
         b->ptr = (uint64_t)v[4] | (uint64_t)v[5] << 32;
         b->size = v[size == 48 ? 8 : 6];
         if (!b->size && b->ptr)
-            b->size = alloc_params_size(v[3]);   /* libcuda passes 0: the driver sizes it by class */
+            b->size = ioc_alloc_params_size(v[3]);   /* libcuda passes 0: the driver sizes it by class */
     } else {
         return 0;
     }
@@ -639,31 +625,36 @@ static int recording(uint32_t id)
 /* A mapping of other memory laid (MAP_FIXED) over a device mapping: how
  * libcuda 580 releases one (measured: anonymous PROT_NONE over it, the
  * address range kept reserved; never munmap). Recorded as mmap_over with
- * what it ends and what stays mapped. */
+ * what it ends and what stays mapped. The range is taken out before the
+ * call (another thread may get the address from the kernel as soon as it
+ * returns) and put back if the call fails. */
 static __attribute__((noinline)) void *fixed_over(int k, void *addr, size_t len, int prot, int flags, int fd,
                                                   off_t off)
 {
     struct ioc_map_info m;
     uint64_t left;
-    if (cutap_tls.internal || !ioc_map_look((uintptr_t)addr, len, &m, &left))
+    if (cutap_tls.internal || !ioc_map_look((uintptr_t)addr, len, &m, NULL) ||
+        !ioc_map_take((uintptr_t)addr, len, &m, &left))
         return cutap_real_mmap(k, addr, len, prot, flags, fd, off);
     uint64_t w[9] = {(uintptr_t)addr, len, (uint64_t)(unsigned)prot, (uint64_t)(unsigned)flags,
                      (uint64_t)(int64_t)fd, m.dev, m.h, m.cls, left};
     struct cutap_external x;
     int rec = recording(ioc_id.mmap_over), err = errno;
+    void *p;
     if (rec && cutap_native_enter(&x, ioc_id.mmap_over, w, 9, (void *)real(k))) {
         err = (int)-(int64_t)x.call.c.result;
         cutap_native_exit(&x, x.call.c.result);
-        errno = err > 0 ? err : ENOMEM;
-        return MAP_FAILED;
+        err = err > 0 ? err : ENOMEM;
+        p = MAP_FAILED;
+    } else {
+        errno = err;
+        p = cutap_real_mmap(k, addr, len, prot, flags, fd, off);
+        err = errno;
+        if (rec)
+            cutap_native_exit(&x, p == MAP_FAILED ? failed(err) : 0);
     }
-    errno = err;
-    void *p = cutap_real_mmap(k, addr, len, prot, flags, fd, off);
-    err = errno;
-    if (p != MAP_FAILED)
-        ioc_map_gone((uintptr_t)addr, len);
-    if (rec)
-        cutap_native_exit(&x, p == MAP_FAILED ? failed(err) : 0);
+    if (p == MAP_FAILED)
+        ioc_map_put((uintptr_t)addr, len, &m);   /* (what was there: as far as known) */
     errno = err;
     return p;
 }
@@ -677,32 +668,28 @@ static void *io_mmap(int k, void *addr, size_t len, int prot, int flags, int fd,
     return cutap_real_mmap(k, addr, len, prot, flags, fd, off);
 }
 
-/* An munmap of [addr, addr + len) that overlaps device mapping m: left,
- * the bytes of the device ranges overlapped that stay mapped. */
-static __attribute__((noinline)) int nv_munmap(void *addr, size_t len, const struct ioc_map_info *m, uint64_t left)
+/* An munmap of [addr, addr + len) that overlaps device mapping m, taken
+ * out of the ranges already: left, the bytes of the device ranges
+ * overlapped that stay mapped. */
+static __attribute__((noinline)) int nv_munmap(munmap_fn f, void *addr, size_t len, const struct ioc_map_info *m,
+                                               uint64_t left)
 {
-    munmap_fn f = REAL(R_MUNMAP, munmap_fn);
-    if (!f) {
-        errno = ENOSYS;
-        return -1;
-    }
     uint64_t w[6] = {(uintptr_t)addr, len, m->dev, m->h, m->cls, left};
     struct cutap_external x;
-    int rec = recording(ioc_id.munmap), err = errno;
+    int rec = recording(ioc_id.munmap), err = errno, ret;
     if (rec && cutap_native_enter(&x, ioc_id.munmap, w, 6, (void *)f)) {
-        int ret = skipped_ret(&x);
+        ret = skipped_ret(&x);
         err = errno;
         cutap_native_exit(&x, x.call.c.result);
+    } else {
         errno = err;
-        return ret;
+        ret = f(addr, len);
+        err = errno;
+        if (rec)
+            cutap_native_exit(&x, ret ? failed(err) : 0);
     }
-    errno = err;
-    int ret = f(addr, len);
-    err = errno;
-    if (!ret)
-        ioc_map_gone((uintptr_t)addr, len);
-    if (rec)
-        cutap_native_exit(&x, ret ? failed(err) : 0);
+    if (ret)
+        ioc_map_put((uintptr_t)addr, len, m);   /* still mapped (as far as known) */
     errno = err;
     return ret;
 }
@@ -711,44 +698,48 @@ static int io_munmap(void *addr, size_t len)
 {
     struct ioc_map_info m;
     uint64_t left;
-    if (CUTAP_UNLIKELY(ioc_maps_count()) && !cutap_tls.internal &&
-        ioc_map_look((uintptr_t)addr, len, &m, &left))
-        return nv_munmap(addr, len, &m, left);
     munmap_fn f = REAL(R_MUNMAP, munmap_fn);
     if (CUTAP_UNLIKELY(!f)) {
         errno = ENOSYS;
         return -1;
     }
+    /* (an address off a page or no length: the kernel's EINVAL, nothing
+     * unmapped, nothing taken out) */
+    if (CUTAP_UNLIKELY(ioc_maps_count()) && !cutap_tls.internal && len && !((uintptr_t)addr & 4095) &&
+        ioc_map_look((uintptr_t)addr, len, &m, NULL) && ioc_map_take((uintptr_t)addr, len, &m, &left))
+        return nv_munmap(f, addr, len, &m, left);
     return f(addr, len);
 }
 
 /* An mremap of a device mapping: the range moves or changes size with what
- * it maps (MREMAP_DONTUNMAP: the old range stays too). */
+ * it maps (MREMAP_DONTUNMAP: the old range stays too); taken out before the
+ * call, put back if it fails. */
 static __attribute__((noinline)) void *nv_mremap(void *old, size_t old_len, size_t len, int flags, void *at,
-                                                 const struct ioc_map_info *m)
+                                                 const struct ioc_map_info *m, int taken)
 {
-    uint64_t w[9] = {(uintptr_t)old, old_len, len, (uint64_t)(unsigned)flags, (uintptr_t)at, m->dev, m->h,
-                     m->cls, 0};
+    uint64_t w[9] = {(uintptr_t)old, old_len, len, (uint64_t)(unsigned)flags,
+                     flags & MREMAP_FIXED ? (uintptr_t)at : 0, m->dev, m->h, m->cls, 0};
     struct cutap_external x;
     int rec = recording(ioc_id.mremap), err = errno;
+    void *p;
     if (rec && cutap_native_enter(&x, ioc_id.mremap, w, 9, (void *)cutap_real_mremap)) {
         err = (int)-(int64_t)x.call.c.result;
         cutap_native_exit(&x, x.call.c.result);
-        errno = err > 0 ? err : ENOMEM;
-        return MAP_FAILED;
+        err = err > 0 ? err : ENOMEM;
+        p = MAP_FAILED;
+    } else {
+        errno = err;
+        p = cutap_real_mremap(old, old_len, len, flags, at);
+        err = errno;
+        if (p != MAP_FAILED)
+            ioc_map_put((uintptr_t)p, len, m);   /* (over whatever was at a fixed new address) */
+        if (rec) {
+            w[8] = (uintptr_t)p;
+            cutap_native_exit(&x, p == MAP_FAILED ? failed(err) : 0);
+        }
     }
-    errno = err;
-    void *p = cutap_real_mremap(old, old_len, len, flags, at);
-    err = errno;
-    if (p != MAP_FAILED) {
-        if (!(flags & MREMAP_DONTUNMAP) && old_len)
-            ioc_map_gone((uintptr_t)old, old_len);
-        ioc_map_put((uintptr_t)p, len, m);
-    }
-    if (rec) {
-        w[8] = (uintptr_t)p;
-        cutap_native_exit(&x, p == MAP_FAILED ? failed(err) : 0);
-    }
+    if (p == MAP_FAILED && taken)
+        ioc_map_put((uintptr_t)old, old_len, m);
     errno = err;
     return p;
 }
@@ -756,10 +747,19 @@ static __attribute__((noinline)) void *nv_mremap(void *old, size_t old_len, size
 static void *io_mremap(void *old, size_t old_len, size_t len, int flags, void *at)
 {
     struct ioc_map_info m;
-    if (CUTAP_UNLIKELY(ioc_maps_count()) && !cutap_tls.internal &&
-        ioc_map_look((uintptr_t)old, old_len, &m, NULL))
-        return nv_mremap(old, old_len, len, flags, at, &m);
-    return cutap_real_mremap(old, old_len, len, flags, at);
+    if (CUTAP_LIKELY(!ioc_maps_count()) || cutap_tls.internal)
+        return cutap_real_mremap(old, old_len, len, flags, at);
+    if (ioc_map_look((uintptr_t)old, old_len, &m, NULL)) {
+        int keep = (flags & MREMAP_DONTUNMAP) || !old_len;
+        if (keep || ioc_map_take((uintptr_t)old, old_len, &m, NULL))
+            return nv_mremap(old, old_len, len, flags, at, &m, !keep);
+    }
+    void *p = cutap_real_mremap(old, old_len, len, flags, at);
+    int err = errno;
+    if (p != MAP_FAILED && (flags & MREMAP_FIXED))
+        ioc_map_gone((uintptr_t)p, len);   /* other memory moved over a device range ends it */
+    errno = err;
+    return p;
 }
 
 /* --- start-up ------------------------------------------------------------ */

@@ -349,6 +349,20 @@ int ioc_decode(unsigned sig, const void *p, size_t size, uint64_t *w, uint64_t *
     return 1;
 }
 
+/* The size of class hclass's allocation parameters as the headers pair
+ * them (src/common/generated/nv_alloc_sizes.c, sorted), 0 when none. */
+static int by_class(const void *key, const void *e)
+{
+    uint32_t a = *(const uint32_t *)key, b = ((const struct cutap_nv_alloc_size *)e)->hclass;
+    return a < b ? -1 : a > b;
+}
+uint32_t ioc_alloc_params_size(uint32_t hclass)
+{
+    const struct cutap_nv_alloc_size *e =
+        bsearch(&hclass, cutap_nv_alloc_sizes, cutap_nv_nalloc_sizes, sizeof *e, by_class);
+    return e ? e->size : 0;
+}
+
 /* Every id of the layer, made before any is recorded. */
 void ioc_ids_init(void)
 {

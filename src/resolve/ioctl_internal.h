@@ -36,6 +36,9 @@ unsigned ioc_sig_words(unsigned sig);
  * 1 when done (*outcome set to the request's status when use is set), 0
  * when it was not decoded (too small for the layout). */
 int ioc_decode(unsigned sig, const void *p, size_t size, uint64_t *w, uint64_t *outcome, int use);
+/* The size of class hclass's allocation parameters (0: none known): an
+ * RM_ALLOC whose paramsSize is 0 is sized so, as the driver sizes it. */
+uint32_t ioc_alloc_params_size(uint32_t hclass);
 
 /* --- ioctl_maps.c: what the device files' mappings are ------------------ */
 
@@ -52,13 +55,20 @@ uint32_t ioc_handle_class(uint32_t client, uint32_t h);
  * fd that follows takes it (1: m->h and m->cls set). */
 void ioc_map_asked(int fd, uint32_t client, uint32_t h);
 int ioc_map_take_asked(int fd, struct ioc_map_info *m);
-/* Device mappings: [a, a + len) mapped (replacing any overlapped); whether
- * [a, a + len) overlaps one (*m: the first's; *left: the bytes of those
- * overlapped that stay mapped after an unmapping of it); [a, a + len)
- * unmapped; how many ranges there are. */
+/* Device mappings (whole pages): [a, a + len) mapped (replacing any
+ * overlapped); whether [a, a + len) overlaps one (look: a read that
+ * never waits; take: the same and the overlapped parts removed, at once;
+ * *m: the first's; *left: the bytes of those overlapped that stay
+ * mapped after an unmapping of it); [a, a + len) unmapped. */
 void ioc_map_put(uintptr_t a, size_t len, const struct ioc_map_info *m);
 int ioc_map_look(uintptr_t a, size_t len, struct ioc_map_info *m, uint64_t *left);
+int ioc_map_take(uintptr_t a, size_t len, struct ioc_map_info *m, uint64_t *left);
 void ioc_map_gone(uintptr_t a, size_t len);
-unsigned ioc_maps_count(void);
+/* How many ranges there are: the one load an ordinary munmap pays. */
+extern _Atomic unsigned ioc_nmaps __attribute__((visibility("hidden")));
+static inline unsigned ioc_maps_count(void)
+{
+    return __atomic_load_n(&ioc_nmaps, __ATOMIC_RELAXED);
+}
 
 #endif

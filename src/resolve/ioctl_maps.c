@@ -2,131 +2,131 @@
  * driver's clients allocated (handle -> class), the RM_MAP_MEMORY a thread
  * just made (which object its next mmap of that descriptor maps: the
  * driver keeps that "mmap context" on the descriptor until the mmap), and
- * the ranges mapped, so that an munmap or mremap of any part of one is
- * recognised and recorded with what it maps.
+ * the ranges mapped, so that an munmap, mremap or MAP_FIXED mapping of any
+ * part of one is recognised and recorded with what it maps.
  *
- * The handle table and the ranges are under locks a thread marks itself
- * as holding before it waits: a signal handler that maps or unmaps on the
- * thread holding one passes through, unnamed or unrecorded, rather than
- * waiting for itself; other threads wait (briefly: a search, a move). Handles: an open
- * hash of 8,192 (client, handle) slots, filled at RM_ALLOC/RM_ALLOC_MEMORY
- * and emptied at RM_FREE (a freed parent's children stay until their
- * handle is reused: the driver hands out fresh ones). An munmap or mremap
- * of memory that is no device mapping costs one load while none exists,
- * a lock and a binary search else. */
+ * Never harm: nothing here waits without bound, and nothing here has
+ * thread-local storage of its own (the core is dlopened: its static TLS
+ * would come from glibc's small surplus that later dlopens share; the
+ * thread's pending request lives in the front's cutap_tls).
+ * - The ranges are read without a lock (a sequence count: a reader that
+ *   sees them change retries a few times, then answers "not a device
+ *   mapping", so an ordinary munmap never waits for anyone, not even for
+ *   a thread that was cancelled or longjmp'd out while changing them, or
+ *   a lock a fork left held).
+ * - Changes (device mappings made, unmapped, moved: rare) and the handle
+ *   table take their lock with a bounded number of tries; when it cannot
+ *   be had (a signal handler on the thread that holds it, a holder that
+ *   never came back) the change is not made: the trace may then name a
+ *   mapping wrongly or not at all, the program is untouched.
+ * Ranges are whole pages, as the kernel maps them. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
 #include "resolve_internal.h"
 #include "ioctl_internal.h"
 
-/* Takes lock unless this thread holds one of these locks already (a
- * signal handler that interrupted it): 0 then. */
-static __thread int holding __attribute__((tls_model("initial-exec")));
+#define PAGE 4096u
+
+/* pthread_mutex_trylock, a bounded number of times. */
 static int take(pthread_mutex_t *lock)
 {
-    if (holding)
-        return 0;
-    holding = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    pthread_mutex_lock(lock);
-    return 1;
-}
-static void give(pthread_mutex_t *lock)
-{
-    pthread_mutex_unlock(lock);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    holding = 0;
+    for (int i = 0; i < 64; i++) {
+        if (!pthread_mutex_trylock(lock))
+            return 1;
+        if (i < 48)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+    }
+    return 0;
 }
 
-/* --- handles ------------------------------------------------------------- */
+/* --- handles: open addressing, linear probing, deletion by shifting ---- */
 
 #define HANDLES 8192   /* a power of two */
 static struct handle {
-    uint32_t client, h, cls, used;   /* used: 1 live, 2 freed (a tombstone) */
+    uint32_t client, h, cls, used;
 } handles[HANDLES];
 static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(handle_lock)
 static unsigned handles_live;
 
-static unsigned slot_of(uint32_t client, uint32_t h)
+static unsigned home_of(uint32_t client, uint32_t h)
 {
     uint64_t k = ((uint64_t)client << 32 | h) * 0x9e3779b97f4a7c15ull;
     return (unsigned)(k >> 51) & (HANDLES - 1);
 }
 
-/* The slot holding (client, h), or -1; with put, the slot to fill when it
- * is not there (-1: full). Lock held. */
-static int handle_find(uint32_t client, uint32_t h, int put)
+/* The slot of (client, h), or of the empty slot where it would go (lock
+ * held; the table is never full: at most 3/4 of it live). */
+static unsigned handle_slot(uint32_t client, uint32_t h)
 {
-    int free_slot = -1;
-    for (unsigned n = 0, i = slot_of(client, h); n < HANDLES; n++, i = (i + 1) & (HANDLES - 1)) {
-        struct handle *e = &handles[i];
-        if (!e->used)
-            return put ? (free_slot >= 0 ? free_slot : (int)i) : -1;
-        if (e->used == 1 && e->client == client && e->h == h)
-            return (int)i;
-        if (e->used == 2 && free_slot < 0)
-            free_slot = (int)i;
-    }
-    return put ? free_slot : -1;
+    unsigned i = home_of(client, h);
+    while (handles[i].used && !(handles[i].client == client && handles[i].h == h))
+        i = (i + 1) & (HANDLES - 1);
+    return i;
 }
 
 void ioc_handle_put(uint32_t client, uint32_t h, uint32_t cls)
 {
     if (!take(&handle_lock))
         return;
-    int i = handle_find(client, h, 1);
-    if (i >= 0 && (handles[i].used == 1 || handles_live < HANDLES * 3 / 4)) {
-        handles_live += handles[i].used != 1;
+    unsigned i = handle_slot(client, h);
+    if (handles[i].used || handles_live < HANDLES * 3 / 4) {
+        handles_live += !handles[i].used;
         handles[i] = (struct handle){client, h, cls, 1};
     }
-    give(&handle_lock);
+    pthread_mutex_unlock(&handle_lock);
 }
 
 void ioc_handle_drop(uint32_t client, uint32_t h)
 {
     if (!take(&handle_lock))
         return;
-    int i = handle_find(client, h, 0);
-    if (i >= 0)
-        handles[i].used = 2, handles_live--;
-    give(&handle_lock);
+    unsigned i = handle_slot(client, h);
+    if (handles[i].used) {
+        /* shift back the entries after it that probed past it */
+        for (unsigned j = (i + 1) & (HANDLES - 1); handles[j].used; j = (j + 1) & (HANDLES - 1)) {
+            unsigned k = home_of(handles[j].client, handles[j].h);
+            if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+                handles[i] = handles[j];
+                i = j;
+            }
+        }
+        handles[i].used = 0;
+        handles_live--;
+    }
+    pthread_mutex_unlock(&handle_lock);
 }
 
 uint32_t ioc_handle_class(uint32_t client, uint32_t h)
 {
-    uint32_t cls = 0;
     if (!take(&handle_lock))
         return 0;
-    int i = handle_find(client, h, 0);
-    if (i >= 0)
-        cls = handles[i].cls;
-    give(&handle_lock);
+    unsigned i = handle_slot(client, h);
+    uint32_t cls = handles[i].used ? handles[i].cls : 0;
+    pthread_mutex_unlock(&handle_lock);
     return cls;
 }
 
 /* --- the mapping a thread asked the driver for -------------------------- */
 
-static __thread struct {
-    int fd;   /* -1: none */
-    uint32_t client, h;
-} pending __attribute__((tls_model("initial-exec"))) = {-1, 0, 0};
-
 void ioc_map_asked(int fd, uint32_t client, uint32_t h)
 {
-    pending.fd = fd, pending.client = client, pending.h = h;
+    cutap_tls.map_asked.fd1 = fd + 1, cutap_tls.map_asked.client = client, cutap_tls.map_asked.h = h;
 }
 
 int ioc_map_take_asked(int fd, struct ioc_map_info *m)
 {
-    if (pending.fd < 0 || pending.fd != fd)
+    if (!cutap_tls.map_asked.fd1 || cutap_tls.map_asked.fd1 != fd + 1)
         return 0;
-    pending.fd = -1;
-    m->h = pending.h;
-    m->cls = ioc_handle_class(pending.client, pending.h);
+    cutap_tls.map_asked.fd1 = 0;
+    m->h = cutap_tls.map_asked.h;
+    m->cls = ioc_handle_class(cutap_tls.map_asked.client, cutap_tls.map_asked.h);
     return 1;
 }
 
@@ -137,19 +137,25 @@ static struct map_range {
     uintptr_t start, end;
     struct ioc_map_info m;
 } maps[MAX_MAPS];
-static _Atomic unsigned nmaps;
+_Atomic unsigned ioc_nmaps;        /* ioctl_internal.h */
+static _Atomic unsigned map_seq;   /* odd while the ranges change */
+static _Atomic unsigned long map_lost;   /* ranges not kept (the table full) */
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(map_lock)
 
-unsigned ioc_maps_count(void) { return atomic_load_explicit(&nmaps, memory_order_relaxed); }
-
-/* The first range whose end is past a (lock held). */
-static unsigned map_find(uintptr_t a)
+static uintptr_t page_end(uintptr_t a, size_t len)
 {
-    unsigned lo = 0, hi = atomic_load_explicit(&nmaps, memory_order_relaxed);
+    uintptr_t e = len > UINTPTR_MAX - a - (PAGE - 1) ? UINTPTR_MAX & ~(uintptr_t)(PAGE - 1) : a + len + (PAGE - 1);
+    return e & ~(uintptr_t)(PAGE - 1);
+}
+
+/* The first range whose end is past a (lock held, or a reader: n given). */
+static unsigned map_find(uintptr_t a, unsigned n)
+{
+    unsigned lo = 0, hi = n;
     while (lo < hi) {
         unsigned mid = (lo + hi) / 2;
-        if (maps[mid].end <= a)
+        if (__atomic_load_n(&maps[mid].end, __ATOMIC_RELAXED) <= a)
             lo = mid + 1;
         else
             hi = mid;
@@ -157,26 +163,29 @@ static unsigned map_find(uintptr_t a)
     return lo;
 }
 
+/* (lock held, sequence odd) */
 static void map_insert(unsigned i, uintptr_t a, uintptr_t b, const struct ioc_map_info *m)
 {
-    unsigned n = atomic_load_explicit(&nmaps, memory_order_relaxed);
-    if (n >= MAX_MAPS)
+    unsigned n = atomic_load_explicit(&ioc_nmaps, memory_order_relaxed);
+    if (n >= MAX_MAPS) {
+        atomic_fetch_add_explicit(&map_lost, 1, memory_order_relaxed);
         return;
+    }
     memmove(&maps[i + 1], &maps[i], (n - i) * sizeof *maps);
     maps[i] = (struct map_range){a, b, *m};
-    atomic_store_explicit(&nmaps, n + 1, memory_order_release);
+    atomic_store_explicit(&ioc_nmaps, n + 1, memory_order_relaxed);
 }
 
-/* Removes [a, b) from the ranges (lock held): the parts of a range
- * outside it stay (an munmap of the middle leaves two). */
+/* Removes [a, b) from the ranges (lock held, sequence odd): the parts of
+ * a range outside it stay (an munmap of the middle leaves two). */
 static void map_cut(uintptr_t a, uintptr_t b)
 {
-    unsigned i = map_find(a);
-    while (i < atomic_load_explicit(&nmaps, memory_order_relaxed) && maps[i].start < b) {
+    unsigned i = map_find(a, atomic_load_explicit(&ioc_nmaps, memory_order_relaxed));
+    while (i < atomic_load_explicit(&ioc_nmaps, memory_order_relaxed) && maps[i].start < b) {
         struct map_range r = maps[i];
-        unsigned n = atomic_load_explicit(&nmaps, memory_order_relaxed);
+        unsigned n = atomic_load_explicit(&ioc_nmaps, memory_order_relaxed);
         memmove(&maps[i], &maps[i + 1], (n - i - 1) * sizeof *maps);
-        atomic_store_explicit(&nmaps, n - 1, memory_order_release);
+        atomic_store_explicit(&ioc_nmaps, n - 1, memory_order_relaxed);
         if (r.start < a)
             map_insert(i++, r.start, a, &r.m);
         if (r.end > b)
@@ -184,44 +193,97 @@ static void map_cut(uintptr_t a, uintptr_t b)
     }
 }
 
-static uintptr_t end_of(uintptr_t a, size_t len) { return len > UINTPTR_MAX - a ? UINTPTR_MAX : a + len; }
+static int change_begin(void)
+{
+    if (!take(&map_lock))
+        return 0;
+    atomic_fetch_add_explicit(&map_seq, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    return 1;
+}
+
+static void change_end(void)
+{
+    atomic_fetch_add_explicit(&map_seq, 1, memory_order_release);
+    pthread_mutex_unlock(&map_lock);
+}
 
 void ioc_map_put(uintptr_t a, size_t len, const struct ioc_map_info *m)
 {
-    if (!len || !take(&map_lock))
+    if (!len || !change_begin())
         return;
-    uintptr_t b = end_of(a, len);
+    uintptr_t b = page_end(a, len);
     map_cut(a, b);
-    map_insert(map_find(a), a, b, m);
-    give(&map_lock);
+    map_insert(map_find(a, atomic_load_explicit(&ioc_nmaps, memory_order_relaxed)), a, b, m);
+    change_end();
 }
 
 int ioc_map_look(uintptr_t a, size_t len, struct ioc_map_info *m, uint64_t *left)
 {
-    if (!take(&map_lock))
+    uintptr_t b = page_end(a, len ? len : 1);
+    for (int tries = 0; tries < 8; tries++) {
+        unsigned s = atomic_load_explicit(&map_seq, memory_order_acquire);
+        if (s & 1) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        unsigned n = atomic_load_explicit(&ioc_nmaps, memory_order_relaxed);
+        n = n < MAX_MAPS ? n : MAX_MAPS;
+        int found = 0;
+        uint64_t keep = 0;
+        struct ioc_map_info first = {0, 0, 0};
+        for (unsigned i = map_find(a, n); i < n; i++) {
+            uintptr_t rs = __atomic_load_n(&maps[i].start, __ATOMIC_RELAXED);
+            uintptr_t re = __atomic_load_n(&maps[i].end, __ATOMIC_RELAXED);
+            if (rs >= b)
+                break;
+            if (!found) {
+                first.dev = __atomic_load_n(&maps[i].m.dev, __ATOMIC_RELAXED);
+                first.h = __atomic_load_n(&maps[i].m.h, __ATOMIC_RELAXED);
+                first.cls = __atomic_load_n(&maps[i].m.cls, __ATOMIC_RELAXED);
+            }
+            found = 1;
+            keep += (rs < a ? a - rs : 0) + (re > b ? re - b : 0);
+        }
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&map_seq, memory_order_relaxed) != s)
+            continue;
+        if (found) {
+            *m = first;
+            if (left)
+                *left = keep;
+        }
+        return found;
+    }
+    return 0;   /* changing all along: taken for no device mapping */
+}
+
+int ioc_map_take(uintptr_t a, size_t len, struct ioc_map_info *m, uint64_t *left)
+{
+    if (!change_begin())
         return 0;
-    uintptr_t b = end_of(a, len ? len : 1);
+    uintptr_t b = page_end(a, len ? len : 1);
+    unsigned n = atomic_load_explicit(&ioc_nmaps, memory_order_relaxed);
     int found = 0;
     uint64_t keep = 0;
-    for (unsigned i = map_find(a), n = atomic_load_explicit(&nmaps, memory_order_relaxed);
-         i < n && maps[i].start < b; i++) {
+    for (unsigned i = map_find(a, n); i < n && maps[i].start < b; i++) {
         if (!found)
             *m = maps[i].m;
         found = 1;
         keep += (maps[i].start < a ? a - maps[i].start : 0) + (maps[i].end > b ? maps[i].end - b : 0);
     }
-    give(&map_lock);
-    if (left)
+    if (found)
+        map_cut(a, b);
+    change_end();
+    if (found && left)
         *left = keep;
     return found;
 }
 
 void ioc_map_gone(uintptr_t a, size_t len)
 {
-    if (!len)
+    if (!len || !change_begin())
         return;
-    if (!take(&map_lock))
-        return;
-    map_cut(a, end_of(a, len));
-    give(&map_lock);
+    map_cut(a, page_end(a, len));
+    change_end();
 }

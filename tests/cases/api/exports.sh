@@ -27,4 +27,11 @@ extra=$(comm -23 "$WORK/ours" "$WORK/api" | grep -v -e '^cutap_' -e '^dlsym$' -e
     -e '^mmap\(64\)\?$' -e '^munmap$' -e '^mremap$' -e '^fcntl\(64\)\?$' -e '^prctl$' -e '^syscall$' \
     -e '^cuptiActivityRegisterCallbacks$' -e '^getenv$' -e '^secure_getenv$')
 [ -z "$extra" ] || { say "  exported but not API: $extra"; exit 1; }
+# the core is dlopened: thread-local storage of its own would come from
+# glibc's small static-TLS surplus, which the program's own later dlopens
+# need (a library with initial-exec TLS then fails to load); everything
+# per thread lives in the front's cutap_tls
+if command -v readelf >/dev/null && readelf -lW "$B/libcutap_core.so" | grep -q ' TLS '; then
+    say "  libcutap_core.so has a TLS segment"; readelf -lW "$B/libcutap_core.so" | grep TLS >&2; exit 1
+fi
 say "  $(wc -l <"$WORK/driver") driver entry points and $(wc -l <"$WORK/layers") runtime/library functions exported"
