@@ -94,7 +94,11 @@ CUTAP_FRONT int cutap_front_nvidia_lib(const char *path)
  * CUTAP_ENV_EARLY_MAX of them, for the core (cutap_front_env_drain). */
 static struct cutap_env_early early[CUTAP_ENV_EARLY_MAX];
 static _Atomic uint8_t early_ready[CUTAP_ENV_EARLY_MAX];
-static _Atomic unsigned nearly, early_drained;
+/* Slots claimed, and the DRAINED bit, in one word: a slot is claimed only
+ * before the drain (which sets the bit and reads the count at once), so
+ * none is taken where the drain cannot see it. */
+#define DRAINED 0x80000000u
+static _Atomic unsigned nearly;
 
 /* The kinds of the objects callers were found in: [start, end), the kind
  * in start's low bits (1 NVIDIA's, 2 another's; objects start on a page).
@@ -151,16 +155,20 @@ static int nvidia_caller(const void *caller)
 
 static void env_child(void)
 {
-    atomic_store(&nearly, 0);
+    atomic_fetch_and(&nearly, DRAINED);   /* none of the parent's; drained stays drained */
     for (unsigned i = 0; i < CUTAP_ENV_EARLY_MAX; i++)
         atomic_store(&early_ready[i], 0);
 }
 
 static void keep_early(int secure, const char *name, const char *value, const void *caller)
 {
-    if (atomic_load(&early_drained) || !nvidia_caller(caller))
+    if ((atomic_load(&nearly) & DRAINED) || !nvidia_caller(caller))
         return;
-    unsigned i = atomic_fetch_add(&nearly, 1);
+    unsigned i = atomic_load(&nearly);
+    do
+        if ((i & DRAINED) || i >= DRAINED - 1)
+            return;
+    while (!atomic_compare_exchange_weak(&nearly, &i, i + 1));
     if (i >= CUTAP_ENV_EARLY_MAX)
         return;   /* counted (nearly), not kept */
     struct cutap_env_early *x = &early[i];
@@ -184,9 +192,9 @@ static void keep_early(int secure, const char *name, const char *value, const vo
 CUTAP_FRONT unsigned cutap_front_env_drain(void (*fn)(const struct cutap_env_early *e), unsigned *lost)
 {
     *lost = 0;
-    if (atomic_exchange(&early_drained, 1))
+    unsigned n = atomic_fetch_or(&nearly, DRAINED), k = 0;
+    if (n & DRAINED)
         return 0;
-    unsigned n = atomic_load(&nearly), k = 0;
     *lost = n > CUTAP_ENV_EARLY_MAX ? n - CUTAP_ENV_EARLY_MAX : 0;
     for (unsigned i = 0; i < n && i < CUTAP_ENV_EARLY_MAX; i++) {
         int spins = 1 << 16;
