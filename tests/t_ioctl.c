@@ -495,6 +495,15 @@ static int run_params(const char *dir)
                FNV_OK);
     expect(info.gpuInfoList[0].data == 49 && info.gpuInfoList[1].data == 113, "GPU_GET_INFO_V2 data");
     printf("info data %u %u\n", info.gpuInfoList[0].data, info.gpuInfoList[1].data);
+    /* the same on nvidia0, where the driver refuses RM escapes (-1/EINVAL):
+     * the block as passed, nothing read after the call */
+    int gpu = open_dev(dir, "nvidia0");
+    struct fnv_gpu_info_v2 refused = {.gpuInfoListSize = 2};
+    refused.gpuInfoList[0].index = 3;
+    refused.gpuInfoList[1].index = 7;
+    rm_control("GPU_GET_INFO_V2 refused", gpu, client, device, FNV_CTRL_GPU_GET_INFO_V2, (uintptr_t)&refused,
+               sizeof refused, "einval", 0);
+    close(gpu);
     static struct fnv_build_version_v2 bv;
     rm_control("BUILD_VERSION_V2", ctl, client, client, FNV_CTRL_BUILD_VERSION_V2, (uintptr_t)&bv, sizeof bv, "ok",
                FNV_OK);

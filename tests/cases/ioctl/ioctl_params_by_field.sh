@@ -10,7 +10,8 @@
 # NV2080_CTRL_CMD_FB_GET_REMAPPED_ROWS block (cut to 4096: entries[400] at
 # 4808 not shown), and params pointers that are unmapped (the driver's
 # NV_ERR_INVALID_ADDRESS, as bare; no crash) and an unmapped NVOS54 block
-# (EFAULT, as bare). Checked: the program's output is unchanged; dump shows
+# (EFAULT, as bare), and one the driver refuses (on nvidia0: -1/EINVAL: the
+# block as passed, not read after the call). Checked: the program's output is unchanged; dump shows
 # the fields by path and the driver's changes as before→after; the JSON
 # lines, Perfetto JSON, SQLite and Parquet exports carry the same fields
 # ("params" object, slice argument, params column); without the option no block is recorded.
@@ -43,7 +44,8 @@ for s in '^ *params NV0080_ALLOC_PARAMETERS, 56 bytes: hClientShare=0xcaf00001, 
          '^ *params NV2080_CTRL_FB_GET_REMAPPED_ROWS_PARAMS, 6152 bytes, cut to 4096: entryCount=2, entries\[0\]\.remapRegVal=4660$' \
          '^ *params NV2080_CTRL_GPU_GET_INFO_V2_PARAMS, 564 bytes, not readable before the call, not readable after it:$' \
          '^ *params NV0080_ALLOC_PARAMETERS, 56 bytes, not readable before the call, not readable after it:$' \
-         '^ *params NV_MEMORY_ALLOCATION_PARAMS, 128 bytes: owner=4660, flags=128$'; do
+         '^ *params NV_MEMORY_ALLOCATION_PARAMS, 128 bytes: owner=4660, flags=128$' \
+         '^ *params NV2080_CTRL_GPU_GET_INFO_V2_PARAMS, 564 bytes, not read after the call: gpuInfoListSize=2, gpuInfoList\[0\]\.index=3, gpuInfoList\[1\]\.index=7$'; do
     grep -q "$s" "$d" || { say "  dump lacks: $s"; grep -A1 'RM_' "$d" >&2; exit 1; }
 done
 # the unmapped params pointers: two controls, the driver's own status; the
@@ -54,7 +56,7 @@ grep -A1 'RM_CONTROL(fd=[0-9]*, dev=nvidiactl, (block not read)) = -1 EFAULT' "$
     && { say "  a block recorded for an unreadable NVOS54"; exit 1; }
 [ "$(grep -c '^ *params NV0080_ALLOC_PARAMETERS, 56 bytes: hClientShare=0xcaf00001, vaMode=2$' "$d")" = 2 ] \
     || { say "  the device's block with paramsSize 0"; grep -B1 '^ *params NV0080' "$d" >&2; exit 1; }
-[ "$(grep -c '^ *params ' "$d")" = 10 ] || { say "  not 10 blocks"; grep '^ *params ' "$d" >&2; exit 1; }
+[ "$(grep -c '^ *params ' "$d")" = 11 ] || { say "  not 11 blocks"; grep '^ *params ' "$d" >&2; exit 1; }
 
 # the exports: the same fields
 python3 - "$WORK/on.jsonl" <<'PY' || exit 1
@@ -64,10 +66,10 @@ by = {}
 for p in ps:
     by.setdefault(p["struct"], []).append(p)
 info = by["NV2080_CTRL_GPU_GET_INFO_V2_PARAMS"]
-ok = (len(ps) == 10 and info[0]["fields"] == {"gpuInfoListSize": 2, "gpuInfoList[0].index": 3, "gpuInfoList[0].data": 49,
+ok = (len(ps) == 11 and info[0]["fields"] == {"gpuInfoListSize": 2, "gpuInfoList[0].index": 3, "gpuInfoList[0].data": 49,
                                               "gpuInfoList[1].index": 7, "gpuInfoList[1].data": 113}
       and info[0]["changed"] == {"gpuInfoList[0].data": [0, 49], "gpuInfoList[1].data": [0, 113]}
-      and [i["before"] or i["after"] for i in info] == [True, False, False]
+      and [(i["before"], i["after"]) for i in info] == [(True, True), (True, False), (False, False), (False, False)]
       and by["NV0000_CTRL_SYSTEM_GET_BUILD_VERSION_V2_PARAMS"][0]["changed"]["driverBranch"] == ["", "r580_00"]
       and by[None][0]["hex_before"] == "efbeadde0100000002000000030000000400000005000000"
       and by["NV_MEMORY_ALLOCATION_PARAMS"][0]["fields"] == {"owner": 4660, "flags": 128}
@@ -107,6 +109,6 @@ if [ -n "${CUTAP_DUCKDB_LIB:-}" ]; then
     "$CUTAP" export --format parquet -o "$WORK/on.pq" "$WORK/on" || exit 1
     python3 "$TL/parquet_check.py" "$WORK/on" "$WORK/on.pq" "$WORK/on.jsonl" || { say "  the Parquet export's params"; exit 1; }
     n=$(python3 "$TL/duckdb_sql.py" "SELECT count(*) FROM '$WORK/on.pq/calls/*.parquet' WHERE params IS NOT NULL")
-    [ "$n" = 10 ] || { say "  $n Parquet rows with params, not 10"; exit 1; }
+    [ "$n" = 11 ] || { say "  $n Parquet rows with params, not 11"; exit 1; }
 fi
 exit 0
