@@ -118,10 +118,12 @@ done
 case " $MODES " in *" cupti "*) [ -n "$(ls "$T"/ref1/injected.* 2>/dev/null)" ] || { echo "cupti: the subscriber was not loaded"; BAD=1; } ;; esac
 table "PyTorch CPU-bound MLP steps/s" $MODES
 [ -n "$NSYS" ] || echo "  (no nsys row: BENCH_NSYS=1 not set, or no nsys binary)"
-calls=$(build/cutap report --format csv "$T/trace1.0" | awk -F, 'NR>1 {s+=$3} END {print s}')
-echo "  calls recorded in one traced run (2,200 steps + start-up): $calls; the most frequent:"
-build/cutap report --format csv "$T/trace1.0" | awk -F, 'NR>1 {print $3, $1, $2, $6}' | sort -rn | head -8 |
-  awk '{printf "    %8d %-7s %-34s avg %s ns\n", $1, $2, $3, $4}'
+if [ -d "$T/trace1.0" ]; then   # (a trace mode among the modes)
+  calls=$(build/cutap report --format csv "$T/trace1.0" | awk -F, 'NR>1 {s+=$3} END {print s}')
+  echo "  calls recorded in one traced run (2,200 steps + start-up): $calls; the most frequent:"
+  build/cutap report --format csv "$T/trace1.0" | awk -F, 'NR>1 {print $3, $1, $2, $6}' | sort -rn | head -8 |
+    awk '{printf "    %8d %-7s %-34s avg %s ns\n", $1, $2, $3, $4}'
+fi
 fi
 [ -n "${BENCH_CPU_ONLY:-}" ] && { rm -rf "$T"; [ -z "${BAD:-}" ] || exit 1; exit 0; }
 V=()
