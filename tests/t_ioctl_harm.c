@@ -14,7 +14,8 @@
  *   maps DIR    a device mapping replaced by MAP_FIXED, another unmapped
  *               in two pieces (from inside, then the rest): a later munmap
  *               of other memory at the same address is not taken for a
- *               device's
+ *               device's; an mremap over two device pages and a hole,
+ *               which fails, leaves the hole no device's
  *   jump DIR    with a device mapping held, a thread unmapping ordinary
  *               memory over and over while a signal handler siglongjmps
  *               out of it (legal: munmap is async-signal-safe), 2,000
@@ -167,6 +168,19 @@ int main(int argc, char **argv)
         munmap(e, 65536);
         char *f = mmap(e, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
         munmap(f, 4096);
+        /* two device pages with a hole between: an mremap over all three
+         * fails (EFAULT); the hole is then no device's when memory of
+         * another kind is laid there and unmapped */
+        char *r = mmap(NULL, 3 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        char *p1 = mmap(r, 4096, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
+        munmap(r + 4096, 4096);
+        char *p2 = mmap(r + 8192, 4096, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
+        void *q = mremap(r, 3 * 4096, 4 * 4096, MREMAP_MAYMOVE);
+        printf("mremap over a hole: %s\n", q == MAP_FAILED ? strerror(errno) : "moved");
+        char *g = mmap(r + 4096, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        munmap(g, 4096);
+        munmap(p1, 4096);
+        munmap(p2, 4096);
         close(fd);
         printf("maps done\n");
     } else {

@@ -22,4 +22,17 @@
         pthread_atfork(NULL, NULL, lock##_child);                                  \
     }
 
+/* glibc's struct dl_find_object (2.35 and later, <dlfcn.h>), declared
+ * here so that cutap builds against an older glibc too: _dl_find_object
+ * is looked up at run time (absent before 2.35: dladdr is used). */
+struct link_map;
+struct cutap_dl_found {
+    unsigned long long flags;
+    void *map_start, *map_end;
+    struct link_map *link_map;
+    void *eh_frame;
+    unsigned long long reserved[7];
+};
+typedef int (*cutap_find_object_fn)(void *, struct cutap_dl_found *);
+
 #endif

@@ -44,7 +44,7 @@ static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(objects_lock)
 static _Atomic uint64_t addr_cache[ADDR_CACHE];
 
-typedef int (*find_object_fn)(void *, struct dl_find_object *);
+typedef cutap_find_object_fn find_object_fn;
 static find_object_fn find_object;
 __attribute__((constructor)) static void objects_init(void)
 {
@@ -54,11 +54,11 @@ __attribute__((constructor)) static void objects_init(void)
 /* base and name of the object holding addr (0 when none) */
 static int locate(const void *addr, uint64_t *base, const char **name)
 {
-    struct dl_find_object fo;
-    if (find_object && !find_object((void *)addr, &fo) && fo.dlfo_link_map && fo.dlfo_link_map->l_name &&
-        fo.dlfo_link_map->l_name[0]) {
-        *base = (uint64_t)(uintptr_t)fo.dlfo_map_start;   /* dladdr's dli_fbase: the same l_map_start */
-        *name = fo.dlfo_link_map->l_name;
+    struct cutap_dl_found fo;
+    if (find_object && !find_object((void *)addr, &fo) && fo.link_map && fo.link_map->l_name &&
+        fo.link_map->l_name[0]) {
+        *base = (uint64_t)(uintptr_t)fo.map_start;   /* dladdr's dli_fbase: the same l_map_start */
+        *name = fo.link_map->l_name;
         return 1;
     }
     Dl_info di;

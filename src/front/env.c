@@ -34,7 +34,7 @@
 #define EXPORT __attribute__((visibility("default")))
 
 typedef char *(*getenv_fn)(const char *);
-typedef int (*find_object_fn)(void *, struct dl_find_object *);
+typedef cutap_find_object_fn find_object_fn;
 /* Set by the core when it records lookups (src/record/env.c): until then,
  * and with CUTAP_ENV=0, stat or --ring, a lookup made after the core was
  * loaded costs glibc's call and this load. */
@@ -128,14 +128,14 @@ static int nvidia_caller(const void *caller)
     if (k)
         return k == 1;
     find_object_fn f = atomic_load_explicit(&find_object, memory_order_acquire);
-    struct dl_find_object fo;
+    struct cutap_dl_found fo;
     uintptr_t start, end;
     const char *path = NULL;
     if (f) {
         if (f((void *)caller, &fo))
             return 0;
-        start = (uintptr_t)fo.dlfo_map_start, end = (uintptr_t)fo.dlfo_map_end;
-        path = fo.dlfo_link_map ? fo.dlfo_link_map->l_name : NULL;
+        start = (uintptr_t)fo.map_start, end = (uintptr_t)fo.map_end;
+        path = fo.link_map ? fo.link_map->l_name : NULL;
     } else {
         Dl_info di;   /* (glibc before 2.35: no range; this caller's page alone) */
         if (!dladdr(caller, &di))

@@ -632,12 +632,11 @@ static __attribute__((noinline)) void *fixed_over(int k, void *addr, size_t len,
                                                   off_t off)
 {
     struct ioc_map_info m;
-    uint64_t left;
-    if (cutap_tls.internal || !ioc_map_look((uintptr_t)addr, len, &m, NULL) ||
-        !ioc_map_take((uintptr_t)addr, len, &m, &left))
+    struct ioc_map_taken t;
+    if (cutap_tls.internal || !ioc_map_look((uintptr_t)addr, len, &m, NULL) || !ioc_map_take((uintptr_t)addr, len, &t))
         return cutap_real_mmap(k, addr, len, prot, flags, fd, off);
     uint64_t w[9] = {(uintptr_t)addr, len, (uint64_t)(unsigned)prot, (uint64_t)(unsigned)flags,
-                     (uint64_t)(int64_t)fd, m.dev, m.h, m.cls, left};
+                     (uint64_t)(int64_t)fd, t.m.dev, t.m.h, t.m.cls, t.left};
     struct cutap_external x;
     int rec = recording(ioc_id.mmap_over), err = errno;
     void *p;
@@ -654,7 +653,7 @@ static __attribute__((noinline)) void *fixed_over(int k, void *addr, size_t len,
             cutap_native_exit(&x, p == MAP_FAILED ? failed(err) : 0);
     }
     if (p == MAP_FAILED)
-        ioc_map_put((uintptr_t)addr, len, &m);   /* (what was there: as far as known) */
+        ioc_map_untake(&t);   /* what was there */
     errno = err;
     return p;
 }
@@ -671,10 +670,9 @@ static void *io_mmap(int k, void *addr, size_t len, int prot, int flags, int fd,
 /* An munmap of [addr, addr + len) that overlaps device mapping m, taken
  * out of the ranges already: left, the bytes of the device ranges
  * overlapped that stay mapped. */
-static __attribute__((noinline)) int nv_munmap(munmap_fn f, void *addr, size_t len, const struct ioc_map_info *m,
-                                               uint64_t left)
+static __attribute__((noinline)) int nv_munmap(munmap_fn f, void *addr, size_t len, const struct ioc_map_taken *t)
 {
-    uint64_t w[6] = {(uintptr_t)addr, len, m->dev, m->h, m->cls, left};
+    uint64_t w[6] = {(uintptr_t)addr, len, t->m.dev, t->m.h, t->m.cls, t->left};
     struct cutap_external x;
     int rec = recording(ioc_id.munmap), err = errno, ret;
     if (rec && cutap_native_enter(&x, ioc_id.munmap, w, 6, (void *)f)) {
@@ -689,7 +687,7 @@ static __attribute__((noinline)) int nv_munmap(munmap_fn f, void *addr, size_t l
             cutap_native_exit(&x, ret ? failed(err) : 0);
     }
     if (ret)
-        ioc_map_put((uintptr_t)addr, len, m);   /* still mapped (as far as known) */
+        ioc_map_untake(t);   /* still mapped */
     errno = err;
     return ret;
 }
@@ -697,7 +695,7 @@ static __attribute__((noinline)) int nv_munmap(munmap_fn f, void *addr, size_t l
 static int io_munmap(void *addr, size_t len)
 {
     struct ioc_map_info m;
-    uint64_t left;
+    struct ioc_map_taken t;
     munmap_fn f = REAL(R_MUNMAP, munmap_fn);
     if (CUTAP_UNLIKELY(!f)) {
         errno = ENOSYS;
@@ -706,8 +704,8 @@ static int io_munmap(void *addr, size_t len)
     /* (an address off a page or no length: the kernel's EINVAL, nothing
      * unmapped, nothing taken out) */
     if (CUTAP_UNLIKELY(ioc_maps_count()) && !cutap_tls.internal && len && !((uintptr_t)addr & 4095) &&
-        ioc_map_look((uintptr_t)addr, len, &m, NULL) && ioc_map_take((uintptr_t)addr, len, &m, &left))
-        return nv_munmap(f, addr, len, &m, left);
+        ioc_map_look((uintptr_t)addr, len, &m, NULL) && ioc_map_take((uintptr_t)addr, len, &t))
+        return nv_munmap(f, addr, len, &t);
     return f(addr, len);
 }
 
@@ -715,7 +713,7 @@ static int io_munmap(void *addr, size_t len)
  * it maps (MREMAP_DONTUNMAP: the old range stays too); taken out before the
  * call, put back if it fails. */
 static __attribute__((noinline)) void *nv_mremap(void *old, size_t old_len, size_t len, int flags, void *at,
-                                                 const struct ioc_map_info *m, int taken)
+                                                 const struct ioc_map_info *m, const struct ioc_map_taken *t)
 {
     uint64_t w[9] = {(uintptr_t)old, old_len, len, (uint64_t)(unsigned)flags,
                      flags & MREMAP_FIXED ? (uintptr_t)at : 0, m->dev, m->h, m->cls, 0};
@@ -738,8 +736,8 @@ static __attribute__((noinline)) void *nv_mremap(void *old, size_t old_len, size
             cutap_native_exit(&x, p == MAP_FAILED ? failed(err) : 0);
         }
     }
-    if (p == MAP_FAILED && taken)
-        ioc_map_put((uintptr_t)old, old_len, m);
+    if (p == MAP_FAILED && t)
+        ioc_map_untake(t);
     errno = err;
     return p;
 }
@@ -750,9 +748,11 @@ static void *io_mremap(void *old, size_t old_len, size_t len, int flags, void *a
     if (CUTAP_LIKELY(!ioc_maps_count()) || cutap_tls.internal)
         return cutap_real_mremap(old, old_len, len, flags, at);
     if (ioc_map_look((uintptr_t)old, old_len, &m, NULL)) {
-        int keep = (flags & MREMAP_DONTUNMAP) || !old_len;
-        if (keep || ioc_map_take((uintptr_t)old, old_len, &m, NULL))
-            return nv_mremap(old, old_len, len, flags, at, &m, !keep);
+        struct ioc_map_taken t;
+        if ((flags & MREMAP_DONTUNMAP) || !old_len)
+            return nv_mremap(old, old_len, len, flags, at, &m, NULL);   /* (the old range stays) */
+        if (ioc_map_take((uintptr_t)old, old_len, &t))
+            return nv_mremap(old, old_len, len, flags, at, &t.m, &t);
     }
     void *p = cutap_real_mremap(old, old_len, len, flags, at);
     int err = errno;

@@ -56,13 +56,26 @@ uint32_t ioc_handle_class(uint32_t client, uint32_t h);
 void ioc_map_asked(int fd, uint32_t client, uint32_t h);
 int ioc_map_take_asked(int fd, struct ioc_map_info *m);
 /* Device mappings (whole pages): [a, a + len) mapped (replacing any
- * overlapped); whether [a, a + len) overlaps one (look: a read that
- * never waits; take: the same and the overlapped parts removed, at once;
- * *m: the first's; *left: the bytes of those overlapped that stay
- * mapped after an unmapping of it); [a, a + len) unmapped. */
+ * overlapped); whether [a, a + len) overlaps one (a read that never
+ * waits: *m the first's, *left the bytes of those overlapped that stay
+ * mapped after an unmapping of it); [a, a + len) unmapped. take: the same
+ * as look, and the overlapped parts removed at once, kept in *t so that
+ * untake puts exactly those back (a call that failed); 0, nothing
+ * removed, when the lock could not be had or more than 8 pieces would go. */
+#define IOC_TAKEN_MAX 8
+struct ioc_map_taken {
+    struct ioc_map_info m;   /* the first piece's */
+    uint64_t left;
+    unsigned n;
+    struct {
+        uintptr_t start, end;
+        struct ioc_map_info m;
+    } p[IOC_TAKEN_MAX];
+};
 void ioc_map_put(uintptr_t a, size_t len, const struct ioc_map_info *m);
 int ioc_map_look(uintptr_t a, size_t len, struct ioc_map_info *m, uint64_t *left);
-int ioc_map_take(uintptr_t a, size_t len, struct ioc_map_info *m, uint64_t *left);
+int ioc_map_take(uintptr_t a, size_t len, struct ioc_map_taken *t);
+void ioc_map_untake(const struct ioc_map_taken *t);
 void ioc_map_gone(uintptr_t a, size_t len);
 /* How many ranges there are: the one load an ordinary munmap pays. */
 extern _Atomic unsigned ioc_nmaps __attribute__((visibility("hidden")));

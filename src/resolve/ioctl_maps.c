@@ -52,7 +52,6 @@ static struct handle {
     uint32_t client, h, cls, used;
 } handles[HANDLES];
 static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
-CUTAP_FORK_SAFE(handle_lock)
 static unsigned handles_live;
 
 static unsigned home_of(uint32_t client, uint32_t h)
@@ -141,12 +140,32 @@ _Atomic unsigned ioc_nmaps;        /* ioctl_internal.h */
 static _Atomic unsigned map_seq;   /* odd while the ranges change */
 static _Atomic unsigned long map_lost;   /* ranges not kept (the table full) */
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
-CUTAP_FORK_SAFE(map_lock)
+
+/* A forked child: a table another thread was changing at the fork is not
+ * to be trusted (a move half done, the sequence count left odd): it starts
+ * empty (its mappings then pass unrecorded, as any memory of no device);
+ * the locks are made anew. */
+static void maps_child(void)
+{
+    if (pthread_mutex_trylock(&handle_lock)) {
+        memset(handles, 0, sizeof handles);
+        handles_live = 0;
+    }
+    if (pthread_mutex_trylock(&map_lock) || (atomic_load(&map_seq) & 1)) {
+        atomic_store(&ioc_nmaps, 0);
+        atomic_fetch_or(&map_seq, 1);
+        atomic_fetch_add(&map_seq, 1);   /* even again */
+    }
+    pthread_mutex_init(&handle_lock, NULL);
+    pthread_mutex_init(&map_lock, NULL);
+}
+__attribute__((constructor)) static void maps_atfork(void) { pthread_atfork(NULL, NULL, maps_child); }
 
 static uintptr_t page_end(uintptr_t a, size_t len)
 {
-    uintptr_t e = len > UINTPTR_MAX - a - (PAGE - 1) ? UINTPTR_MAX & ~(uintptr_t)(PAGE - 1) : a + len + (PAGE - 1);
-    return e & ~(uintptr_t)(PAGE - 1);
+    if (len > UINTPTR_MAX - a || a + len > UINTPTR_MAX - (PAGE - 1))
+        return UINTPTR_MAX & ~(uintptr_t)(PAGE - 1);   /* (the kernel's EINVAL: nothing there) */
+    return (a + len + (PAGE - 1)) & ~(uintptr_t)(PAGE - 1);
 }
 
 /* The first range whose end is past a (lock held, or a reader: n given). */
@@ -258,26 +277,42 @@ int ioc_map_look(uintptr_t a, size_t len, struct ioc_map_info *m, uint64_t *left
     return 0;   /* changing all along: taken for no device mapping */
 }
 
-int ioc_map_take(uintptr_t a, size_t len, struct ioc_map_info *m, uint64_t *left)
+int ioc_map_take(uintptr_t a, size_t len, struct ioc_map_taken *t)
 {
     if (!change_begin())
         return 0;
     uintptr_t b = page_end(a, len ? len : 1);
-    unsigned n = atomic_load_explicit(&ioc_nmaps, memory_order_relaxed);
-    int found = 0;
-    uint64_t keep = 0;
-    for (unsigned i = map_find(a, n); i < n && maps[i].start < b; i++) {
-        if (!found)
-            *m = maps[i].m;
-        found = 1;
-        keep += (maps[i].start < a ? a - maps[i].start : 0) + (maps[i].end > b ? maps[i].end - b : 0);
+    unsigned n = atomic_load_explicit(&ioc_nmaps, memory_order_relaxed), k = 0;
+    t->n = 0, t->left = 0;
+    for (unsigned i = map_find(a, n); i < n && maps[i].start < b; i++, k++) {
+        if (k == IOC_TAKEN_MAX) {
+            change_end();
+            return 0;   /* (too many to put back: nothing taken, nothing recorded) */
+        }
+        t->p[k].start = maps[i].start > a ? maps[i].start : a;
+        t->p[k].end = maps[i].end < b ? maps[i].end : b;
+        t->p[k].m = maps[i].m;
+        t->left += (maps[i].start < a ? a - maps[i].start : 0) + (maps[i].end > b ? maps[i].end - b : 0);
     }
-    if (found)
+    if (k) {
+        t->m = t->p[0].m;
+        t->n = k;
         map_cut(a, b);
+    }
     change_end();
-    if (found && left)
-        *left = keep;
-    return found;
+    return k != 0;
+}
+
+void ioc_map_untake(const struct ioc_map_taken *t)
+{
+    if (!t->n || !change_begin())
+        return;
+    for (unsigned k = 0; k < t->n; k++) {
+        map_cut(t->p[k].start, t->p[k].end);
+        map_insert(map_find(t->p[k].start, atomic_load_explicit(&ioc_nmaps, memory_order_relaxed)), t->p[k].start,
+                   t->p[k].end, &t->p[k].m);
+    }
+    change_end();
 }
 
 void ioc_map_gone(uintptr_t a, size_t len)

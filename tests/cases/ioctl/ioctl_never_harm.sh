@@ -35,11 +35,15 @@ rows() { "$CUTAP" report --format csv -e layer=ioctl "$WORK/$1" | awk -F, -v n="
 [ "$(rows stale RM_FREE)" = 3 ] && [ "$(rows stale open)" = 2 ] || { "$CUTAP" dump "$WORK/stale" >&2; exit 1; }
 # vfork: the three requests of the parent, and one on its fcntl duplicate
 [ "$(rows vfork RM_FREE)" = 4 ] || { say "  vfork: parent's requests lost"; "$CUTAP" dump "$WORK/vfork" >&2; exit 1; }
-# maps: two device mappings; anonymous memory over the first (mmap_over),
-# not its munmap; the second's two unmappings (8 KiB from its
+# maps: four device mappings; anonymous memory over the first (mmap_over),
+# not its munmap; the second's two unmappings; the failed mremap over two
+# device pages and a hole (recorded), then memory of another kind in the
+# hole (neither its MAP_FIXED mapping nor its munmap recorded), the two
+# pages' unmappings (8 KiB from its
 # second page: 57,344 bytes stay; then the rest) and no other munmap
 "$CUTAP" dump "$WORK/maps" >"$WORK/maps.dump" || exit 1
-[ "$(rows maps mmap)" = 2 ] && [ "$(rows maps munmap)" = 2 ] && [ "$(rows maps mmap_over)" = 1 ] &&
+[ "$(rows maps mmap)" = 4 ] && [ "$(rows maps munmap)" = 4 ] && [ "$(rows maps mmap_over)" = 1 ] &&
+    [ "$(rows maps mremap)" = 1 ] && grep -q '^mremap over a hole: Bad address$' "$WORK/maps.out" &&
     grep -q 'munmap(addr=0x[0-9a-f]*, length=8192, dev=nvidia0, left=57344) = 0' "$WORK/maps.dump" &&
     grep -q 'munmap(addr=0x[0-9a-f]*, length=65536, dev=nvidia0, left=0) = 0' "$WORK/maps.dump" \
     || { say "  maps"; cat "$WORK/maps.dump" >&2; exit 1; }
