@@ -1,16 +1,17 @@
 /* The libc functions of the ioctl layer, as the front exports them
  * (src/resolve/ioctl.c has what they do once the core is loaded).
  *
- * libcuda.so.1 (driver 580) imports ioctl, open, open64, mmap, mmap64 and
- * close from glibc through its PLT, so the preloaded library sees them by
- * exporting those names; every other caller in the process reaches these
- * entries too. While the core is not loaded, each is one load and a call
- * of glibc's function, except two that may be the first sign of CUDA: an
- * open of a path under the device directory named nvidia* (looked at only
- * after the kernel read it: a bad pointer stays the program's own
- * EFAULT), and a request that could be an NVIDIA one (on a descriptor
- * inherited across exec). Those load the core, which marks and records
- * them. */
+ * libcuda.so.1 (driver 580) imports ioctl, open, open64, mmap, mmap64,
+ * close, munmap and mremap from glibc through its PLT (it releases device
+ * mappings with MAP_FIXED mappings over them, never munmap: measured), so
+ * the preloaded library sees them by exporting those names; every other
+ * caller in the process reaches these entries too. While the core is not
+ * loaded, each is one load and a call of glibc's function, except two that
+ * may be the first sign of CUDA: an open of a path under the device
+ * directory named nvidia* (looked at only after the kernel read it: a bad
+ * pointer stays the program's own EFAULT), and a request that could be an
+ * NVIDIA one (on a descriptor inherited across exec). Those load the core,
+ * which marks and records them. */
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE
 #include <dlfcn.h>

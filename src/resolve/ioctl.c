@@ -3,13 +3,14 @@
  * mappings of its device files, recorded as calls of layer "ioctl" nested
  * under the API call that made them on that thread.
  *
- * libcuda.so.1 (driver 580) imports ioctl, open, open64, mmap, mmap64 and
- * close from glibc through its PLT (measured on the GPU machine; no raw
- * syscall instruction is used for them), so the preloaded library sees
- * them by exporting those names. Every other caller in the process reaches
- * these wrappers too: the pass-through is one load from a table indexed
- * by the file descriptor (is it an NVIDIA device file?) and a jump to
- * glibc's function (bench/ioctl.c measures it).
+ * libcuda.so.1 (driver 580) imports ioctl, open, open64, mmap, mmap64,
+ * close, munmap and mremap from glibc through its PLT (measured on the GPU
+ * machine; no raw syscall instruction is used for them; it releases device
+ * mappings with MAP_FIXED mappings over them, never munmap), so the
+ * preloaded library sees them by exporting those names. Every other caller
+ * in the process reaches these wrappers too: the pass-through is one load
+ * from a table indexed by the file descriptor (is it an NVIDIA device
+ * file?) and a jump to glibc's function (bench/ioctl.c measures it).
  *
  * A descriptor is an NVIDIA device's when it was opened by a path of the
  * device directory (/dev, or CUTAP_NV_DEVDIR for tests and containers that
