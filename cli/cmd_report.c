@@ -659,7 +659,8 @@ static const char usage[] =
     "  --env               what the NVIDIA libraries read from the environment, per process: each\n"
     "                      name, the value it got or unset, the library that asked, how often, when\n"
     "  --requests          the ioctl layer's requests one row per RM control command or class\n"
-    "                      (RM_CONTROL(NV2080_CTRL_CMD_GPU_GET_INFO_V2)), not one per escape\n"
+    "                      (RM_CONTROL(NV2080_CTRL_CMD_GPU_GET_INFO_V2)), not one per escape, and\n"
+    "                      device mappings by what they map (mmap(HOPPER_USERMODE_A), mmap_over(...))\n"
     CLI_SELECT_HELP
     "examples:\n"
     "  cutap report run1\n"

@@ -5,6 +5,7 @@
 #define CUTAP_BASE_H
 
 #include <pthread.h>
+#include <sched.h>
 
 /* Exported from the library (everything else is -fvisibility=hidden). */
 #define CUTAP_EXPORT __attribute__((visibility("default")))
@@ -21,6 +22,23 @@
     {                                                                              \
         pthread_atfork(NULL, NULL, lock##_child);                                  \
     }
+
+/* pthread_mutex_trylock a bounded number of times (spinning, then
+ * yielding): 1 when taken; 0 when it could not be had (a signal handler on
+ * the thread that holds it, a holder that never came back), and the
+ * caller goes on without what the lock protects, rather than wait. */
+static inline int cutap_lock_bounded(pthread_mutex_t *lock)
+{
+    for (int i = 0; i < 64; i++) {
+        if (!pthread_mutex_trylock(lock))
+            return 1;
+        if (i < 48)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+    }
+    return 0;
+}
 
 /* glibc's struct dl_find_object (2.35 and later, <dlfcn.h>), declared
  * here so that cutap builds against an older glibc too: _dl_find_object

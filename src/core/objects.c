@@ -23,7 +23,6 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,14 +82,8 @@ uint32_t cutap_object_of(const void *addr)
     if (!locate(addr, &base, &name))
         return 0;
     uint32_t idx = 0;
-    int tries = 0;
-    while (pthread_mutex_trylock(&objects_lock))
-        if (++tries == 64)
-            return 0;
-        else if (tries < 48)
-            __builtin_ia32_pause();
-        else
-            sched_yield();
+    if (!cutap_lock_bounded(&objects_lock))
+        return 0;
     uint32_t n = atomic_load_explicit(&nobjects, memory_order_relaxed);
     for (uint32_t i = 0; i < n && !idx; i++)
         if (objects[i].base == base)

@@ -22,7 +22,6 @@
  * Ranges are whole pages, as the kernel maps them. */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -30,20 +29,6 @@
 #include "ioctl_internal.h"
 
 #define PAGE 4096u
-
-/* pthread_mutex_trylock, a bounded number of times. */
-static int take(pthread_mutex_t *lock)
-{
-    for (int i = 0; i < 64; i++) {
-        if (!pthread_mutex_trylock(lock))
-            return 1;
-        if (i < 48)
-            __builtin_ia32_pause();
-        else
-            sched_yield();
-    }
-    return 0;
-}
 
 /* --- handles: open addressing, linear probing, deletion by shifting ---- */
 
@@ -72,7 +57,7 @@ static unsigned handle_slot(uint32_t client, uint32_t h)
 
 void ioc_handle_put(uint32_t client, uint32_t h, uint32_t cls)
 {
-    if (!take(&handle_lock))
+    if (!cutap_lock_bounded(&handle_lock))
         return;
     unsigned i = handle_slot(client, h);
     if (handles[i].used || handles_live < HANDLES * 3 / 4) {
@@ -84,7 +69,7 @@ void ioc_handle_put(uint32_t client, uint32_t h, uint32_t cls)
 
 void ioc_handle_drop(uint32_t client, uint32_t h)
 {
-    if (!take(&handle_lock))
+    if (!cutap_lock_bounded(&handle_lock))
         return;
     unsigned i = handle_slot(client, h);
     if (handles[i].used) {
@@ -104,7 +89,7 @@ void ioc_handle_drop(uint32_t client, uint32_t h)
 
 uint32_t ioc_handle_class(uint32_t client, uint32_t h)
 {
-    if (!take(&handle_lock))
+    if (!cutap_lock_bounded(&handle_lock))
         return 0;
     unsigned i = handle_slot(client, h);
     uint32_t cls = handles[i].used ? handles[i].cls : 0;
@@ -214,7 +199,7 @@ static void map_cut(uintptr_t a, uintptr_t b)
 
 static int change_begin(void)
 {
-    if (!take(&map_lock))
+    if (!cutap_lock_bounded(&map_lock))
         return 0;
     atomic_fetch_add_explicit(&map_seq, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
