@@ -112,11 +112,24 @@ def one(f, nostatus, karg):
     out.append("    cutap_t->depth--;")
     out.append("    cutap_fp_sample_end(CUTAP_ID_%s, cutap_c, cutap_t0, %s);" % (f.name, err))
     out.append(ret + "}")
+    cs_at = len(out)
     out.append("CUTAP_SLOW %s\n{" % proto(f, "cutap_ct_" + f.name))
     out.append("    struct cutap_counter *cutap_c;")
     out.append("    int cutap_how = cutap_fp_counter(CUTAP_ID_%s, &cutap_c);" % f.name)
-    out.append("    if (__builtin_expect(!cutap_how, 0)) {\n        %s\n    }" % ret_slow)
     sargs = ", ".join(["cutap_c"] + [p.name for p in f.params])
+    pargs = ", ".join(p.name for p in f.params)
+    params = ", ".join(("%s%s" if p.abi.endswith("*") else "%s %s") % (p.abi, p.name) for p in f.params) or "void"
+    # an id's first calls and a slow id's are timed by cutap_cs_ too, from
+    # a function of their own (the arguments pass straight through, so the
+    # untimed path keeps no more registers); the general path only while
+    # the thread has no counter or countdown
+    cs_call = ("{\n        cutap_cs_%s(%s);\n        return;\n    }" if void else "return cutap_cs_%s(%s);") % (f.name, sargs)
+    out.insert(cs_at, "static __attribute__((noinline, cold)) %s cutap_cu_%s(%s)\n{\n"
+               "    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_%s);\n"
+               "    if (cutap_c)\n        %s\n    %s\n}" % (f.ret_abi, f.name, params, f.name, cs_call,
+                                                          ("%s;" if void else "return %s;") % slow))
+    out.append("    if (__builtin_expect(!cutap_how, 0)) {\n        %s\n    }"
+               % (("cutap_cu_%s(%s);\n        return;" if void else "return cutap_cu_%s(%s);") % (f.name, pargs)))
     if void:
         out.append("    if (__builtin_expect(cutap_how == 2, 0)) {\n        cutap_cs_%s(%s);\n        return;\n    }"
                    % (f.name, sargs))

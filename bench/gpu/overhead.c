@@ -32,76 +32,31 @@
 #include <unistd.h>
 
 #include "../bench_util.h"
+#define BENCH_NAME "overhead"
+#include "bench_drv.h"
 
-typedef int CUresult;
-typedef void *CUcontext, *CUmodule, *CUfunction, *CUstream;
-typedef int CUdevice;
 
 #define ROUNDS 7
 #define NCTX 1000000L
 #define NLAUNCH 20000L
 
-static const char ptx[] =
-    ".version 8.0\n.target sm_50\n.address_size 64\n"
-    ".visible .entry empty()\n{\n ret;\n}\n";
-
-#define SYM(var, name)                                                    \
-    do {                                                                  \
-        *(void **)&var = dlsym(h, name);                                  \
-        if (!var) {                                                       \
-            fprintf(stderr, "overhead: %s not found\n", name);            \
-            return 1;                                                     \
-        }                                                                 \
-    } while (0)
-#define CK(call)                                                          \
-    do {                                                                  \
-        CUresult r_ = (call);                                             \
-        if (r_) {                                                         \
-            fprintf(stderr, "overhead: %s = %d\n", #call, r_);            \
-            return 1;                                                     \
-        }                                                                 \
-    } while (0)
 
 /* One child: prints "ctx <ns> ..." and "launch <ns> ..." on stdout. */
 static int child(void)
 {
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        fprintf(stderr, "overhead: %s\n", dlerror());
+    struct bench_drv D;
+    if (bench_drv_open(&D))
         return 1;
-    }
-    CUresult (*init)(unsigned), (*devget)(CUdevice *, int), (*retain)(CUcontext *, CUdevice),
-        (*setcur)(CUcontext), (*getcur)(CUcontext *), (*modload)(CUmodule *, const void *),
-        (*getfn)(CUfunction *, CUmodule, const char *), (*screate)(CUstream *, unsigned),
-        (*ssync)(CUstream),
-        (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                  CUstream, void **, void **);
-    SYM(init, "cuInit");
-    SYM(devget, "cuDeviceGet");
-    SYM(retain, "cuDevicePrimaryCtxRetain");
-    SYM(setcur, "cuCtxSetCurrent");
-    SYM(getcur, "cuCtxGetCurrent");
-    SYM(modload, "cuModuleLoadData");
-    SYM(getfn, "cuModuleGetFunction");
-    SYM(screate, "cuStreamCreate");
-    SYM(ssync, "cuStreamSynchronize");
-    SYM(launch, "cuLaunchKernel");
-    CUdevice dev;
-    CUcontext ctx, cur;
-    CUmodule mod;
-    CUfunction fn;
-    CUstream st;
-    CK(init(0));
-    CK(devget(&dev, 0));
-    CK(retain(&ctx, dev));
-    CK(setcur(ctx));
-    CK(modload(&mod, ptx));
-    CK(getfn(&fn, mod, "empty"));
-    CK(screate(&st, 1));
+    CUresult (*getcur)(CUcontext *) = D.getcur, (*ssync)(CUstream) = D.ssync;
+    CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                       void **, void **) = D.launch;
+    CUcontext ctx = D.ctx, cur = NULL;
+    CUfunction fn = D.fn;
+    CUstream st = D.st;
     for (long i = 0; i < 1000; i++)   /* warm-up */
         getcur(&cur);
-    CK(launch(fn, 1, 1, 1, 32, 1, 1, 0, st, NULL, NULL));
-    CK(ssync(st));
+    BENCH_CK(launch(fn, 1, 1, 1, 32, 1, 1, 0, st, NULL, NULL));
+    BENCH_CK(ssync(st));
     printf("ctx");
     for (int r = 0; r < ROUNDS; r++) {
         uint64_t a = cutap_now_ns();
@@ -116,7 +71,7 @@ static int child(void)
             if (launch(fn, 1, 1, 1, 32, 1, 1, 0, st, NULL, NULL))
                 return 1;
             if (i % 1000 == 999)
-                CK(ssync(st));
+                BENCH_CK(ssync(st));
         }
         printf(" %.3f", (double)(cutap_now_ns() - a) / NLAUNCH);
     }
@@ -259,17 +214,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s [CYCLES 1..50]\n", argv[0]);
         return 2;
     }
-    const char *lib = getenv("CUTAP_LIBRARY");
-    const char *ref = getenv("CUTAP_REF_LIB");
-    if (!lib || !ref) {
-        fprintf(stderr, "overhead: set CUTAP_LIBRARY (libcutap.so) and CUTAP_REF_LIB (libcupti_ref.so)\n");
-        return 2;
-    }
+    const char *lib, *ref;
     char self[4096];
-    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (sl <= 0)
-        return 1;
-    self[sl] = 0;
+    int bad = bench_parent(&lib, &ref, self, sizeof self);
+    if (bad)
+        return bad;
     static double ctx[NMODES][50 * ROUNDS], lau[NMODES][50 * ROUNDS], rt[NMODES][50 * ROUNDS];
     int nctx[NMODES] = {0}, nlau[NMODES] = {0}, nrt[NMODES] = {0}, failed = 0;
     for (int c = 0; c < cycles; c++)

@@ -23,9 +23,25 @@ nothing was recording, so "on" and "off" are the same: the control that
 measures the windows' own noise). Prints "ab_ratio <r>" per pair, on/off
 steps per second, and "ab_median <m>". Comparing windows of one process
 removes the spread between processes (ASLR, which cores, the GPU's state)
-that decides cross-process medians."""
+that decides cross-process medians.
+
+STEP_AB3=N (tests/gpu/issue27.sh step3): three ways inside one process,
+N triples. The process runs under cutap trace with the bare CUPTI
+subscriber of tests/gpu injected (CUDA_INJECTION64_PATH; its path also in
+CUTAP_REF_LIB): windows of STEPS steps with "off" (cutap's client off,
+CUPTI's domains off), "cutap" (the client on) and "cupti" (the
+subscriber's domains on, cupti_ref_enable), in an order that cycles
+through the six permutations. Prints "ab3 <cutap/off> <cupti/off>" per
+triple (steps per second), "ab3_median" of each, and per way the
+medians of the process's user and system CPU time, minor faults and
+context switches per step ("ab3_usage"). STEP_AB3_ON=FILTER:
+"cutap" turns the client on only for the calls the filter selects
+(cutap_enable_filter; cutap's -e language), to share the cost out.
+With STEP_AB3_CONTROL=1, "cutap" changes nothing (the control: the
+windows' own noise)."""
 import ctypes
 import os
+import resource
 import sys
 import time
 
@@ -54,6 +70,10 @@ def main():
     for _ in range(100):
         step()
     torch.cuda.synchronize()
+    triples = int(os.environ.get("STEP_AB3", "0"))
+    if triples:
+        ab3(step, steps, triples)
+        return
     pairs = int(os.environ.get("STEP_AB", "0"))
     if pairs:
         ab(step, steps, pairs)
@@ -76,12 +96,26 @@ def window(step, steps):
     return steps / (time.perf_counter() - t)
 
 
-def ab(step, steps, pairs):
+def cutap_api():
+    """cutap's public API in this process (libcutap.so preloaded)."""
     lib = ctypes.CDLL(None)
     lib.cutap_register.restype = ctypes.c_int
     lib.cutap_register.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
     lib.cutap_enable.restype = ctypes.c_int
     lib.cutap_enable.argtypes = [ctypes.c_int, ctypes.c_uint32, ctypes.c_int]
+    lib.cutap_enable_filter.restype = ctypes.c_int
+    lib.cutap_enable_filter.argtypes = [ctypes.c_int, ctypes.c_char_p]
+    return lib
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def ab(step, steps, pairs):
+    lib = cutap_api()
     probe = lib.cutap_register(b"ab-probe", None, None, None)
     if probe not in (0, 1):
         print("ab_error %d clients registered before the probe: which records is unknown" % probe)
@@ -103,10 +137,52 @@ def ab(step, steps, pairs):
         set_on(1)
         ratios.append(r[1] / r[0])
         print("ab_ratio %.4f on %.1f off %.1f" % (r[1] / r[0], r[1], r[0]))
-    ratios.sort()
-    n = len(ratios)
-    med = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
-    print("ab_median %.4f" % med)
+    print("ab_median %.4f" % median(ratios))
+
+
+def ab3(step, steps, triples):
+    lib = cutap_api()
+    only = os.environ.get("STEP_AB3_ON", "").encode()
+    control = os.environ.get("STEP_AB3_CONTROL") == "1"
+    if lib.cutap_register(b"ab3-probe", None, None, None) != 1:
+        print("ab_error cutap's recording client is not client 0 alone")
+        sys.exit(1)
+    # RTLD_NOLOAD: the referee the driver injected, not a second copy
+    ref = ctypes.CDLL(os.environ["CUTAP_REF_LIB"], mode=os.RTLD_NOW | os.RTLD_NOLOAD)
+    ref.cupti_ref_enable.restype = ctypes.c_int
+    ref.cupti_ref_enable.argtypes = [ctypes.c_int]
+
+    def set_way(w):   # 0 off, 1 cutap, 2 cupti
+        on = w == 1 and not control
+        ok = lib.cutap_enable(0, 0xFFFFFFFF, int(on and not only)) == 0
+        if ok and on and only:
+            ok = lib.cutap_enable_filter(0, only) == 0
+        if not ok or ref.cupti_ref_enable(int(w == 2)) != 0:
+            print("ab_error cannot switch to way %d" % w)
+            sys.exit(1)
+
+    perms = ((0, 1, 2), (1, 2, 0), (2, 0, 1), (0, 2, 1), (2, 1, 0), (1, 0, 2))
+    rc, ru = [], []
+    usage = {0: [], 1: [], 2: []}   # per window, per step: user us, system us, minor faults, switches
+    for i in range(triples):
+        r = {}
+        for w in perms[i % 6]:
+            set_way(w)
+            u0 = resource.getrusage(resource.RUSAGE_SELF)
+            r[w] = window(step, steps)
+            u1 = resource.getrusage(resource.RUSAGE_SELF)
+            usage[w].append(((u1.ru_utime - u0.ru_utime) * 1e6 / steps, (u1.ru_stime - u0.ru_stime) * 1e6 / steps,
+                             (u1.ru_minflt - u0.ru_minflt) / steps, (u1.ru_nvcsw - u0.ru_nvcsw) / steps,
+                             (u1.ru_nivcsw - u0.ru_nivcsw) / steps))
+        rc.append(r[1] / r[0])
+        ru.append(r[2] / r[0])
+        print("ab3 %.4f %.4f off %.1f" % (rc[-1], ru[-1], r[0]))
+    set_way(0)
+    for w, name in ((0, "off"), (1, "cutap"), (2, "cupti")):
+        cols = list(zip(*usage[w]))
+        print("ab3_usage %s user_us %.1f sys_us %.1f minflt %.2f vcsw %.2f ivcsw %.2f (per step, medians)"
+              % ((name,) + tuple(median(c) for c in cols)))
+    print("ab3_median %.4f %.4f" % (median(rc), median(ru)))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
  * resolved). The fast path lives in the generated wrappers. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -323,8 +324,34 @@ static inline void run_post(struct cutap_icall *call, unsigned mask)
         call->c.result = kept;
 }
 
+/* CUTAP_DIAG_PATHS=1 (a diagnostic, issue #27): how many calls of each id
+ * took the general path (cutap_dispatch) and the untyped trampoline while
+ * some client wanted them, printed to stderr at exit; the fast paths are
+ * the rest of what a trace or stat counts. Off: one load a general call. */
+#define DIAG_IDS 65536
+static _Atomic uint64_t (*diag_paths)[DIAG_IDS];
+static void diag_print(void)
+{
+    for (int k = 0; k < 2; k++)
+        for (uint32_t id = 0; id < DIAG_IDS && id < cutap_call_count(); id++)
+            if (diag_paths[k][id])
+                fprintf(stderr, "cutap diag: %s %s %llu\n", k ? "untyped" : "general", cutap_call_name(id),
+                        (unsigned long long)diag_paths[k][id]);
+}
+void cutap_diag_paths_start(void)
+{
+    if ((diag_paths = calloc(2, sizeof *diag_paths)))
+        atexit(diag_print);
+}
+static inline void diag_note(int k, uint32_t id)
+{
+    if (CUTAP_UNLIKELY(diag_paths != NULL) && id < DIAG_IDS)
+        atomic_fetch_add_explicit(&diag_paths[k][id], 1, memory_order_relaxed);
+}
+
 uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
 {
+    diag_note(0, id);
     int ready = cutap_id_ready(id);
     struct cutap_thread *t = &cutap_tls;
     uint8_t mask = atomic_load_explicit(&cutap_mask[id], memory_order_relaxed);
@@ -394,6 +421,8 @@ struct shadow_frame {
     struct cutap_icall call;
     uint64_t regs[6];
     uint8_t mask;
+    uint8_t fused;   /* the recorder's record without callbacks (cutap_record_untyped_begin) */
+    void *rec;       /* then its record (NULL: lost) */
 };
 struct shadow_stack {
     unsigned top;
@@ -454,6 +483,7 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
     uint8_t mask = atomic_load_explicit(&cutap_mask[ctx->id], memory_order_relaxed);
     if (!mask)
         return real;   /* nothing to record: run it without a frame */
+    diag_note(1, ctx->id);
     /* --runtime=cupti: the libcupti cutap subscribed through calling an
      * export-table slot: the instrument's call, not the program's */
     uint32_t co = atomic_load_explicit(&cutap_cupti_object, memory_order_relaxed);
@@ -487,8 +517,14 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
     c->fn = real;
     c->parent = t->current;
     c->t0 = c->t1 = 0;
-    memset(fr->call.scratch, 0, sizeof fr->call.scratch);
-    run_pre(&fr->call, &fr->mask, 0);   /* an untyped call cannot be skipped */
+    /* Only the recorder, tracing: its record without the callbacks. */
+    fr->fused = __atomic_load_n(&cutap_fast_kind, __ATOMIC_RELAXED) == 1 &&
+                mask == atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed) && real != (void *)missing &&
+                cutap_record_untyped_begin(c, &fr->rec);
+    if (!fr->fused) {
+        memset(fr->call.scratch, 0, sizeof fr->call.scratch);
+        run_pre(&fr->call, &fr->mask, 0);   /* an untyped call cannot be skipped */
+    }
     t->depth++;
     t->current = c;
     *retslot = (void *)cutap_tramp_return;
@@ -513,7 +549,10 @@ void *cutap_tramp_exit(uint64_t rax)
     t->depth--;
     t->current = fr->call.c.parent;
     fr->call.c.result = rax;
-    run_post(&fr->call, fr->mask);
+    if (fr->fused)
+        cutap_record_untyped_end(&fr->call.c, fr->rec);
+    else
+        run_post(&fr->call, fr->mask);
     void *ret = fr->ret;
     shadow->top--;
     return ret;

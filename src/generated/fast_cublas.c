@@ -771,12 +771,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasAlloc(struct 
     cutap_fp_sample_end(CUTAP_ID_cublasAlloc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasAlloc(int n, int elemSize, void *devicePtr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasAlloc);
+    if (cutap_c)
+        return cutap_cs_cublasAlloc(cutap_c, n, elemSize, devicePtr);
+    return cutap_slow_cublasAlloc(n, elemSize, devicePtr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasAlloc(int n, int elemSize, void *devicePtr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasAlloc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasAlloc(n, elemSize, devicePtr);
+        return cutap_cu_cublasAlloc(n, elemSize, devicePtr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasAlloc(cutap_c, n, elemSize, devicePtr);
@@ -827,12 +834,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasAsumEx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasAsumEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasAsumEx(void *handle, int n, void *x, unsigned int xType, int incx, void *result, unsigned int resultType, unsigned int executiontype)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasAsumEx);
+    if (cutap_c)
+        return cutap_cs_cublasAsumEx(cutap_c, handle, n, x, xType, incx, result, resultType, executiontype);
+    return cutap_slow_cublasAsumEx(handle, n, x, xType, incx, result, resultType, executiontype);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasAsumEx(void *handle, int n, void *x, unsigned int xType, int incx, void *result, unsigned int resultType, unsigned int executiontype)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasAsumEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasAsumEx(handle, n, x, xType, incx, result, resultType, executiontype);
+        return cutap_cu_cublasAsumEx(handle, n, x, xType, incx, result, resultType, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasAsumEx(cutap_c, handle, n, x, xType, incx, result, resultType, executiontype);
@@ -883,12 +897,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasAsumEx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasAsumEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasAsumEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result, unsigned int resultType, unsigned int executiontype)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasAsumEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasAsumEx_64(cutap_c, handle, n, x, xType, incx, result, resultType, executiontype);
+    return cutap_slow_cublasAsumEx_64(handle, n, x, xType, incx, result, resultType, executiontype);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasAsumEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result, unsigned int resultType, unsigned int executiontype)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasAsumEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasAsumEx_64(handle, n, x, xType, incx, result, resultType, executiontype);
+        return cutap_cu_cublasAsumEx_64(handle, n, x, xType, incx, result, resultType, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasAsumEx_64(cutap_c, handle, n, x, xType, incx, result, resultType, executiontype);
@@ -942,12 +963,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasAxpyEx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasAxpyEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasAxpyEx(void *handle, int n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, unsigned int executiontype)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasAxpyEx);
+    if (cutap_c)
+        return cutap_cs_cublasAxpyEx(cutap_c, handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
+    return cutap_slow_cublasAxpyEx(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasAxpyEx(void *handle, int n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, unsigned int executiontype)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasAxpyEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasAxpyEx(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
+        return cutap_cu_cublasAxpyEx(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasAxpyEx(cutap_c, handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
@@ -1001,12 +1029,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasAxpyEx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasAxpyEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasAxpyEx_64(void *handle, long n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, unsigned int executiontype)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasAxpyEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasAxpyEx_64(cutap_c, handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
+    return cutap_slow_cublasAxpyEx_64(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasAxpyEx_64(void *handle, long n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, unsigned int executiontype)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasAxpyEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasAxpyEx_64(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
+        return cutap_cu_cublasAxpyEx_64(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasAxpyEx_64(cutap_c, handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
@@ -1054,12 +1089,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCaxpy(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCaxpy, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCaxpy(int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCaxpy);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCaxpy(cutap_c, n, alpha, x, incx, y, incy);
+        return;
+    }
+    cutap_slow_cublasCaxpy(n, alpha, x, incx, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasCaxpy(int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCaxpy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCaxpy(n, alpha, x, incx, y, incy);
+        cutap_cu_cublasCaxpy(n, alpha, x, incx, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1111,12 +1156,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCaxpy_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCaxpy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCaxpy_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCaxpy_v2(cutap_c, handle, n, alpha, x, incx, y, incy);
+    return cutap_slow_cublasCaxpy_v2(handle, n, alpha, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCaxpy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCaxpy_v2(handle, n, alpha, x, incx, y, incy);
+        return cutap_cu_cublasCaxpy_v2(handle, n, alpha, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCaxpy_v2(cutap_c, handle, n, alpha, x, incx, y, incy);
@@ -1166,12 +1218,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCaxpy_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCaxpy_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCaxpy_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCaxpy_v2_64(cutap_c, handle, n, alpha, x, incx, y, incy);
+    return cutap_slow_cublasCaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCaxpy_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
+        return cutap_cu_cublasCaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCaxpy_v2_64(cutap_c, handle, n, alpha, x, incx, y, incy);
@@ -1218,12 +1277,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCcopy(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCcopy, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCcopy(int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCcopy);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCcopy(cutap_c, n, x, incx, y, incy);
+        return;
+    }
+    cutap_slow_cublasCcopy(n, x, incx, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasCcopy(int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCcopy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCcopy(n, x, incx, y, incy);
+        cutap_cu_cublasCcopy(n, x, incx, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1274,12 +1343,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCcopy_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCcopy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCcopy_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCcopy_v2(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasCcopy_v2(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCcopy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCcopy_v2(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasCcopy_v2(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCcopy_v2(cutap_c, handle, n, x, incx, y, incy);
@@ -1328,12 +1404,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCcopy_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCcopy_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCcopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCcopy_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCcopy_v2_64(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasCcopy_v2_64(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCcopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCcopy_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCcopy_v2_64(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasCcopy_v2_64(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCcopy_v2_64(cutap_c, handle, n, x, incx, y, incy);
@@ -1386,12 +1469,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCdgmm(struct 
     cutap_fp_sample_end(CUTAP_ID_cublasCdgmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCdgmm);
+    if (cutap_c)
+        return cutap_cs_cublasCdgmm(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
+    return cutap_slow_cublasCdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCdgmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        return cutap_cu_cublasCdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCdgmm(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -1444,12 +1534,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCdgmm_64(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCdgmm_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCdgmm_64);
+    if (cutap_c)
+        return cutap_cs_cublasCdgmm_64(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
+    return cutap_slow_cublasCdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCdgmm_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        return cutap_cu_cublasCdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCdgmm_64(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -1499,12 +1596,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCdotc_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCdotc_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCdotc_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCdotc_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCdotc_v2(cutap_c, handle, n, x, incx, y, incy, result);
+    return cutap_slow_cublasCdotc_v2(handle, n, x, incx, y, incy, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCdotc_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCdotc_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCdotc_v2(handle, n, x, incx, y, incy, result);
+        return cutap_cu_cublasCdotc_v2(handle, n, x, incx, y, incy, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCdotc_v2(cutap_c, handle, n, x, incx, y, incy, result);
@@ -1554,12 +1658,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCdotc_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCdotc_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCdotc_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCdotc_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCdotc_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
+    return cutap_slow_cublasCdotc_v2_64(handle, n, x, incx, y, incy, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCdotc_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCdotc_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCdotc_v2_64(handle, n, x, incx, y, incy, result);
+        return cutap_cu_cublasCdotc_v2_64(handle, n, x, incx, y, incy, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCdotc_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
@@ -1609,12 +1720,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCdotu_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCdotu_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCdotu_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCdotu_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCdotu_v2(cutap_c, handle, n, x, incx, y, incy, result);
+    return cutap_slow_cublasCdotu_v2(handle, n, x, incx, y, incy, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCdotu_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCdotu_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCdotu_v2(handle, n, x, incx, y, incy, result);
+        return cutap_cu_cublasCdotu_v2(handle, n, x, incx, y, incy, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCdotu_v2(cutap_c, handle, n, x, incx, y, incy, result);
@@ -1664,12 +1782,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCdotu_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCdotu_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCdotu_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCdotu_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCdotu_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
+    return cutap_slow_cublasCdotu_v2_64(handle, n, x, incx, y, incy, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCdotu_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCdotu_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCdotu_v2_64(handle, n, x, incx, y, incy, result);
+        return cutap_cu_cublasCdotu_v2_64(handle, n, x, incx, y, incy, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCdotu_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
@@ -1724,12 +1849,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCgbmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCgbmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCgbmv(char trans, int m, int n, int kl, int ku, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgbmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCgbmv(cutap_c, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasCgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasCgbmv(char trans, int m, int n, int kl, int ku, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgbmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasCgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1788,12 +1923,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgbmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCgbmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgbmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCgbmv_v2(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasCgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgbmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasCgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgbmv_v2(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -1850,12 +1992,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgbmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCgbmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgbmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgbmv_v2_64(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasCgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgbmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasCgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgbmv_v2_64(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -1911,12 +2060,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgeam(struct 
     cutap_fp_sample_end(CUTAP_ID_cublasCgeam, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgeam);
+    if (cutap_c)
+        return cutap_cs_cublasCgeam(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    return cutap_slow_cublasCgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgeam, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        return cutap_cu_cublasCgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgeam(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -1972,12 +2128,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgeam_64(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCgeam_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgeam_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgeam_64(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    return cutap_slow_cublasCgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgeam_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        return cutap_cu_cublasCgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgeam_64(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -2032,12 +2195,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgelsBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasCgelsBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgelsBatched);
+    if (cutap_c)
+        return cutap_cs_cublasCgelsBatched(cutap_c, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+    return cutap_slow_cublasCgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgelsBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+        return cutap_cu_cublasCgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgelsBatched(cutap_c, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -2092,12 +2262,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCgemm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCgemm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCgemm(char transa, char transb, int m, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCgemm(cutap_c, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasCgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasCgemm(char transa, char transb, int m, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasCgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2156,12 +2336,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3m(struc
     cutap_fp_sample_end(CUTAP_ID_cublasCgemm3m, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemm3m(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemm3m);
+    if (cutap_c)
+        return cutap_cs_cublasCgemm3m(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3m(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemm3m, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3m(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -2219,12 +2406,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3mBatche
     cutap_fp_sample_end(CUTAP_ID_cublasCgemm3mBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemm3mBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemm3mBatched);
+    if (cutap_c)
+        return cutap_cs_cublasCgemm3mBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    return cutap_slow_cublasCgemm3mBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3mBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemm3mBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemm3mBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        return cutap_cu_cublasCgemm3mBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3mBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -2282,12 +2476,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3mBatche
     cutap_fp_sample_end(CUTAP_ID_cublasCgemm3mBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemm3mBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemm3mBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgemm3mBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    return cutap_slow_cublasCgemm3mBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3mBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemm3mBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemm3mBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        return cutap_cu_cublasCgemm3mBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3mBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -2347,12 +2548,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3mEx(str
     cutap_fp_sample_end(CUTAP_ID_cublasCgemm3mEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemm3mEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemm3mEx);
+    if (cutap_c)
+        return cutap_cs_cublasCgemm3mEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    return cutap_slow_cublasCgemm3mEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3mEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemm3mEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemm3mEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+        return cutap_cu_cublasCgemm3mEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3mEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -2412,12 +2620,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3mEx_64(
     cutap_fp_sample_end(CUTAP_ID_cublasCgemm3mEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemm3mEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemm3mEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgemm3mEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    return cutap_slow_cublasCgemm3mEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3mEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemm3mEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemm3mEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+        return cutap_cu_cublasCgemm3mEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3mEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -2478,12 +2693,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3mStride
     cutap_fp_sample_end(CUTAP_ID_cublasCgemm3mStridedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemm3mStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemm3mStridedBatched);
+    if (cutap_c)
+        return cutap_cs_cublasCgemm3mStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    return cutap_slow_cublasCgemm3mStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3mStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemm3mStridedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemm3mStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        return cutap_cu_cublasCgemm3mStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3mStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -2544,12 +2766,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3mStride
     cutap_fp_sample_end(CUTAP_ID_cublasCgemm3mStridedBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemm3mStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemm3mStridedBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgemm3mStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    return cutap_slow_cublasCgemm3mStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3mStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemm3mStridedBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemm3mStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        return cutap_cu_cublasCgemm3mStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3mStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -2606,12 +2835,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3m_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasCgemm3m_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemm3m_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemm3m_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgemm3m_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3m_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemm3m_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3m_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -2669,12 +2905,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemmBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasCgemmBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemmBatched);
+    if (cutap_c)
+        return cutap_cs_cublasCgemmBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    return cutap_slow_cublasCgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemmBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        return cutap_cu_cublasCgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemmBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -2732,12 +2975,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemmBatched_
     cutap_fp_sample_end(CUTAP_ID_cublasCgemmBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemmBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgemmBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    return cutap_slow_cublasCgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemmBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        return cutap_cu_cublasCgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemmBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -2797,12 +3047,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemmEx(struc
     cutap_fp_sample_end(CUTAP_ID_cublasCgemmEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemmEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemmEx);
+    if (cutap_c)
+        return cutap_cs_cublasCgemmEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    return cutap_slow_cublasCgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemmEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemmEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+        return cutap_cu_cublasCgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemmEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -2862,12 +3119,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemmEx_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasCgemmEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemmEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemmEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgemmEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    return cutap_slow_cublasCgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemmEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemmEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+        return cutap_cu_cublasCgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemmEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -2928,12 +3192,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemmStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasCgemmStridedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemmStridedBatched);
+    if (cutap_c)
+        return cutap_cs_cublasCgemmStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    return cutap_slow_cublasCgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemmStridedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        return cutap_cu_cublasCgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemmStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -2994,12 +3265,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemmStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasCgemmStridedBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemmStridedBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgemmStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    return cutap_slow_cublasCgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemmStridedBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        return cutap_cu_cublasCgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemmStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -3056,12 +3334,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCgemm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCgemm_v2(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm_v2(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -3118,12 +3403,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCgemm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgemm_v2_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm_v2_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -3176,12 +3468,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCgemv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCgemv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCgemv(char trans, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCgemv(cutap_c, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasCgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasCgemv(char trans, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasCgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -3239,12 +3541,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemvBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasCgemvBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemvBatched);
+    if (cutap_c)
+        return cutap_cs_cublasCgemvBatched(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    return cutap_slow_cublasCgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemvBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        return cutap_cu_cublasCgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemvBatched(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -3300,12 +3609,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemvBatched_
     cutap_fp_sample_end(CUTAP_ID_cublasCgemvBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemvBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgemvBatched_64(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    return cutap_slow_cublasCgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemvBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        return cutap_cu_cublasCgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemvBatched_64(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -3364,12 +3680,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemvStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasCgemvStridedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemvStridedBatched);
+    if (cutap_c)
+        return cutap_cs_cublasCgemvStridedBatched(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    return cutap_slow_cublasCgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemvStridedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        return cutap_cu_cublasCgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemvStridedBatched(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -3428,12 +3751,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemvStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasCgemvStridedBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemvStridedBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgemvStridedBatched_64(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    return cutap_slow_cublasCgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemvStridedBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        return cutap_cu_cublasCgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemvStridedBatched_64(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -3488,12 +3818,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCgemv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCgemv_v2(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasCgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasCgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemv_v2(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -3548,12 +3885,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCgemv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgemv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgemv_v2_64(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasCgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgemv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasCgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemv_v2_64(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -3604,12 +3948,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgeqrfBatched
     cutap_fp_sample_end(CUTAP_ID_cublasCgeqrfBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgeqrfBatched);
+    if (cutap_c)
+        return cutap_cs_cublasCgeqrfBatched(cutap_c, handle, m, n, Aarray, lda, TauArray, info, batchSize);
+    return cutap_slow_cublasCgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgeqrfBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+        return cutap_cu_cublasCgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgeqrfBatched(cutap_c, handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -3660,12 +4011,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCgerc(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCgerc, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCgerc(int m, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgerc);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCgerc(cutap_c, m, n, alpha, x, incx, y, incy, A, lda);
+        return;
+    }
+    cutap_slow_cublasCgerc(m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasCgerc(int m, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgerc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCgerc(m, n, alpha, x, incx, y, incy, A, lda);
+        cutap_cu_cublasCgerc(m, n, alpha, x, incx, y, incy, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -3720,12 +4081,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgerc_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCgerc_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgerc_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgerc_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCgerc_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasCgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgerc_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgerc_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasCgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgerc_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -3778,12 +4146,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgerc_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCgerc_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgerc_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgerc_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgerc_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasCgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgerc_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgerc_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasCgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgerc_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -3834,12 +4209,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCgeru(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCgeru, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCgeru(int m, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgeru);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCgeru(cutap_c, m, n, alpha, x, incx, y, incy, A, lda);
+        return;
+    }
+    cutap_slow_cublasCgeru(m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasCgeru(int m, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgeru, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCgeru(m, n, alpha, x, incx, y, incy, A, lda);
+        cutap_cu_cublasCgeru(m, n, alpha, x, incx, y, incy, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -3894,12 +4279,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgeru_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCgeru_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgeru_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgeru_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCgeru_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasCgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgeru_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgeru_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasCgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgeru_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -3952,12 +4344,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgeru_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCgeru_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgeru_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgeru_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCgeru_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasCgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgeru_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgeru_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasCgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgeru_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -4007,12 +4406,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgetrfBatched
     cutap_fp_sample_end(CUTAP_ID_cublasCgetrfBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgetrfBatched);
+    if (cutap_c)
+        return cutap_cs_cublasCgetrfBatched(cutap_c, handle, n, A, lda, P, info, batchSize);
+    return cutap_slow_cublasCgetrfBatched(handle, n, A, lda, P, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgetrfBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgetrfBatched(handle, n, A, lda, P, info, batchSize);
+        return cutap_cu_cublasCgetrfBatched(handle, n, A, lda, P, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgetrfBatched(cutap_c, handle, n, A, lda, P, info, batchSize);
@@ -4064,12 +4470,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgetriBatched
     cutap_fp_sample_end(CUTAP_ID_cublasCgetriBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgetriBatched);
+    if (cutap_c)
+        return cutap_cs_cublasCgetriBatched(cutap_c, handle, n, A, lda, P, C, ldc, info, batchSize);
+    return cutap_slow_cublasCgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgetriBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
+        return cutap_cu_cublasCgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgetriBatched(cutap_c, handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -4123,12 +4536,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgetrsBatched
     cutap_fp_sample_end(CUTAP_ID_cublasCgetrsBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCgetrsBatched);
+    if (cutap_c)
+        return cutap_cs_cublasCgetrsBatched(cutap_c, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+    return cutap_slow_cublasCgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCgetrsBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+        return cutap_cu_cublasCgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgetrsBatched(cutap_c, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -4181,12 +4601,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasChbmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasChbmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasChbmv(char uplo, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChbmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasChbmv(cutap_c, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasChbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasChbmv(char uplo, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChbmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasChbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasChbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -4243,12 +4673,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChbmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasChbmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasChbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChbmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasChbmv_v2(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasChbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasChbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChbmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasChbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasChbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChbmv_v2(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -4303,12 +4740,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChbmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasChbmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasChbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChbmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasChbmv_v2_64(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasChbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasChbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChbmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasChbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasChbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChbmv_v2_64(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -4362,12 +4806,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasChemm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasChemm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasChemm(char side, char uplo, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChemm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasChemm(cutap_c, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasChemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasChemm(char side, char uplo, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChemm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasChemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasChemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -4425,12 +4879,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChemm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasChemm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasChemm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChemm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasChemm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasChemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasChemm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChemm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasChemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasChemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChemm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -4486,12 +4947,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChemm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasChemm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasChemm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChemm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasChemm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasChemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasChemm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChemm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasChemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasChemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChemm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -4543,12 +5011,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasChemv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasChemv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasChemv(char uplo, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChemv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasChemv(cutap_c, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasChemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasChemv(char uplo, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChemv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasChemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasChemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -4604,12 +5082,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChemv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasChemv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasChemv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChemv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasChemv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasChemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasChemv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChemv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasChemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasChemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChemv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -4663,12 +5148,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChemv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasChemv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasChemv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChemv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasChemv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasChemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasChemv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChemv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasChemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasChemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChemv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -4717,12 +5209,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCher(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCher, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCher(char uplo, int n, float alpha, void *x, int incx, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCher);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCher(cutap_c, uplo, n, alpha, x, incx, A, lda);
+        return;
+    }
+    cutap_slow_cublasCher(uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasCher(char uplo, int n, float alpha, void *x, int incx, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCher, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCher(uplo, n, alpha, x, incx, A, lda);
+        cutap_cu_cublasCher(uplo, n, alpha, x, incx, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -4775,12 +5277,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCher2(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCher2, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCher2(char uplo, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCher2);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCher2(cutap_c, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return;
+    }
+    cutap_slow_cublasCher2(uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasCher2(char uplo, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCher2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCher2(uplo, n, alpha, x, incx, y, incy, A, lda);
+        cutap_cu_cublasCher2(uplo, n, alpha, x, incx, y, incy, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -4835,12 +5347,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCher2_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCher2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCher2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCher2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCher2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasCher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCher2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCher2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasCher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCher2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -4893,12 +5412,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCher2_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCher2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCher2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCher2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCher2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasCher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCher2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCher2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasCher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCher2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -4952,12 +5478,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCher2k(struct cutap_c
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCher2k, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCher2k(char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCher2k);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCher2k(cutap_c, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasCher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasCher2k(char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCher2k, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasCher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -5015,12 +5551,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCher2k_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasCher2k_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCher2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCher2k_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCher2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCher2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCher2k_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCher2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -5076,12 +5619,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCher2k_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasCher2k_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCher2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCher2k_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCher2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCher2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCher2k_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCher2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -5132,12 +5682,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCher_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasCher_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCher_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCher_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCher_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
+    return cutap_slow_cublasCher_v2(handle, uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCher_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCher_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCher_v2(handle, uplo, n, alpha, x, incx, A, lda);
+        return cutap_cu_cublasCher_v2(handle, uplo, n, alpha, x, incx, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCher_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
@@ -5188,12 +5745,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCher_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasCher_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCher_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCher_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCher_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
+    return cutap_slow_cublasCher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCher_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCher_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
+        return cutap_cu_cublasCher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCher_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
@@ -5245,12 +5809,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCherk(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCherk, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCherk(char uplo, char trans, int n, int k, float alpha, void *A, int lda, float beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCherk);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCherk(cutap_c, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasCherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasCherk(char uplo, char trans, int n, int k, float alpha, void *A, int lda, float beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCherk, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        cutap_cu_cublasCherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -5308,12 +5882,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherk3mEx(str
     cutap_fp_sample_end(CUTAP_ID_cublasCherk3mEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCherk3mEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCherk3mEx);
+    if (cutap_c)
+        return cutap_cs_cublasCherk3mEx(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    return cutap_slow_cublasCherk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCherk3mEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCherk3mEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCherk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+        return cutap_cu_cublasCherk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherk3mEx(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -5369,12 +5950,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherk3mEx_64(
     cutap_fp_sample_end(CUTAP_ID_cublasCherk3mEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCherk3mEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCherk3mEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasCherk3mEx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    return cutap_slow_cublasCherk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCherk3mEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCherk3mEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCherk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+        return cutap_cu_cublasCherk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherk3mEx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -5430,12 +6018,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherkEx(struc
     cutap_fp_sample_end(CUTAP_ID_cublasCherkEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCherkEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCherkEx);
+    if (cutap_c)
+        return cutap_cs_cublasCherkEx(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    return cutap_slow_cublasCherkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCherkEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCherkEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCherkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+        return cutap_cu_cublasCherkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherkEx(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -5491,12 +6086,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherkEx_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasCherkEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCherkEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCherkEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasCherkEx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    return cutap_slow_cublasCherkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCherkEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCherkEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCherkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+        return cutap_cu_cublasCherkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherkEx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -5550,12 +6152,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherk_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCherk_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCherk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCherk_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCherk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasCherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCherk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCherk_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasCherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -5609,12 +6218,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherk_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCherk_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCherk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCherk_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCherk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasCherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCherk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCherk_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasCherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -5670,12 +6286,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherkx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasCherkx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCherkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCherkx);
+    if (cutap_c)
+        return cutap_cs_cublasCherkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCherkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCherkx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -5731,12 +6354,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherkx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasCherkx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCherkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCherkx_64);
+    if (cutap_c)
+        return cutap_cs_cublasCherkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCherkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCherkx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -5787,12 +6417,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasChpmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasChpmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasChpmv(char uplo, int n, struct cutap_sv_float2 alpha, void *AP, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChpmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasChpmv(cutap_c, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasChpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasChpmv(char uplo, int n, struct cutap_sv_float2 alpha, void *AP, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChpmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasChpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
+        cutap_cu_cublasChpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -5847,12 +6487,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChpmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasChpmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasChpmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChpmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasChpmv_v2(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    return cutap_slow_cublasChpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasChpmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChpmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasChpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        return cutap_cu_cublasChpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChpmv_v2(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -5905,12 +6552,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChpmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasChpmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasChpmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChpmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasChpmv_v2_64(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    return cutap_slow_cublasChpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasChpmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChpmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasChpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        return cutap_cu_cublasChpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChpmv_v2_64(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -5958,12 +6612,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasChpr(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasChpr, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasChpr(char uplo, int n, float alpha, void *x, int incx, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChpr);
+    if (cutap_c)
+        {
+        cutap_cs_cublasChpr(cutap_c, uplo, n, alpha, x, incx, AP);
+        return;
+    }
+    cutap_slow_cublasChpr(uplo, n, alpha, x, incx, AP);
+}
 CUTAP_SLOW void cutap_ct_cublasChpr(char uplo, int n, float alpha, void *x, int incx, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChpr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasChpr(uplo, n, alpha, x, incx, AP);
+        cutap_cu_cublasChpr(uplo, n, alpha, x, incx, AP);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -6015,12 +6679,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasChpr2(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasChpr2, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasChpr2(char uplo, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChpr2);
+    if (cutap_c)
+        {
+        cutap_cs_cublasChpr2(cutap_c, uplo, n, alpha, x, incx, y, incy, AP);
+        return;
+    }
+    cutap_slow_cublasChpr2(uplo, n, alpha, x, incx, y, incy, AP);
+}
 CUTAP_SLOW void cutap_ct_cublasChpr2(char uplo, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChpr2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasChpr2(uplo, n, alpha, x, incx, y, incy, AP);
+        cutap_cu_cublasChpr2(uplo, n, alpha, x, incx, y, incy, AP);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -6074,12 +6748,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChpr2_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasChpr2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasChpr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChpr2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasChpr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
+    return cutap_slow_cublasChpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasChpr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChpr2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasChpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        return cutap_cu_cublasChpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChpr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -6131,12 +6812,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChpr2_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasChpr2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasChpr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChpr2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasChpr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
+    return cutap_slow_cublasChpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasChpr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChpr2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasChpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        return cutap_cu_cublasChpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChpr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -6186,12 +6874,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChpr_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasChpr_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasChpr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChpr_v2);
+    if (cutap_c)
+        return cutap_cs_cublasChpr_v2(cutap_c, handle, uplo, n, alpha, x, incx, AP);
+    return cutap_slow_cublasChpr_v2(handle, uplo, n, alpha, x, incx, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasChpr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChpr_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasChpr_v2(handle, uplo, n, alpha, x, incx, AP);
+        return cutap_cu_cublasChpr_v2(handle, uplo, n, alpha, x, incx, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChpr_v2(cutap_c, handle, uplo, n, alpha, x, incx, AP);
@@ -6241,12 +6936,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChpr_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasChpr_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasChpr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasChpr_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasChpr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, AP);
+    return cutap_slow_cublasChpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasChpr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasChpr_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasChpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
+        return cutap_cu_cublasChpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChpr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, AP);
@@ -6297,12 +6999,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCmatinvBatche
     cutap_fp_sample_end(CUTAP_ID_cublasCmatinvBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCmatinvBatched);
+    if (cutap_c)
+        return cutap_cs_cublasCmatinvBatched(cutap_c, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+    return cutap_slow_cublasCmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCmatinvBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+        return cutap_cu_cublasCmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCmatinvBatched(cutap_c, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -6353,12 +7062,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCopyEx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasCopyEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCopyEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCopyEx);
+    if (cutap_c)
+        return cutap_cs_cublasCopyEx(cutap_c, handle, n, x, xType, incx, y, yType, incy);
+    return cutap_slow_cublasCopyEx(handle, n, x, xType, incx, y, yType, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCopyEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCopyEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCopyEx(handle, n, x, xType, incx, y, yType, incy);
+        return cutap_cu_cublasCopyEx(handle, n, x, xType, incx, y, yType, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCopyEx(cutap_c, handle, n, x, xType, incx, y, yType, incy);
@@ -6409,12 +7125,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCopyEx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasCopyEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCopyEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCopyEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasCopyEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy);
+    return cutap_slow_cublasCopyEx_64(handle, n, x, xType, incx, y, yType, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCopyEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCopyEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCopyEx_64(handle, n, x, xType, incx, y, yType, incy);
+        return cutap_cu_cublasCopyEx_64(handle, n, x, xType, incx, y, yType, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCopyEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy);
@@ -6465,12 +7188,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCreate_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasCreate_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCreate_v2(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCreate_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCreate_v2(cutap_c, handle);
+    return cutap_slow_cublasCreate_v2(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCreate_v2(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCreate_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCreate_v2(handle);
+        return cutap_cu_cublasCreate_v2(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCreate_v2(cutap_c, handle);
@@ -6519,12 +7249,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCrot(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCrot, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCrot(int n, void *x, int incx, void *y, int incy, float c, struct cutap_sv_float2 s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCrot);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCrot(cutap_c, n, x, incx, y, incy, c, s);
+        return;
+    }
+    cutap_slow_cublasCrot(n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW void cutap_ct_cublasCrot(int n, void *x, int incx, void *y, int incy, float c, struct cutap_sv_float2 s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCrot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCrot(n, x, incx, y, incy, c, s);
+        cutap_cu_cublasCrot(n, x, incx, y, incy, c, s);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -6577,12 +7317,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCrot_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasCrot_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCrot_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
+    return cutap_slow_cublasCrot_v2(handle, n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCrot_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCrot_v2(handle, n, x, incx, y, incy, c, s);
+        return cutap_cu_cublasCrot_v2(handle, n, x, incx, y, incy, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
@@ -6633,12 +7380,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCrot_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasCrot_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCrot_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
+    return cutap_slow_cublasCrot_v2_64(handle, n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCrot_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCrot_v2_64(handle, n, x, incx, y, incy, c, s);
+        return cutap_cu_cublasCrot_v2_64(handle, n, x, incx, y, incy, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
@@ -6684,12 +7438,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCrotg(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCrotg, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCrotg(void *ca, struct cutap_sv_float2 cb, void *sc, void *cs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCrotg);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCrotg(cutap_c, ca, cb, sc, cs);
+        return;
+    }
+    cutap_slow_cublasCrotg(ca, cb, sc, cs);
+}
 CUTAP_SLOW void cutap_ct_cublasCrotg(void *ca, struct cutap_sv_float2 cb, void *sc, void *cs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCrotg, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCrotg(ca, cb, sc, cs);
+        cutap_cu_cublasCrotg(ca, cb, sc, cs);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -6739,12 +7503,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCrotg_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCrotg_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCrotg_v2(void *handle, void *a, void *b, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCrotg_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCrotg_v2(cutap_c, handle, a, b, c, s);
+    return cutap_slow_cublasCrotg_v2(handle, a, b, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCrotg_v2(void *handle, void *a, void *b, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCrotg_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCrotg_v2(handle, a, b, c, s);
+        return cutap_cu_cublasCrotg_v2(handle, a, b, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCrotg_v2(cutap_c, handle, a, b, c, s);
@@ -6790,12 +7561,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCscal(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCscal, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCscal(int n, struct cutap_sv_float2 alpha, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCscal);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCscal(cutap_c, n, alpha, x, incx);
+        return;
+    }
+    cutap_slow_cublasCscal(n, alpha, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasCscal(int n, struct cutap_sv_float2 alpha, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCscal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCscal(n, alpha, x, incx);
+        cutap_cu_cublasCscal(n, alpha, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -6845,12 +7626,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCscal_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCscal_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCscal_v2(void *handle, int n, void *alpha, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCscal_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCscal_v2(cutap_c, handle, n, alpha, x, incx);
+    return cutap_slow_cublasCscal_v2(handle, n, alpha, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCscal_v2(void *handle, int n, void *alpha, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCscal_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCscal_v2(handle, n, alpha, x, incx);
+        return cutap_cu_cublasCscal_v2(handle, n, alpha, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCscal_v2(cutap_c, handle, n, alpha, x, incx);
@@ -6898,12 +7686,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCscal_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCscal_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCscal_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCscal_v2_64(cutap_c, handle, n, alpha, x, incx);
+    return cutap_slow_cublasCscal_v2_64(handle, n, alpha, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCscal_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCscal_v2_64(handle, n, alpha, x, incx);
+        return cutap_cu_cublasCscal_v2_64(handle, n, alpha, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCscal_v2_64(cutap_c, handle, n, alpha, x, incx);
@@ -6952,12 +7747,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCsrot(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCsrot, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCsrot(int n, void *x, int incx, void *y, int incy, float c, float s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsrot);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCsrot(cutap_c, n, x, incx, y, incy, c, s);
+        return;
+    }
+    cutap_slow_cublasCsrot(n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW void cutap_ct_cublasCsrot(int n, void *x, int incx, void *y, int incy, float c, float s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsrot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCsrot(n, x, incx, y, incy, c, s);
+        cutap_cu_cublasCsrot(n, x, incx, y, incy, c, s);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -7010,12 +7815,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsrot_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCsrot_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsrot_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCsrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
+    return cutap_slow_cublasCsrot_v2(handle, n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsrot_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsrot_v2(handle, n, x, incx, y, incy, c, s);
+        return cutap_cu_cublasCsrot_v2(handle, n, x, incx, y, incy, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
@@ -7066,12 +7878,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsrot_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCsrot_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsrot_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCsrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
+    return cutap_slow_cublasCsrot_v2_64(handle, n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsrot_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsrot_v2_64(handle, n, x, incx, y, incy, c, s);
+        return cutap_cu_cublasCsrot_v2_64(handle, n, x, incx, y, incy, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
@@ -7117,12 +7936,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCsscal(struct cutap_c
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCsscal, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCsscal(int n, float alpha, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsscal);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCsscal(cutap_c, n, alpha, x, incx);
+        return;
+    }
+    cutap_slow_cublasCsscal(n, alpha, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasCsscal(int n, float alpha, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsscal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCsscal(n, alpha, x, incx);
+        cutap_cu_cublasCsscal(n, alpha, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -7172,12 +8001,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsscal_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasCsscal_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsscal_v2(void *handle, int n, void *alpha, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsscal_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCsscal_v2(cutap_c, handle, n, alpha, x, incx);
+    return cutap_slow_cublasCsscal_v2(handle, n, alpha, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsscal_v2(void *handle, int n, void *alpha, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsscal_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsscal_v2(handle, n, alpha, x, incx);
+        return cutap_cu_cublasCsscal_v2(handle, n, alpha, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsscal_v2(cutap_c, handle, n, alpha, x, incx);
@@ -7225,12 +8061,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsscal_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasCsscal_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsscal_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCsscal_v2_64(cutap_c, handle, n, alpha, x, incx);
+    return cutap_slow_cublasCsscal_v2_64(handle, n, alpha, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsscal_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsscal_v2_64(handle, n, alpha, x, incx);
+        return cutap_cu_cublasCsscal_v2_64(handle, n, alpha, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsscal_v2_64(cutap_c, handle, n, alpha, x, incx);
@@ -7277,12 +8120,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCswap(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCswap, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCswap(int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCswap);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCswap(cutap_c, n, x, incx, y, incy);
+        return;
+    }
+    cutap_slow_cublasCswap(n, x, incx, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasCswap(int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCswap, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCswap(n, x, incx, y, incy);
+        cutap_cu_cublasCswap(n, x, incx, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -7333,12 +8186,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCswap_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCswap_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCswap_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCswap_v2(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasCswap_v2(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCswap_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCswap_v2(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasCswap_v2(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCswap_v2(cutap_c, handle, n, x, incx, y, incy);
@@ -7387,12 +8247,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCswap_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCswap_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCswap_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCswap_v2_64(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasCswap_v2_64(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCswap_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCswap_v2_64(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasCswap_v2_64(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCswap_v2_64(cutap_c, handle, n, x, incx, y, incy);
@@ -7446,12 +8313,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCsymm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCsymm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCsymm(char side, char uplo, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsymm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCsymm(cutap_c, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasCsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasCsymm(char side, char uplo, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsymm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasCsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -7509,12 +8386,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsymm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCsymm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsymm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCsymm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsymm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsymm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -7570,12 +8454,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsymm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCsymm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsymm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCsymm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsymm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsymm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -7629,12 +8520,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsymv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCsymv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsymv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCsymv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasCsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsymv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasCsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsymv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -7688,12 +8586,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsymv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCsymv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsymv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCsymv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasCsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsymv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasCsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsymv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -7746,12 +8651,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyr2_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCsyr2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyr2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCsyr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasCsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyr2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasCsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -7804,12 +8716,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyr2_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCsyr2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyr2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCsyr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasCsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyr2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasCsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -7863,12 +8782,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCsyr2k(struct cutap_c
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCsyr2k, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCsyr2k(char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyr2k);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCsyr2k(cutap_c, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasCsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasCsyr2k(char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyr2k, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasCsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -7926,12 +8855,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyr2k_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasCsyr2k_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyr2k_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCsyr2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyr2k_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyr2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -7987,12 +8923,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyr2k_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasCsyr2k_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyr2k_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCsyr2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyr2k_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyr2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -8043,12 +8986,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyr_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasCsyr_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyr_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCsyr_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
+    return cutap_slow_cublasCsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyr_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
+        return cutap_cu_cublasCsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyr_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
@@ -8099,12 +9049,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyr_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasCsyr_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyr_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCsyr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
+    return cutap_slow_cublasCsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyr_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
+        return cutap_cu_cublasCsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
@@ -8156,12 +9113,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCsyrk(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCsyrk, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCsyrk(char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, struct cutap_sv_float2 beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyrk);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCsyrk(cutap_c, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasCsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasCsyrk(char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, struct cutap_sv_float2 beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyrk, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        cutap_cu_cublasCsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -8219,12 +9186,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrk3mEx(str
     cutap_fp_sample_end(CUTAP_ID_cublasCsyrk3mEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyrk3mEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyrk3mEx);
+    if (cutap_c)
+        return cutap_cs_cublasCsyrk3mEx(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    return cutap_slow_cublasCsyrk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyrk3mEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyrk3mEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyrk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+        return cutap_cu_cublasCsyrk3mEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrk3mEx(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -8280,12 +9254,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrk3mEx_64(
     cutap_fp_sample_end(CUTAP_ID_cublasCsyrk3mEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyrk3mEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyrk3mEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasCsyrk3mEx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    return cutap_slow_cublasCsyrk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyrk3mEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyrk3mEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyrk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+        return cutap_cu_cublasCsyrk3mEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrk3mEx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -8341,12 +9322,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrkEx(struc
     cutap_fp_sample_end(CUTAP_ID_cublasCsyrkEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyrkEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyrkEx);
+    if (cutap_c)
+        return cutap_cs_cublasCsyrkEx(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    return cutap_slow_cublasCsyrkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyrkEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyrkEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyrkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+        return cutap_cu_cublasCsyrkEx(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrkEx(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -8402,12 +9390,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrkEx_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasCsyrkEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyrkEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyrkEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasCsyrkEx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    return cutap_slow_cublasCsyrkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyrkEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyrkEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyrkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+        return cutap_cu_cublasCsyrkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrkEx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -8461,12 +9456,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrk_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCsyrk_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyrk_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCsyrk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasCsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyrk_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasCsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -8520,12 +9522,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrk_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCsyrk_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyrk_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCsyrk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasCsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyrk_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasCsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -8581,12 +9590,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrkx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasCsyrkx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyrkx);
+    if (cutap_c)
+        return cutap_cs_cublasCsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyrkx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -8642,12 +9658,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrkx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasCsyrkx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCsyrkx_64);
+    if (cutap_c)
+        return cutap_cs_cublasCsyrkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasCsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCsyrkx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasCsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -8698,12 +9721,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCtbmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCtbmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCtbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtbmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCtbmv(cutap_c, uplo, trans, diag, n, k, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasCtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasCtbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtbmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
+        cutap_cu_cublasCtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -8758,12 +9791,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtbmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCtbmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtbmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCtbmv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasCtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtbmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasCtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtbmv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -8816,12 +9856,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtbmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCtbmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtbmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCtbmv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasCtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtbmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasCtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtbmv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -8872,12 +9919,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCtbsv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCtbsv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCtbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtbsv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCtbsv(cutap_c, uplo, trans, diag, n, k, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasCtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasCtbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtbsv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
+        cutap_cu_cublasCtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -8932,12 +9989,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtbsv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCtbsv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtbsv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCtbsv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasCtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtbsv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasCtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtbsv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -8990,12 +10054,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtbsv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCtbsv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtbsv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCtbsv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasCtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtbsv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasCtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtbsv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -9044,12 +10115,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCtpmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCtpmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCtpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtpmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCtpmv(cutap_c, uplo, trans, diag, n, AP, x, incx);
+        return;
+    }
+    cutap_slow_cublasCtpmv(uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasCtpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtpmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCtpmv(uplo, trans, diag, n, AP, x, incx);
+        cutap_cu_cublasCtpmv(uplo, trans, diag, n, AP, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -9102,12 +10183,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtpmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCtpmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtpmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCtpmv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasCtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtpmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasCtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtpmv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -9158,12 +10246,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtpmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCtpmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtpmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCtpmv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasCtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtpmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasCtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtpmv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -9212,12 +10307,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCtpsv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCtpsv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCtpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtpsv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCtpsv(cutap_c, uplo, trans, diag, n, AP, x, incx);
+        return;
+    }
+    cutap_slow_cublasCtpsv(uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasCtpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtpsv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCtpsv(uplo, trans, diag, n, AP, x, incx);
+        cutap_cu_cublasCtpsv(uplo, trans, diag, n, AP, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -9270,12 +10375,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtpsv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCtpsv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtpsv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCtpsv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasCtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtpsv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasCtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtpsv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -9326,12 +10438,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtpsv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCtpsv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtpsv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCtpsv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasCtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtpsv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasCtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtpsv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -9380,12 +10499,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtpttr(struct
     cutap_fp_sample_end(CUTAP_ID_cublasCtpttr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtpttr);
+    if (cutap_c)
+        return cutap_cs_cublasCtpttr(cutap_c, handle, uplo, n, AP, A, lda);
+    return cutap_slow_cublasCtpttr(handle, uplo, n, AP, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtpttr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtpttr(handle, uplo, n, AP, A, lda);
+        return cutap_cu_cublasCtpttr(handle, uplo, n, AP, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtpttr(cutap_c, handle, uplo, n, AP, A, lda);
@@ -9438,12 +10564,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCtrmm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCtrmm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCtrmm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrmm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCtrmm(cutap_c, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        return;
+    }
+    cutap_slow_cublasCtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW void cutap_ct_cublasCtrmm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        cutap_cu_cublasCtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -9502,12 +10638,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrmm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCtrmm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrmm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCtrmm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    return cutap_slow_cublasCtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrmm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        return cutap_cu_cublasCtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrmm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -9564,12 +10707,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrmm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCtrmm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrmm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCtrmm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    return cutap_slow_cublasCtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrmm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        return cutap_cu_cublasCtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrmm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -9619,12 +10769,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCtrmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCtrmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCtrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCtrmv(cutap_c, uplo, trans, diag, n, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasCtrmv(uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasCtrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCtrmv(uplo, trans, diag, n, A, lda, x, incx);
+        cutap_cu_cublasCtrmv(uplo, trans, diag, n, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -9678,12 +10838,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCtrmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCtrmv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasCtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasCtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrmv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -9735,12 +10902,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCtrmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCtrmv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasCtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasCtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrmv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -9793,12 +10967,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCtrsm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCtrsm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCtrsm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrsm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCtrsm(cutap_c, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        return;
+    }
+    cutap_slow_cublasCtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW void cutap_ct_cublasCtrsm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrsm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        cutap_cu_cublasCtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -9856,12 +11040,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrsmBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasCtrsmBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrsmBatched);
+    if (cutap_c)
+        return cutap_cs_cublasCtrsmBatched(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    return cutap_slow_cublasCtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrsmBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+        return cutap_cu_cublasCtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrsmBatched(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -9917,12 +11108,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrsmBatched_
     cutap_fp_sample_end(CUTAP_ID_cublasCtrsmBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrsmBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasCtrsmBatched_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    return cutap_slow_cublasCtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrsmBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+        return cutap_cu_cublasCtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrsmBatched_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -9977,12 +11175,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrsm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCtrsm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrsm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCtrsm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    return cutap_slow_cublasCtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrsm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        return cutap_cu_cublasCtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrsm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -10037,12 +11242,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrsm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCtrsm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrsm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCtrsm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    return cutap_slow_cublasCtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrsm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        return cutap_cu_cublasCtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrsm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -10092,12 +11304,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasCtrsv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasCtrsv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasCtrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrsv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasCtrsv(cutap_c, uplo, trans, diag, n, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasCtrsv(uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasCtrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrsv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasCtrsv(uplo, trans, diag, n, A, lda, x, incx);
+        cutap_cu_cublasCtrsv(uplo, trans, diag, n, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -10151,12 +11373,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrsv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasCtrsv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrsv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasCtrsv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasCtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrsv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasCtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrsv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -10208,12 +11437,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrsv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasCtrsv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrsv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasCtrsv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasCtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrsv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasCtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrsv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -10262,12 +11498,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrttp(struct
     cutap_fp_sample_end(CUTAP_ID_cublasCtrttp, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasCtrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasCtrttp);
+    if (cutap_c)
+        return cutap_cs_cublasCtrttp(cutap_c, handle, uplo, n, A, lda, AP);
+    return cutap_slow_cublasCtrttp(handle, uplo, n, A, lda, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasCtrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasCtrttp, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasCtrttp(handle, uplo, n, A, lda, AP);
+        return cutap_cu_cublasCtrttp(handle, uplo, n, A, lda, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrttp(cutap_c, handle, uplo, n, A, lda, AP);
@@ -10315,12 +11558,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDasum_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDasum_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDasum_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDasum_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDasum_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasDasum_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDasum_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDasum_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDasum_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasDasum_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDasum_v2(cutap_c, handle, n, x, incx, result);
@@ -10368,12 +11618,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDasum_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDasum_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDasum_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDasum_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDasum_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasDasum_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDasum_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDasum_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDasum_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasDasum_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDasum_v2_64(cutap_c, handle, n, x, incx, result);
@@ -10421,12 +11678,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDaxpy(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDaxpy, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDaxpy(int n, double alpha, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDaxpy);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDaxpy(cutap_c, n, alpha, x, incx, y, incy);
+        return;
+    }
+    cutap_slow_cublasDaxpy(n, alpha, x, incx, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasDaxpy(int n, double alpha, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDaxpy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDaxpy(n, alpha, x, incx, y, incy);
+        cutap_cu_cublasDaxpy(n, alpha, x, incx, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -10478,12 +11745,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDaxpy_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDaxpy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDaxpy_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDaxpy_v2(cutap_c, handle, n, alpha, x, incx, y, incy);
+    return cutap_slow_cublasDaxpy_v2(handle, n, alpha, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDaxpy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDaxpy_v2(handle, n, alpha, x, incx, y, incy);
+        return cutap_cu_cublasDaxpy_v2(handle, n, alpha, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDaxpy_v2(cutap_c, handle, n, alpha, x, incx, y, incy);
@@ -10533,12 +11807,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDaxpy_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDaxpy_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDaxpy_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDaxpy_v2_64(cutap_c, handle, n, alpha, x, incx, y, incy);
+    return cutap_slow_cublasDaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDaxpy_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
+        return cutap_cu_cublasDaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDaxpy_v2_64(cutap_c, handle, n, alpha, x, incx, y, incy);
@@ -10585,12 +11866,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDcopy(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDcopy, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDcopy(int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDcopy);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDcopy(cutap_c, n, x, incx, y, incy);
+        return;
+    }
+    cutap_slow_cublasDcopy(n, x, incx, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasDcopy(int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDcopy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDcopy(n, x, incx, y, incy);
+        cutap_cu_cublasDcopy(n, x, incx, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -10641,12 +11932,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDcopy_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDcopy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDcopy_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDcopy_v2(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasDcopy_v2(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDcopy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDcopy_v2(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasDcopy_v2(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDcopy_v2(cutap_c, handle, n, x, incx, y, incy);
@@ -10695,12 +11993,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDcopy_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDcopy_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDcopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDcopy_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDcopy_v2_64(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasDcopy_v2_64(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDcopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDcopy_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDcopy_v2_64(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasDcopy_v2_64(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDcopy_v2_64(cutap_c, handle, n, x, incx, y, incy);
@@ -10753,12 +12058,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDdgmm(struct 
     cutap_fp_sample_end(CUTAP_ID_cublasDdgmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDdgmm);
+    if (cutap_c)
+        return cutap_cs_cublasDdgmm(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
+    return cutap_slow_cublasDdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDdgmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        return cutap_cu_cublasDdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDdgmm(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -10811,12 +12123,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDdgmm_64(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDdgmm_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDdgmm_64);
+    if (cutap_c)
+        return cutap_cs_cublasDdgmm_64(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
+    return cutap_slow_cublasDdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDdgmm_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        return cutap_cu_cublasDdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDdgmm_64(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -10866,12 +12185,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDdot_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasDdot_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDdot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDdot_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDdot_v2(cutap_c, handle, n, x, incx, y, incy, result);
+    return cutap_slow_cublasDdot_v2(handle, n, x, incx, y, incy, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDdot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDdot_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDdot_v2(handle, n, x, incx, y, incy, result);
+        return cutap_cu_cublasDdot_v2(handle, n, x, incx, y, incy, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDdot_v2(cutap_c, handle, n, x, incx, y, incy, result);
@@ -10921,12 +12247,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDdot_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasDdot_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDdot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDdot_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDdot_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
+    return cutap_slow_cublasDdot_v2_64(handle, n, x, incx, y, incy, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDdot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDdot_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDdot_v2_64(handle, n, x, incx, y, incy, result);
+        return cutap_cu_cublasDdot_v2_64(handle, n, x, incx, y, incy, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDdot_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
@@ -10970,12 +12303,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDestroy_v2(st
     cutap_fp_sample_end(CUTAP_ID_cublasDestroy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDestroy_v2(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDestroy_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDestroy_v2(cutap_c, handle);
+    return cutap_slow_cublasDestroy_v2(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDestroy_v2(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDestroy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDestroy_v2(handle);
+        return cutap_cu_cublasDestroy_v2(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDestroy_v2(cutap_c, handle);
@@ -11030,12 +12370,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDgbmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDgbmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDgbmv(char trans, int m, int n, int kl, int ku, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgbmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDgbmv(cutap_c, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasDgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasDgbmv(char trans, int m, int n, int kl, int ku, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgbmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasDgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -11094,12 +12444,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgbmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDgbmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgbmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDgbmv_v2(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasDgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgbmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasDgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgbmv_v2(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -11156,12 +12513,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgbmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDgbmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgbmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDgbmv_v2_64(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasDgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgbmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasDgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgbmv_v2_64(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -11217,12 +12581,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgeam(struct 
     cutap_fp_sample_end(CUTAP_ID_cublasDgeam, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgeam);
+    if (cutap_c)
+        return cutap_cs_cublasDgeam(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    return cutap_slow_cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgeam, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        return cutap_cu_cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgeam(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -11278,12 +12649,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgeam_64(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDgeam_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgeam_64);
+    if (cutap_c)
+        return cutap_cs_cublasDgeam_64(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    return cutap_slow_cublasDgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgeam_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        return cutap_cu_cublasDgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgeam_64(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -11338,12 +12716,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgelsBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasDgelsBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgelsBatched);
+    if (cutap_c)
+        return cutap_cs_cublasDgelsBatched(cutap_c, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+    return cutap_slow_cublasDgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgelsBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+        return cutap_cu_cublasDgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgelsBatched(cutap_c, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -11398,12 +12783,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDgemm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDgemm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDgemm(char transa, char transb, int m, int n, int k, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDgemm(cutap_c, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasDgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasDgemm(char transa, char transb, int m, int n, int k, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasDgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -11463,12 +12858,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemmBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasDgemmBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemmBatched);
+    if (cutap_c)
+        return cutap_cs_cublasDgemmBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    return cutap_slow_cublasDgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemmBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        return cutap_cu_cublasDgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemmBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -11526,12 +12928,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemmBatched_
     cutap_fp_sample_end(CUTAP_ID_cublasDgemmBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemmBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasDgemmBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    return cutap_slow_cublasDgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemmBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        return cutap_cu_cublasDgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemmBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -11590,12 +12999,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemmGroupedB
     cutap_fp_sample_end(CUTAP_ID_cublasDgemmGroupedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemmGroupedBatched(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, int group_count, void *group_size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemmGroupedBatched);
+    if (cutap_c)
+        return cutap_cs_cublasDgemmGroupedBatched(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+    return cutap_slow_cublasDgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemmGroupedBatched(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, int group_count, void *group_size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemmGroupedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+        return cutap_cu_cublasDgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemmGroupedBatched(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -11654,12 +13070,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemmGroupedB
     cutap_fp_sample_end(CUTAP_ID_cublasDgemmGroupedBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemmGroupedBatched_64(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, long group_count, void *group_size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemmGroupedBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasDgemmGroupedBatched_64(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+    return cutap_slow_cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemmGroupedBatched_64(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, long group_count, void *group_size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemmGroupedBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+        return cutap_cu_cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemmGroupedBatched_64(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -11720,12 +13143,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemmStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasDgemmStridedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemmStridedBatched);
+    if (cutap_c)
+        return cutap_cs_cublasDgemmStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    return cutap_slow_cublasDgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemmStridedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        return cutap_cu_cublasDgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemmStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -11786,12 +13216,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemmStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasDgemmStridedBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemmStridedBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasDgemmStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    return cutap_slow_cublasDgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemmStridedBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        return cutap_cu_cublasDgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemmStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -11848,12 +13285,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDgemm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDgemm_v2(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasDgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasDgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemm_v2(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -11910,12 +13354,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDgemm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDgemm_v2_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasDgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasDgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemm_v2_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -11968,12 +13419,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDgemv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDgemv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDgemv(char trans, int m, int n, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDgemv(cutap_c, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasDgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasDgemv(char trans, int m, int n, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasDgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -12031,12 +13492,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemvBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasDgemvBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemvBatched);
+    if (cutap_c)
+        return cutap_cs_cublasDgemvBatched(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    return cutap_slow_cublasDgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemvBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        return cutap_cu_cublasDgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemvBatched(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -12092,12 +13560,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemvBatched_
     cutap_fp_sample_end(CUTAP_ID_cublasDgemvBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemvBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasDgemvBatched_64(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    return cutap_slow_cublasDgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemvBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        return cutap_cu_cublasDgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemvBatched_64(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -12156,12 +13631,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemvStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasDgemvStridedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemvStridedBatched);
+    if (cutap_c)
+        return cutap_cs_cublasDgemvStridedBatched(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    return cutap_slow_cublasDgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemvStridedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        return cutap_cu_cublasDgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemvStridedBatched(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -12220,12 +13702,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemvStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasDgemvStridedBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemvStridedBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasDgemvStridedBatched_64(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    return cutap_slow_cublasDgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemvStridedBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        return cutap_cu_cublasDgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemvStridedBatched_64(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -12280,12 +13769,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDgemv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDgemv_v2(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasDgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasDgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemv_v2(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12340,12 +13836,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDgemv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgemv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDgemv_v2_64(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasDgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgemv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasDgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemv_v2_64(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12396,12 +13899,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgeqrfBatched
     cutap_fp_sample_end(CUTAP_ID_cublasDgeqrfBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgeqrfBatched);
+    if (cutap_c)
+        return cutap_cs_cublasDgeqrfBatched(cutap_c, handle, m, n, Aarray, lda, TauArray, info, batchSize);
+    return cutap_slow_cublasDgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgeqrfBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+        return cutap_cu_cublasDgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgeqrfBatched(cutap_c, handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -12452,12 +13962,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDger(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDger, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDger(int m, int n, double alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDger);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDger(cutap_c, m, n, alpha, x, incx, y, incy, A, lda);
+        return;
+    }
+    cutap_slow_cublasDger(m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasDger(int m, int n, double alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDger, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDger(m, n, alpha, x, incx, y, incy, A, lda);
+        cutap_cu_cublasDger(m, n, alpha, x, incx, y, incy, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -12512,12 +14032,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDger_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasDger_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDger_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDger_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDger_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasDger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDger_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDger_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasDger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDger_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12570,12 +14097,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDger_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasDger_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDger_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDger_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDger_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasDger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDger_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDger_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasDger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDger_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12625,12 +14159,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgetrfBatched
     cutap_fp_sample_end(CUTAP_ID_cublasDgetrfBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgetrfBatched);
+    if (cutap_c)
+        return cutap_cs_cublasDgetrfBatched(cutap_c, handle, n, A, lda, P, info, batchSize);
+    return cutap_slow_cublasDgetrfBatched(handle, n, A, lda, P, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgetrfBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgetrfBatched(handle, n, A, lda, P, info, batchSize);
+        return cutap_cu_cublasDgetrfBatched(handle, n, A, lda, P, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgetrfBatched(cutap_c, handle, n, A, lda, P, info, batchSize);
@@ -12682,12 +14223,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgetriBatched
     cutap_fp_sample_end(CUTAP_ID_cublasDgetriBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgetriBatched);
+    if (cutap_c)
+        return cutap_cs_cublasDgetriBatched(cutap_c, handle, n, A, lda, P, C, ldc, info, batchSize);
+    return cutap_slow_cublasDgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgetriBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
+        return cutap_cu_cublasDgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgetriBatched(cutap_c, handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -12741,12 +14289,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgetrsBatched
     cutap_fp_sample_end(CUTAP_ID_cublasDgetrsBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDgetrsBatched);
+    if (cutap_c)
+        return cutap_cs_cublasDgetrsBatched(cutap_c, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+    return cutap_slow_cublasDgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDgetrsBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+        return cutap_cu_cublasDgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgetrsBatched(cutap_c, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -12797,12 +14352,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDmatinvBatche
     cutap_fp_sample_end(CUTAP_ID_cublasDmatinvBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDmatinvBatched);
+    if (cutap_c)
+        return cutap_cs_cublasDmatinvBatched(cutap_c, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+    return cutap_slow_cublasDmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDmatinvBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+        return cutap_cu_cublasDmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDmatinvBatched(cutap_c, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -12850,12 +14412,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDnrm2_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDnrm2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDnrm2_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDnrm2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDnrm2_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasDnrm2_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDnrm2_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDnrm2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDnrm2_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasDnrm2_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDnrm2_v2(cutap_c, handle, n, x, incx, result);
@@ -12903,12 +14472,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDnrm2_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDnrm2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDnrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDnrm2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDnrm2_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasDnrm2_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDnrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDnrm2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDnrm2_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasDnrm2_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDnrm2_v2_64(cutap_c, handle, n, x, incx, result);
@@ -12962,12 +14538,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDotEx(struct 
     cutap_fp_sample_end(CUTAP_ID_cublasDotEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDotEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *result, unsigned int resultType, unsigned int executionType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDotEx);
+    if (cutap_c)
+        return cutap_cs_cublasDotEx(cutap_c, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+    return cutap_slow_cublasDotEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDotEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *result, unsigned int resultType, unsigned int executionType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDotEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDotEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+        return cutap_cu_cublasDotEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDotEx(cutap_c, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -13021,12 +14604,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDotEx_64(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDotEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDotEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *result, unsigned int resultType, unsigned int executionType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDotEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasDotEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+    return cutap_slow_cublasDotEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDotEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *result, unsigned int resultType, unsigned int executionType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDotEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDotEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+        return cutap_cu_cublasDotEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDotEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -13080,12 +14670,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDotcEx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasDotcEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDotcEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *result, unsigned int resultType, unsigned int executionType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDotcEx);
+    if (cutap_c)
+        return cutap_cs_cublasDotcEx(cutap_c, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+    return cutap_slow_cublasDotcEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDotcEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *result, unsigned int resultType, unsigned int executionType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDotcEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDotcEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+        return cutap_cu_cublasDotcEx(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDotcEx(cutap_c, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -13139,12 +14736,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDotcEx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasDotcEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDotcEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *result, unsigned int resultType, unsigned int executionType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDotcEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasDotcEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+    return cutap_slow_cublasDotcEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDotcEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *result, unsigned int resultType, unsigned int executionType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDotcEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDotcEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+        return cutap_cu_cublasDotcEx_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDotcEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -13193,12 +14797,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDrot(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDrot, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDrot(int n, void *x, int incx, void *y, int incy, double sc, double ss)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDrot);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDrot(cutap_c, n, x, incx, y, incy, sc, ss);
+        return;
+    }
+    cutap_slow_cublasDrot(n, x, incx, y, incy, sc, ss);
+}
 CUTAP_SLOW void cutap_ct_cublasDrot(int n, void *x, int incx, void *y, int incy, double sc, double ss)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDrot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDrot(n, x, incx, y, incy, sc, ss);
+        cutap_cu_cublasDrot(n, x, incx, y, incy, sc, ss);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -13251,12 +14865,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDrot_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasDrot_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDrot_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
+    return cutap_slow_cublasDrot_v2(handle, n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDrot_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDrot_v2(handle, n, x, incx, y, incy, c, s);
+        return cutap_cu_cublasDrot_v2(handle, n, x, incx, y, incy, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
@@ -13307,12 +14928,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDrot_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasDrot_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDrot_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
+    return cutap_slow_cublasDrot_v2_64(handle, n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDrot_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDrot_v2_64(handle, n, x, incx, y, incy, c, s);
+        return cutap_cu_cublasDrot_v2_64(handle, n, x, incx, y, incy, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
@@ -13358,12 +14986,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDrotg(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDrotg, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDrotg(void *sa, void *sb, void *sc, void *ss)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDrotg);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDrotg(cutap_c, sa, sb, sc, ss);
+        return;
+    }
+    cutap_slow_cublasDrotg(sa, sb, sc, ss);
+}
 CUTAP_SLOW void cutap_ct_cublasDrotg(void *sa, void *sb, void *sc, void *ss)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDrotg, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDrotg(sa, sb, sc, ss);
+        cutap_cu_cublasDrotg(sa, sb, sc, ss);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -13413,12 +15051,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDrotg_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDrotg_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDrotg_v2(void *handle, void *a, void *b, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDrotg_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDrotg_v2(cutap_c, handle, a, b, c, s);
+    return cutap_slow_cublasDrotg_v2(handle, a, b, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDrotg_v2(void *handle, void *a, void *b, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDrotg_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDrotg_v2(handle, a, b, c, s);
+        return cutap_cu_cublasDrotg_v2(handle, a, b, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDrotg_v2(cutap_c, handle, a, b, c, s);
@@ -13466,12 +15111,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDrotm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDrotm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDrotm(int n, void *x, int incx, void *y, int incy, void *sparam)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDrotm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDrotm(cutap_c, n, x, incx, y, incy, sparam);
+        return;
+    }
+    cutap_slow_cublasDrotm(n, x, incx, y, incy, sparam);
+}
 CUTAP_SLOW void cutap_ct_cublasDrotm(int n, void *x, int incx, void *y, int incy, void *sparam)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDrotm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDrotm(n, x, incx, y, incy, sparam);
+        cutap_cu_cublasDrotm(n, x, incx, y, incy, sparam);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -13523,12 +15178,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDrotm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDrotm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDrotm_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *param)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDrotm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDrotm_v2(cutap_c, handle, n, x, incx, y, incy, param);
+    return cutap_slow_cublasDrotm_v2(handle, n, x, incx, y, incy, param);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDrotm_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *param)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDrotm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDrotm_v2(handle, n, x, incx, y, incy, param);
+        return cutap_cu_cublasDrotm_v2(handle, n, x, incx, y, incy, param);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDrotm_v2(cutap_c, handle, n, x, incx, y, incy, param);
@@ -13578,12 +15240,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDrotm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDrotm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDrotm_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *param)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDrotm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDrotm_v2_64(cutap_c, handle, n, x, incx, y, incy, param);
+    return cutap_slow_cublasDrotm_v2_64(handle, n, x, incx, y, incy, param);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDrotm_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *param)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDrotm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDrotm_v2_64(handle, n, x, incx, y, incy, param);
+        return cutap_cu_cublasDrotm_v2_64(handle, n, x, incx, y, incy, param);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDrotm_v2_64(cutap_c, handle, n, x, incx, y, incy, param);
@@ -13630,12 +15299,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDrotmg(struct cutap_c
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDrotmg, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDrotmg(void *sd1, void *sd2, void *sx1, void *sy1, void *sparam)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDrotmg);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDrotmg(cutap_c, sd1, sd2, sx1, sy1, sparam);
+        return;
+    }
+    cutap_slow_cublasDrotmg(sd1, sd2, sx1, sy1, sparam);
+}
 CUTAP_SLOW void cutap_ct_cublasDrotmg(void *sd1, void *sd2, void *sx1, void *sy1, void *sparam)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDrotmg, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDrotmg(sd1, sd2, sx1, sy1, sparam);
+        cutap_cu_cublasDrotmg(sd1, sd2, sx1, sy1, sparam);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -13686,12 +15365,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDrotmg_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasDrotmg_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDrotmg_v2(void *handle, void *d1, void *d2, void *x1, void *y1, void *param)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDrotmg_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDrotmg_v2(cutap_c, handle, d1, d2, x1, y1, param);
+    return cutap_slow_cublasDrotmg_v2(handle, d1, d2, x1, y1, param);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDrotmg_v2(void *handle, void *d1, void *d2, void *x1, void *y1, void *param)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDrotmg_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDrotmg_v2(handle, d1, d2, x1, y1, param);
+        return cutap_cu_cublasDrotmg_v2(handle, d1, d2, x1, y1, param);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDrotmg_v2(cutap_c, handle, d1, d2, x1, y1, param);
@@ -13744,12 +15430,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDsbmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDsbmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDsbmv(char uplo, int n, int k, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsbmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDsbmv(cutap_c, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasDsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasDsbmv(char uplo, int n, int k, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsbmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasDsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -13806,12 +15502,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsbmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDsbmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsbmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDsbmv_v2(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasDsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsbmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasDsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsbmv_v2(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -13866,12 +15569,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsbmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDsbmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsbmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDsbmv_v2_64(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasDsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsbmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasDsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsbmv_v2_64(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -13917,12 +15627,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDscal(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDscal, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDscal(int n, double alpha, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDscal);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDscal(cutap_c, n, alpha, x, incx);
+        return;
+    }
+    cutap_slow_cublasDscal(n, alpha, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasDscal(int n, double alpha, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDscal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDscal(n, alpha, x, incx);
+        cutap_cu_cublasDscal(n, alpha, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -13972,12 +15692,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDscal_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDscal_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDscal_v2(void *handle, int n, void *alpha, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDscal_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDscal_v2(cutap_c, handle, n, alpha, x, incx);
+    return cutap_slow_cublasDscal_v2(handle, n, alpha, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDscal_v2(void *handle, int n, void *alpha, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDscal_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDscal_v2(handle, n, alpha, x, incx);
+        return cutap_cu_cublasDscal_v2(handle, n, alpha, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDscal_v2(cutap_c, handle, n, alpha, x, incx);
@@ -14025,12 +15752,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDscal_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDscal_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDscal_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDscal_v2_64(cutap_c, handle, n, alpha, x, incx);
+    return cutap_slow_cublasDscal_v2_64(handle, n, alpha, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDscal_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDscal_v2_64(handle, n, alpha, x, incx);
+        return cutap_cu_cublasDscal_v2_64(handle, n, alpha, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDscal_v2_64(cutap_c, handle, n, alpha, x, incx);
@@ -14081,12 +15815,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDspmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDspmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDspmv(char uplo, int n, double alpha, void *AP, void *x, int incx, double beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDspmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDspmv(cutap_c, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasDspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasDspmv(char uplo, int n, double alpha, void *AP, void *x, int incx, double beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDspmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
+        cutap_cu_cublasDspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -14141,12 +15885,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDspmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDspmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDspmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDspmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDspmv_v2(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    return cutap_slow_cublasDspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDspmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDspmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        return cutap_cu_cublasDspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDspmv_v2(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -14199,12 +15950,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDspmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDspmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDspmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDspmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDspmv_v2_64(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    return cutap_slow_cublasDspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDspmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDspmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        return cutap_cu_cublasDspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDspmv_v2_64(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -14252,12 +16010,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDspr(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDspr, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDspr(char uplo, int n, double alpha, void *x, int incx, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDspr);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDspr(cutap_c, uplo, n, alpha, x, incx, AP);
+        return;
+    }
+    cutap_slow_cublasDspr(uplo, n, alpha, x, incx, AP);
+}
 CUTAP_SLOW void cutap_ct_cublasDspr(char uplo, int n, double alpha, void *x, int incx, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDspr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDspr(uplo, n, alpha, x, incx, AP);
+        cutap_cu_cublasDspr(uplo, n, alpha, x, incx, AP);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -14309,12 +16077,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDspr2(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDspr2, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDspr2(char uplo, int n, double alpha, void *x, int incx, void *y, int incy, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDspr2);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDspr2(cutap_c, uplo, n, alpha, x, incx, y, incy, AP);
+        return;
+    }
+    cutap_slow_cublasDspr2(uplo, n, alpha, x, incx, y, incy, AP);
+}
 CUTAP_SLOW void cutap_ct_cublasDspr2(char uplo, int n, double alpha, void *x, int incx, void *y, int incy, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDspr2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDspr2(uplo, n, alpha, x, incx, y, incy, AP);
+        cutap_cu_cublasDspr2(uplo, n, alpha, x, incx, y, incy, AP);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -14368,12 +16146,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDspr2_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDspr2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDspr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDspr2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDspr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
+    return cutap_slow_cublasDspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDspr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDspr2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        return cutap_cu_cublasDspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDspr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -14425,12 +16210,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDspr2_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDspr2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDspr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDspr2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDspr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
+    return cutap_slow_cublasDspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDspr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDspr2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        return cutap_cu_cublasDspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDspr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -14480,12 +16272,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDspr_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasDspr_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDspr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDspr_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDspr_v2(cutap_c, handle, uplo, n, alpha, x, incx, AP);
+    return cutap_slow_cublasDspr_v2(handle, uplo, n, alpha, x, incx, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDspr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDspr_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDspr_v2(handle, uplo, n, alpha, x, incx, AP);
+        return cutap_cu_cublasDspr_v2(handle, uplo, n, alpha, x, incx, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDspr_v2(cutap_c, handle, uplo, n, alpha, x, incx, AP);
@@ -14535,12 +16334,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDspr_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasDspr_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDspr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDspr_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDspr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, AP);
+    return cutap_slow_cublasDspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDspr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDspr_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
+        return cutap_cu_cublasDspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDspr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, AP);
@@ -14587,12 +16393,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDswap(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDswap, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDswap(int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDswap);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDswap(cutap_c, n, x, incx, y, incy);
+        return;
+    }
+    cutap_slow_cublasDswap(n, x, incx, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasDswap(int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDswap, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDswap(n, x, incx, y, incy);
+        cutap_cu_cublasDswap(n, x, incx, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -14643,12 +16459,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDswap_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDswap_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDswap_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDswap_v2(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasDswap_v2(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDswap_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDswap_v2(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasDswap_v2(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDswap_v2(cutap_c, handle, n, x, incx, y, incy);
@@ -14697,12 +16520,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDswap_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDswap_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDswap_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDswap_v2_64(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasDswap_v2_64(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDswap_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDswap_v2_64(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasDswap_v2_64(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDswap_v2_64(cutap_c, handle, n, x, incx, y, incy);
@@ -14756,12 +16586,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDsymm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDsymm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDsymm(char side, char uplo, int m, int n, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsymm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDsymm(cutap_c, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasDsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasDsymm(char side, char uplo, int m, int n, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsymm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasDsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -14819,12 +16659,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsymm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDsymm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsymm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDsymm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasDsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsymm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasDsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsymm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14880,12 +16727,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsymm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDsymm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsymm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDsymm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasDsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsymm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasDsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsymm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14937,12 +16791,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDsymv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDsymv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDsymv(char uplo, int n, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsymv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDsymv(cutap_c, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasDsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasDsymv(char uplo, int n, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsymv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasDsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -14998,12 +16862,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsymv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDsymv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsymv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDsymv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasDsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsymv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasDsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsymv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -15057,12 +16928,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsymv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDsymv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsymv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDsymv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasDsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsymv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasDsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsymv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -15111,12 +16989,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDsyr(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDsyr, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDsyr(char uplo, int n, double alpha, void *x, int incx, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyr);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDsyr(cutap_c, uplo, n, alpha, x, incx, A, lda);
+        return;
+    }
+    cutap_slow_cublasDsyr(uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasDsyr(char uplo, int n, double alpha, void *x, int incx, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDsyr(uplo, n, alpha, x, incx, A, lda);
+        cutap_cu_cublasDsyr(uplo, n, alpha, x, incx, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -15169,12 +17057,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDsyr2(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDsyr2, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDsyr2(char uplo, int n, double alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyr2);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDsyr2(cutap_c, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return;
+    }
+    cutap_slow_cublasDsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasDsyr2(char uplo, int n, double alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyr2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
+        cutap_cu_cublasDsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -15229,12 +17127,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyr2_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDsyr2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyr2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDsyr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasDsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyr2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasDsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -15287,12 +17192,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyr2_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDsyr2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyr2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDsyr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasDsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyr2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasDsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -15346,12 +17258,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDsyr2k(struct cutap_c
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDsyr2k, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDsyr2k(char uplo, char trans, int n, int k, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyr2k);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDsyr2k(cutap_c, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasDsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasDsyr2k(char uplo, char trans, int n, int k, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyr2k, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasDsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -15409,12 +17331,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyr2k_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasDsyr2k_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyr2k_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDsyr2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasDsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyr2k_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasDsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyr2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -15470,12 +17399,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyr2k_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasDsyr2k_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyr2k_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDsyr2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasDsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyr2k_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasDsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyr2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -15526,12 +17462,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyr_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasDsyr_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyr_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDsyr_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
+    return cutap_slow_cublasDsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyr_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
+        return cutap_cu_cublasDsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyr_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
@@ -15582,12 +17525,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyr_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasDsyr_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyr_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDsyr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
+    return cutap_slow_cublasDsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyr_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
+        return cutap_cu_cublasDsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
@@ -15639,12 +17589,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDsyrk(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDsyrk, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDsyrk(char uplo, char trans, int n, int k, double alpha, void *A, int lda, double beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyrk);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDsyrk(cutap_c, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasDsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasDsyrk(char uplo, char trans, int n, int k, double alpha, void *A, int lda, double beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyrk, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        cutap_cu_cublasDsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -15700,12 +17660,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyrk_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDsyrk_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyrk_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDsyrk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasDsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyrk_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasDsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyrk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -15759,12 +17726,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyrk_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDsyrk_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyrk_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDsyrk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasDsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyrk_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasDsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyrk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -15820,12 +17794,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyrkx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasDsyrkx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyrkx);
+    if (cutap_c)
+        return cutap_cs_cublasDsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyrkx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -15881,12 +17862,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyrkx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasDsyrkx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDsyrkx_64);
+    if (cutap_c)
+        return cutap_cs_cublasDsyrkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasDsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDsyrkx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasDsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyrkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -15937,12 +17925,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDtbmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDtbmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDtbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtbmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDtbmv(cutap_c, uplo, trans, diag, n, k, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasDtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasDtbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtbmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
+        cutap_cu_cublasDtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -15997,12 +17995,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtbmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDtbmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtbmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDtbmv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasDtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtbmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasDtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtbmv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -16055,12 +18060,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtbmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDtbmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtbmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDtbmv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasDtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtbmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasDtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtbmv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -16111,12 +18123,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDtbsv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDtbsv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDtbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtbsv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDtbsv(cutap_c, uplo, trans, diag, n, k, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasDtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasDtbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtbsv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
+        cutap_cu_cublasDtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -16171,12 +18193,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtbsv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDtbsv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtbsv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDtbsv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasDtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtbsv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasDtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtbsv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -16229,12 +18258,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtbsv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDtbsv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtbsv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDtbsv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasDtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtbsv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasDtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtbsv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -16283,12 +18319,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDtpmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDtpmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDtpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtpmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDtpmv(cutap_c, uplo, trans, diag, n, AP, x, incx);
+        return;
+    }
+    cutap_slow_cublasDtpmv(uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasDtpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtpmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDtpmv(uplo, trans, diag, n, AP, x, incx);
+        cutap_cu_cublasDtpmv(uplo, trans, diag, n, AP, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -16341,12 +18387,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtpmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDtpmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtpmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDtpmv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasDtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtpmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasDtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtpmv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -16397,12 +18450,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtpmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDtpmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtpmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDtpmv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasDtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtpmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasDtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtpmv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -16451,12 +18511,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDtpsv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDtpsv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDtpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtpsv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDtpsv(cutap_c, uplo, trans, diag, n, AP, x, incx);
+        return;
+    }
+    cutap_slow_cublasDtpsv(uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasDtpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtpsv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDtpsv(uplo, trans, diag, n, AP, x, incx);
+        cutap_cu_cublasDtpsv(uplo, trans, diag, n, AP, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -16509,12 +18579,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtpsv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDtpsv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtpsv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDtpsv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasDtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtpsv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasDtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtpsv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -16565,12 +18642,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtpsv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDtpsv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtpsv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDtpsv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasDtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtpsv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasDtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtpsv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -16619,12 +18703,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtpttr(struct
     cutap_fp_sample_end(CUTAP_ID_cublasDtpttr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtpttr);
+    if (cutap_c)
+        return cutap_cs_cublasDtpttr(cutap_c, handle, uplo, n, AP, A, lda);
+    return cutap_slow_cublasDtpttr(handle, uplo, n, AP, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtpttr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtpttr(handle, uplo, n, AP, A, lda);
+        return cutap_cu_cublasDtpttr(handle, uplo, n, AP, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtpttr(cutap_c, handle, uplo, n, AP, A, lda);
@@ -16677,12 +18768,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDtrmm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDtrmm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDtrmm(char side, char uplo, char transa, char diag, int m, int n, double alpha, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrmm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDtrmm(cutap_c, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        return;
+    }
+    cutap_slow_cublasDtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW void cutap_ct_cublasDtrmm(char side, char uplo, char transa, char diag, int m, int n, double alpha, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        cutap_cu_cublasDtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -16741,12 +18842,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrmm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDtrmm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrmm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDtrmm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    return cutap_slow_cublasDtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrmm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        return cutap_cu_cublasDtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrmm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -16803,12 +18911,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrmm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDtrmm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrmm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDtrmm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    return cutap_slow_cublasDtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrmm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        return cutap_cu_cublasDtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrmm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -16858,12 +18973,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDtrmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDtrmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDtrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDtrmv(cutap_c, uplo, trans, diag, n, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasDtrmv(uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasDtrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDtrmv(uplo, trans, diag, n, A, lda, x, incx);
+        cutap_cu_cublasDtrmv(uplo, trans, diag, n, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -16917,12 +19042,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDtrmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDtrmv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasDtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasDtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrmv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -16974,12 +19106,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDtrmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDtrmv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasDtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasDtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrmv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -17032,12 +19171,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDtrsm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDtrsm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDtrsm(char side, char uplo, char transa, char diag, int m, int n, double alpha, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrsm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDtrsm(cutap_c, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        return;
+    }
+    cutap_slow_cublasDtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW void cutap_ct_cublasDtrsm(char side, char uplo, char transa, char diag, int m, int n, double alpha, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrsm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        cutap_cu_cublasDtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -17095,12 +19244,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrsmBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasDtrsmBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrsmBatched);
+    if (cutap_c)
+        return cutap_cs_cublasDtrsmBatched(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    return cutap_slow_cublasDtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrsmBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+        return cutap_cu_cublasDtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrsmBatched(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -17156,12 +19312,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrsmBatched_
     cutap_fp_sample_end(CUTAP_ID_cublasDtrsmBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrsmBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasDtrsmBatched_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    return cutap_slow_cublasDtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrsmBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+        return cutap_cu_cublasDtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrsmBatched_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -17216,12 +19379,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrsm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDtrsm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrsm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDtrsm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    return cutap_slow_cublasDtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrsm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        return cutap_cu_cublasDtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrsm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -17276,12 +19446,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrsm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDtrsm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrsm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDtrsm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    return cutap_slow_cublasDtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrsm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        return cutap_cu_cublasDtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrsm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -17331,12 +19508,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasDtrsv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasDtrsv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasDtrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrsv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasDtrsv(cutap_c, uplo, trans, diag, n, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasDtrsv(uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasDtrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrsv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasDtrsv(uplo, trans, diag, n, A, lda, x, incx);
+        cutap_cu_cublasDtrsv(uplo, trans, diag, n, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -17390,12 +19577,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrsv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasDtrsv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrsv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDtrsv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasDtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrsv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasDtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrsv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -17447,12 +19641,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrsv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasDtrsv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrsv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDtrsv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasDtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrsv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasDtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrsv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -17501,12 +19702,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrttp(struct
     cutap_fp_sample_end(CUTAP_ID_cublasDtrttp, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDtrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDtrttp);
+    if (cutap_c)
+        return cutap_cs_cublasDtrttp(cutap_c, handle, uplo, n, A, lda, AP);
+    return cutap_slow_cublasDtrttp(handle, uplo, n, A, lda, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDtrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDtrttp, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDtrttp(handle, uplo, n, A, lda, AP);
+        return cutap_cu_cublasDtrttp(handle, uplo, n, A, lda, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrttp(cutap_c, handle, uplo, n, A, lda, AP);
@@ -17554,12 +19762,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDzasum_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasDzasum_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDzasum_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDzasum_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDzasum_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasDzasum_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDzasum_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDzasum_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDzasum_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasDzasum_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDzasum_v2(cutap_c, handle, n, x, incx, result);
@@ -17607,12 +19822,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDzasum_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasDzasum_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDzasum_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDzasum_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDzasum_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasDzasum_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDzasum_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDzasum_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDzasum_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasDzasum_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDzasum_v2_64(cutap_c, handle, n, x, incx, result);
@@ -17660,12 +19882,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDznrm2_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasDznrm2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDznrm2_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDznrm2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasDznrm2_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasDznrm2_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDznrm2_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDznrm2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDznrm2_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasDznrm2_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDznrm2_v2(cutap_c, handle, n, x, incx, result);
@@ -17713,12 +19942,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDznrm2_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasDznrm2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasDznrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasDznrm2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasDznrm2_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasDznrm2_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasDznrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasDznrm2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasDznrm2_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasDznrm2_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDznrm2_v2_64(cutap_c, handle, n, x, incx, result);
@@ -17762,12 +19998,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasFree(struct c
     cutap_fp_sample_end(CUTAP_ID_cublasFree, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasFree(void *devicePtr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasFree);
+    if (cutap_c)
+        return cutap_cs_cublasFree(cutap_c, devicePtr);
+    return cutap_slow_cublasFree(devicePtr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasFree(void *devicePtr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasFree, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasFree(devicePtr);
+        return cutap_cu_cublasFree(devicePtr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasFree(cutap_c, devicePtr);
@@ -17830,12 +20073,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmBatchedEx
     cutap_fp_sample_end(CUTAP_ID_cublasGemmBatchedEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGemmBatchedEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, unsigned int Atype, int lda, void *Barray, unsigned int Btype, int ldb, void *beta, void *Carray, unsigned int Ctype, int ldc, int batchCount, unsigned int computeType, int algo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGemmBatchedEx);
+    if (cutap_c)
+        return cutap_cs_cublasGemmBatchedEx(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+    return cutap_slow_cublasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGemmBatchedEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, unsigned int Atype, int lda, void *Barray, unsigned int Btype, int ldb, void *beta, void *Carray, unsigned int Ctype, int ldc, int batchCount, unsigned int computeType, int algo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGemmBatchedEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+        return cutap_cu_cublasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmBatchedEx(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
@@ -17898,12 +20148,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmBatchedEx
     cutap_fp_sample_end(CUTAP_ID_cublasGemmBatchedEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGemmBatchedEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, unsigned int Atype, long lda, void *Barray, unsigned int Btype, long ldb, void *beta, void *Carray, unsigned int Ctype, long ldc, long batchCount, unsigned int computeType, int algo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGemmBatchedEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasGemmBatchedEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+    return cutap_slow_cublasGemmBatchedEx_64(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGemmBatchedEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, unsigned int Atype, long lda, void *Barray, unsigned int Btype, long ldb, void *beta, void *Carray, unsigned int Ctype, long ldc, long batchCount, unsigned int computeType, int algo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGemmBatchedEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGemmBatchedEx_64(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+        return cutap_cu_cublasGemmBatchedEx_64(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmBatchedEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
@@ -17965,12 +20222,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmEx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasGemmEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGemmEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc, unsigned int computeType, int algo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGemmEx);
+    if (cutap_c)
+        return cutap_cs_cublasGemmEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
+    return cutap_slow_cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGemmEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc, unsigned int computeType, int algo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGemmEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
+        return cutap_cu_cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
@@ -18032,12 +20296,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmEx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasGemmEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGemmEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc, unsigned int computeType, int algo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGemmEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasGemmEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
+    return cutap_slow_cublasGemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGemmEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc, unsigned int computeType, int algo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGemmEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
+        return cutap_cu_cublasGemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
@@ -18100,12 +20371,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmGroupedBa
     cutap_fp_sample_end(CUTAP_ID_cublasGemmGroupedBatchedEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGemmGroupedBatchedEx(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, unsigned int Atype, void *lda_array, void *Barray, unsigned int Btype, void *ldb_array, void *beta_array, void *Carray, unsigned int Ctype, void *ldc_array, int group_count, void *group_size, unsigned int computeType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGemmGroupedBatchedEx);
+    if (cutap_c)
+        return cutap_cs_cublasGemmGroupedBatchedEx(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
+    return cutap_slow_cublasGemmGroupedBatchedEx(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGemmGroupedBatchedEx(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, unsigned int Atype, void *lda_array, void *Barray, unsigned int Btype, void *ldb_array, void *beta_array, void *Carray, unsigned int Ctype, void *ldc_array, int group_count, void *group_size, unsigned int computeType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGemmGroupedBatchedEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGemmGroupedBatchedEx(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
+        return cutap_cu_cublasGemmGroupedBatchedEx(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmGroupedBatchedEx(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
@@ -18168,12 +20446,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmGroupedBa
     cutap_fp_sample_end(CUTAP_ID_cublasGemmGroupedBatchedEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGemmGroupedBatchedEx_64(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, unsigned int Atype, void *lda_array, void *Barray, unsigned int Btype, void *ldb_array, void *beta_array, void *Carray, unsigned int Ctype, void *ldc_array, long group_count, void *group_size, unsigned int computeType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGemmGroupedBatchedEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasGemmGroupedBatchedEx_64(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
+    return cutap_slow_cublasGemmGroupedBatchedEx_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGemmGroupedBatchedEx_64(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, unsigned int Atype, void *lda_array, void *Barray, unsigned int Btype, void *ldb_array, void *beta_array, void *Carray, unsigned int Ctype, void *ldc_array, long group_count, void *group_size, unsigned int computeType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGemmGroupedBatchedEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGemmGroupedBatchedEx_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
+        return cutap_cu_cublasGemmGroupedBatchedEx_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmGroupedBatchedEx_64(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
@@ -18239,12 +20524,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmStridedBa
     cutap_fp_sample_end(CUTAP_ID_cublasGemmStridedBatchedEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGemmStridedBatchedEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, long long strideA, void *B, unsigned int Btype, int ldb, long long strideB, void *beta, void *C, unsigned int Ctype, int ldc, long long strideC, int batchCount, unsigned int computeType, int algo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGemmStridedBatchedEx);
+    if (cutap_c)
+        return cutap_cs_cublasGemmStridedBatchedEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+    return cutap_slow_cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGemmStridedBatchedEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, long long strideA, void *B, unsigned int Btype, int ldb, long long strideB, void *beta, void *C, unsigned int Ctype, int ldc, long long strideC, int batchCount, unsigned int computeType, int algo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGemmStridedBatchedEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+        return cutap_cu_cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmStridedBatchedEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
@@ -18310,12 +20602,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmStridedBa
     cutap_fp_sample_end(CUTAP_ID_cublasGemmStridedBatchedEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGemmStridedBatchedEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, long long strideA, void *B, unsigned int Btype, long ldb, long long strideB, void *beta, void *C, unsigned int Ctype, long ldc, long long strideC, long batchCount, unsigned int computeType, int algo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGemmStridedBatchedEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasGemmStridedBatchedEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+    return cutap_slow_cublasGemmStridedBatchedEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGemmStridedBatchedEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, long long strideA, void *B, unsigned int Btype, long ldb, long long strideB, void *beta, void *C, unsigned int Ctype, long ldc, long long strideC, long batchCount, unsigned int computeType, int algo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGemmStridedBatchedEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGemmStridedBatchedEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+        return cutap_cu_cublasGemmStridedBatchedEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmStridedBatchedEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
@@ -18360,12 +20659,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetAtomicsMod
     cutap_fp_sample_end(CUTAP_ID_cublasGetAtomicsMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetAtomicsMode(void *handle, void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetAtomicsMode);
+    if (cutap_c)
+        return cutap_cs_cublasGetAtomicsMode(cutap_c, handle, mode);
+    return cutap_slow_cublasGetAtomicsMode(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetAtomicsMode(void *handle, void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetAtomicsMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetAtomicsMode(handle, mode);
+        return cutap_cu_cublasGetAtomicsMode(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetAtomicsMode(cutap_c, handle, mode);
@@ -18407,12 +20713,19 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_cublasGetCudartVer
     cutap_fp_sample_end(CUTAP_ID_cublasGetCudartVersion, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned long cutap_cu_cublasGetCudartVersion(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetCudartVersion);
+    if (cutap_c)
+        return cutap_cs_cublasGetCudartVersion(cutap_c);
+    return cutap_slow_cublasGetCudartVersion();
+}
 CUTAP_SLOW unsigned long cutap_ct_cublasGetCudartVersion(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetCudartVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetCudartVersion();
+        return cutap_cu_cublasGetCudartVersion();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetCudartVersion(cutap_c);
@@ -18457,12 +20770,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetEmulationS
     cutap_fp_sample_end(CUTAP_ID_cublasGetEmulationSpecialValuesSupport, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetEmulationSpecialValuesSupport(void *handle, void *mask)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetEmulationSpecialValuesSupport);
+    if (cutap_c)
+        return cutap_cs_cublasGetEmulationSpecialValuesSupport(cutap_c, handle, mask);
+    return cutap_slow_cublasGetEmulationSpecialValuesSupport(handle, mask);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetEmulationSpecialValuesSupport(void *handle, void *mask)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetEmulationSpecialValuesSupport, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetEmulationSpecialValuesSupport(handle, mask);
+        return cutap_cu_cublasGetEmulationSpecialValuesSupport(handle, mask);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetEmulationSpecialValuesSupport(cutap_c, handle, mask);
@@ -18507,12 +20827,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetEmulationS
     cutap_fp_sample_end(CUTAP_ID_cublasGetEmulationStrategy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetEmulationStrategy(void *handle, void *emulationStrategy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetEmulationStrategy);
+    if (cutap_c)
+        return cutap_cs_cublasGetEmulationStrategy(cutap_c, handle, emulationStrategy);
+    return cutap_slow_cublasGetEmulationStrategy(handle, emulationStrategy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetEmulationStrategy(void *handle, void *emulationStrategy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetEmulationStrategy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetEmulationStrategy(handle, emulationStrategy);
+        return cutap_cu_cublasGetEmulationStrategy(handle, emulationStrategy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetEmulationStrategy(cutap_c, handle, emulationStrategy);
@@ -18554,12 +20881,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetError(stru
     cutap_fp_sample_end(CUTAP_ID_cublasGetError, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetError(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetError);
+    if (cutap_c)
+        return cutap_cs_cublasGetError(cutap_c);
+    return cutap_slow_cublasGetError();
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetError(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetError, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetError();
+        return cutap_cu_cublasGetError();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetError(cutap_c);
@@ -18611,12 +20945,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetFixedPoint
     cutap_fp_sample_end(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitCountPointer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetFixedPointEmulationMantissaBitCountPointer(void *handle, void *mantissaBitCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitCountPointer);
+    if (cutap_c)
+        return cutap_cs_cublasGetFixedPointEmulationMantissaBitCountPointer(cutap_c, handle, mantissaBitCount);
+    return cutap_slow_cublasGetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetFixedPointEmulationMantissaBitCountPointer(void *handle, void *mantissaBitCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitCountPointer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
+        return cutap_cu_cublasGetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetFixedPointEmulationMantissaBitCountPointer(cutap_c, handle, mantissaBitCount);
@@ -18661,12 +21002,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetFixedPoint
     cutap_fp_sample_end(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetFixedPointEmulationMantissaBitOffset(void *handle, void *mantissaBitOffset)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitOffset);
+    if (cutap_c)
+        return cutap_cs_cublasGetFixedPointEmulationMantissaBitOffset(cutap_c, handle, mantissaBitOffset);
+    return cutap_slow_cublasGetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetFixedPointEmulationMantissaBitOffset(void *handle, void *mantissaBitOffset)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
+        return cutap_cu_cublasGetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetFixedPointEmulationMantissaBitOffset(cutap_c, handle, mantissaBitOffset);
@@ -18711,12 +21059,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetFixedPoint
     cutap_fp_sample_end(CUTAP_ID_cublasGetFixedPointEmulationMantissaControl, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetFixedPointEmulationMantissaControl(void *handle, void *mantissaControl)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetFixedPointEmulationMantissaControl);
+    if (cutap_c)
+        return cutap_cs_cublasGetFixedPointEmulationMantissaControl(cutap_c, handle, mantissaControl);
+    return cutap_slow_cublasGetFixedPointEmulationMantissaControl(handle, mantissaControl);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetFixedPointEmulationMantissaControl(void *handle, void *mantissaControl)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetFixedPointEmulationMantissaControl, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetFixedPointEmulationMantissaControl(handle, mantissaControl);
+        return cutap_cu_cublasGetFixedPointEmulationMantissaControl(handle, mantissaControl);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetFixedPointEmulationMantissaControl(cutap_c, handle, mantissaControl);
@@ -18761,12 +21116,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetFixedPoint
     cutap_fp_sample_end(CUTAP_ID_cublasGetFixedPointEmulationMaxMantissaBitCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetFixedPointEmulationMaxMantissaBitCount(void *handle, void *maxMantissaBitCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetFixedPointEmulationMaxMantissaBitCount);
+    if (cutap_c)
+        return cutap_cs_cublasGetFixedPointEmulationMaxMantissaBitCount(cutap_c, handle, maxMantissaBitCount);
+    return cutap_slow_cublasGetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetFixedPointEmulationMaxMantissaBitCount(void *handle, void *maxMantissaBitCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetFixedPointEmulationMaxMantissaBitCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
+        return cutap_cu_cublasGetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetFixedPointEmulationMaxMantissaBitCount(cutap_c, handle, maxMantissaBitCount);
@@ -18817,12 +21179,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetLoggerCall
     cutap_fp_sample_end(CUTAP_ID_cublasGetLoggerCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetLoggerCallback(void *userCallback)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetLoggerCallback);
+    if (cutap_c)
+        return cutap_cs_cublasGetLoggerCallback(cutap_c, userCallback);
+    return cutap_slow_cublasGetLoggerCallback(userCallback);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetLoggerCallback(void *userCallback)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetLoggerCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetLoggerCallback(userCallback);
+        return cutap_cu_cublasGetLoggerCallback(userCallback);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetLoggerCallback(cutap_c, userCallback);
@@ -18867,12 +21236,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetMathMode(s
     cutap_fp_sample_end(CUTAP_ID_cublasGetMathMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetMathMode(void *handle, void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetMathMode);
+    if (cutap_c)
+        return cutap_cs_cublasGetMathMode(cutap_c, handle, mode);
+    return cutap_slow_cublasGetMathMode(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetMathMode(void *handle, void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetMathMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetMathMode(handle, mode);
+        return cutap_cu_cublasGetMathMode(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetMathMode(cutap_c, handle, mode);
@@ -18922,12 +21298,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetMatrix(str
     cutap_fp_sample_end(CUTAP_ID_cublasGetMatrix, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetMatrix(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetMatrix);
+    if (cutap_c)
+        return cutap_cs_cublasGetMatrix(cutap_c, rows, cols, elemSize, A, lda, B, ldb);
+    return cutap_slow_cublasGetMatrix(rows, cols, elemSize, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetMatrix(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetMatrix, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetMatrix(rows, cols, elemSize, A, lda, B, ldb);
+        return cutap_cu_cublasGetMatrix(rows, cols, elemSize, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetMatrix(cutap_c, rows, cols, elemSize, A, lda, B, ldb);
@@ -18978,12 +21361,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetMatrixAsyn
     cutap_fp_sample_end(CUTAP_ID_cublasGetMatrixAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetMatrixAsync(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetMatrixAsync);
+    if (cutap_c)
+        return cutap_cs_cublasGetMatrixAsync(cutap_c, rows, cols, elemSize, A, lda, B, ldb, stream);
+    return cutap_slow_cublasGetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetMatrixAsync(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetMatrixAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
+        return cutap_cu_cublasGetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetMatrixAsync(cutap_c, rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -19034,12 +21424,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetMatrixAsyn
     cutap_fp_sample_end(CUTAP_ID_cublasGetMatrixAsync_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetMatrixAsync_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetMatrixAsync_64);
+    if (cutap_c)
+        return cutap_cs_cublasGetMatrixAsync_64(cutap_c, rows, cols, elemSize, A, lda, B, ldb, stream);
+    return cutap_slow_cublasGetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetMatrixAsync_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetMatrixAsync_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
+        return cutap_cu_cublasGetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetMatrixAsync_64(cutap_c, rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -19089,12 +21486,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetMatrix_64(
     cutap_fp_sample_end(CUTAP_ID_cublasGetMatrix_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetMatrix_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetMatrix_64);
+    if (cutap_c)
+        return cutap_cs_cublasGetMatrix_64(cutap_c, rows, cols, elemSize, A, lda, B, ldb);
+    return cutap_slow_cublasGetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetMatrix_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetMatrix_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
+        return cutap_cu_cublasGetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetMatrix_64(cutap_c, rows, cols, elemSize, A, lda, B, ldb);
@@ -19139,12 +21543,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetPointerMod
     cutap_fp_sample_end(CUTAP_ID_cublasGetPointerMode_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetPointerMode_v2(void *handle, void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetPointerMode_v2);
+    if (cutap_c)
+        return cutap_cs_cublasGetPointerMode_v2(cutap_c, handle, mode);
+    return cutap_slow_cublasGetPointerMode_v2(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetPointerMode_v2(void *handle, void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetPointerMode_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetPointerMode_v2(handle, mode);
+        return cutap_cu_cublasGetPointerMode_v2(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetPointerMode_v2(cutap_c, handle, mode);
@@ -19189,12 +21600,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetProperty(s
     cutap_fp_sample_end(CUTAP_ID_cublasGetProperty, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetProperty(unsigned int type, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetProperty);
+    if (cutap_c)
+        return cutap_cs_cublasGetProperty(cutap_c, type, value);
+    return cutap_slow_cublasGetProperty(type, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetProperty(unsigned int type, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetProperty, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetProperty(type, value);
+        return cutap_cu_cublasGetProperty(type, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetProperty(cutap_c, type, value);
@@ -19239,12 +21657,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetSmCountTar
     cutap_fp_sample_end(CUTAP_ID_cublasGetSmCountTarget, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetSmCountTarget(void *handle, void *smCountTarget)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetSmCountTarget);
+    if (cutap_c)
+        return cutap_cs_cublasGetSmCountTarget(cutap_c, handle, smCountTarget);
+    return cutap_slow_cublasGetSmCountTarget(handle, smCountTarget);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetSmCountTarget(void *handle, void *smCountTarget)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetSmCountTarget, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetSmCountTarget(handle, smCountTarget);
+        return cutap_cu_cublasGetSmCountTarget(handle, smCountTarget);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetSmCountTarget(cutap_c, handle, smCountTarget);
@@ -19288,12 +21713,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_cublasGetStatusName(struc
     cutap_fp_sample_end(CUTAP_ID_cublasGetStatusName, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_cublasGetStatusName(unsigned int status)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetStatusName);
+    if (cutap_c)
+        return cutap_cs_cublasGetStatusName(cutap_c, status);
+    return cutap_slow_cublasGetStatusName(status);
+}
 CUTAP_SLOW void * cutap_ct_cublasGetStatusName(unsigned int status)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetStatusName, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetStatusName(status);
+        return cutap_cu_cublasGetStatusName(status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetStatusName(cutap_c, status);
@@ -19337,12 +21769,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_cublasGetStatusString(str
     cutap_fp_sample_end(CUTAP_ID_cublasGetStatusString, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_cublasGetStatusString(unsigned int status)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetStatusString);
+    if (cutap_c)
+        return cutap_cs_cublasGetStatusString(cutap_c, status);
+    return cutap_slow_cublasGetStatusString(status);
+}
 CUTAP_SLOW void * cutap_ct_cublasGetStatusString(unsigned int status)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetStatusString, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetStatusString(status);
+        return cutap_cu_cublasGetStatusString(status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetStatusString(cutap_c, status);
@@ -19394,12 +21833,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetStream_v2(
     cutap_fp_sample_end(CUTAP_ID_cublasGetStream_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetStream_v2(void *handle, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetStream_v2);
+    if (cutap_c)
+        return cutap_cs_cublasGetStream_v2(cutap_c, handle, streamId);
+    return cutap_slow_cublasGetStream_v2(handle, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetStream_v2(void *handle, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetStream_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetStream_v2(handle, streamId);
+        return cutap_cu_cublasGetStream_v2(handle, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetStream_v2(cutap_c, handle, streamId);
@@ -19448,12 +21894,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetVector(str
     cutap_fp_sample_end(CUTAP_ID_cublasGetVector, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetVector(int n, int elemSize, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetVector);
+    if (cutap_c)
+        return cutap_cs_cublasGetVector(cutap_c, n, elemSize, x, incx, y, incy);
+    return cutap_slow_cublasGetVector(n, elemSize, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetVector(int n, int elemSize, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetVector, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetVector(n, elemSize, x, incx, y, incy);
+        return cutap_cu_cublasGetVector(n, elemSize, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetVector(cutap_c, n, elemSize, x, incx, y, incy);
@@ -19503,12 +21956,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetVectorAsyn
     cutap_fp_sample_end(CUTAP_ID_cublasGetVectorAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetVectorAsync(int n, int elemSize, void *devicePtr, int incx, void *hostPtr, int incy, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetVectorAsync);
+    if (cutap_c)
+        return cutap_cs_cublasGetVectorAsync(cutap_c, n, elemSize, devicePtr, incx, hostPtr, incy, stream);
+    return cutap_slow_cublasGetVectorAsync(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetVectorAsync(int n, int elemSize, void *devicePtr, int incx, void *hostPtr, int incy, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetVectorAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetVectorAsync(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
+        return cutap_cu_cublasGetVectorAsync(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetVectorAsync(cutap_c, n, elemSize, devicePtr, incx, hostPtr, incy, stream);
@@ -19558,12 +22018,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetVectorAsyn
     cutap_fp_sample_end(CUTAP_ID_cublasGetVectorAsync_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetVectorAsync_64(long n, long elemSize, void *devicePtr, long incx, void *hostPtr, long incy, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetVectorAsync_64);
+    if (cutap_c)
+        return cutap_cs_cublasGetVectorAsync_64(cutap_c, n, elemSize, devicePtr, incx, hostPtr, incy, stream);
+    return cutap_slow_cublasGetVectorAsync_64(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetVectorAsync_64(long n, long elemSize, void *devicePtr, long incx, void *hostPtr, long incy, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetVectorAsync_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetVectorAsync_64(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
+        return cutap_cu_cublasGetVectorAsync_64(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetVectorAsync_64(cutap_c, n, elemSize, devicePtr, incx, hostPtr, incy, stream);
@@ -19612,12 +22079,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetVector_64(
     cutap_fp_sample_end(CUTAP_ID_cublasGetVector_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetVector_64(long n, long elemSize, void *x, long incx, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetVector_64);
+    if (cutap_c)
+        return cutap_cs_cublasGetVector_64(cutap_c, n, elemSize, x, incx, y, incy);
+    return cutap_slow_cublasGetVector_64(n, elemSize, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetVector_64(long n, long elemSize, void *x, long incx, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetVector_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetVector_64(n, elemSize, x, incx, y, incy);
+        return cutap_cu_cublasGetVector_64(n, elemSize, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetVector_64(cutap_c, n, elemSize, x, incx, y, incy);
@@ -19661,12 +22135,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetVersion(st
     cutap_fp_sample_end(CUTAP_ID_cublasGetVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetVersion(void *version)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetVersion);
+    if (cutap_c)
+        return cutap_cs_cublasGetVersion(cutap_c, version);
+    return cutap_slow_cublasGetVersion(version);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetVersion(void *version)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetVersion(version);
+        return cutap_cu_cublasGetVersion(version);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetVersion(cutap_c, version);
@@ -19711,12 +22192,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetVersion_v2
     cutap_fp_sample_end(CUTAP_ID_cublasGetVersion_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasGetVersion_v2(void *handle, void *version)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasGetVersion_v2);
+    if (cutap_c)
+        return cutap_cs_cublasGetVersion_v2(cutap_c, handle, version);
+    return cutap_slow_cublasGetVersion_v2(handle, version);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasGetVersion_v2(void *handle, void *version)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasGetVersion_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasGetVersion_v2(handle, version);
+        return cutap_cu_cublasGetVersion_v2(handle, version);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetVersion_v2(cutap_c, handle, version);
@@ -19765,12 +22253,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIamaxEx(struc
     cutap_fp_sample_end(CUTAP_ID_cublasIamaxEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIamaxEx(void *handle, int n, void *x, unsigned int xType, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIamaxEx);
+    if (cutap_c)
+        return cutap_cs_cublasIamaxEx(cutap_c, handle, n, x, xType, incx, result);
+    return cutap_slow_cublasIamaxEx(handle, n, x, xType, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIamaxEx(void *handle, int n, void *x, unsigned int xType, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIamaxEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIamaxEx(handle, n, x, xType, incx, result);
+        return cutap_cu_cublasIamaxEx(handle, n, x, xType, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIamaxEx(cutap_c, handle, n, x, xType, incx, result);
@@ -19819,12 +22314,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIamaxEx_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasIamaxEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIamaxEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIamaxEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasIamaxEx_64(cutap_c, handle, n, x, xType, incx, result);
+    return cutap_slow_cublasIamaxEx_64(handle, n, x, xType, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIamaxEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIamaxEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIamaxEx_64(handle, n, x, xType, incx, result);
+        return cutap_cu_cublasIamaxEx_64(handle, n, x, xType, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIamaxEx_64(cutap_c, handle, n, x, xType, incx, result);
@@ -19873,12 +22375,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIaminEx(struc
     cutap_fp_sample_end(CUTAP_ID_cublasIaminEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIaminEx(void *handle, int n, void *x, unsigned int xType, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIaminEx);
+    if (cutap_c)
+        return cutap_cs_cublasIaminEx(cutap_c, handle, n, x, xType, incx, result);
+    return cutap_slow_cublasIaminEx(handle, n, x, xType, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIaminEx(void *handle, int n, void *x, unsigned int xType, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIaminEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIaminEx(handle, n, x, xType, incx, result);
+        return cutap_cu_cublasIaminEx(handle, n, x, xType, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIaminEx(cutap_c, handle, n, x, xType, incx, result);
@@ -19927,12 +22436,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIaminEx_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasIaminEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIaminEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIaminEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasIaminEx_64(cutap_c, handle, n, x, xType, incx, result);
+    return cutap_slow_cublasIaminEx_64(handle, n, x, xType, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIaminEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIaminEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIaminEx_64(handle, n, x, xType, incx, result);
+        return cutap_cu_cublasIaminEx_64(handle, n, x, xType, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIaminEx_64(cutap_c, handle, n, x, xType, incx, result);
@@ -19978,12 +22494,19 @@ static __attribute__((noinline, cold)) int cutap_cs_cublasIcamax(struct cutap_co
     cutap_fp_sample_end(CUTAP_ID_cublasIcamax, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_cublasIcamax(int n, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIcamax);
+    if (cutap_c)
+        return cutap_cs_cublasIcamax(cutap_c, n, x, incx);
+    return cutap_slow_cublasIcamax(n, x, incx);
+}
 CUTAP_SLOW int cutap_ct_cublasIcamax(int n, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIcamax, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIcamax(n, x, incx);
+        return cutap_cu_cublasIcamax(n, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIcamax(cutap_c, n, x, incx);
@@ -20031,12 +22554,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIcamax_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasIcamax_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIcamax_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIcamax_v2);
+    if (cutap_c)
+        return cutap_cs_cublasIcamax_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIcamax_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIcamax_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIcamax_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIcamax_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasIcamax_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIcamax_v2(cutap_c, handle, n, x, incx, result);
@@ -20084,12 +22614,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIcamax_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasIcamax_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIcamax_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIcamax_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasIcamax_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIcamax_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIcamax_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIcamax_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIcamax_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasIcamax_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIcamax_v2_64(cutap_c, handle, n, x, incx, result);
@@ -20135,12 +22672,19 @@ static __attribute__((noinline, cold)) int cutap_cs_cublasIcamin(struct cutap_co
     cutap_fp_sample_end(CUTAP_ID_cublasIcamin, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_cublasIcamin(int n, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIcamin);
+    if (cutap_c)
+        return cutap_cs_cublasIcamin(cutap_c, n, x, incx);
+    return cutap_slow_cublasIcamin(n, x, incx);
+}
 CUTAP_SLOW int cutap_ct_cublasIcamin(int n, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIcamin, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIcamin(n, x, incx);
+        return cutap_cu_cublasIcamin(n, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIcamin(cutap_c, n, x, incx);
@@ -20188,12 +22732,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIcamin_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasIcamin_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIcamin_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIcamin_v2);
+    if (cutap_c)
+        return cutap_cs_cublasIcamin_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIcamin_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIcamin_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIcamin_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIcamin_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasIcamin_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIcamin_v2(cutap_c, handle, n, x, incx, result);
@@ -20241,12 +22792,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIcamin_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasIcamin_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIcamin_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIcamin_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasIcamin_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIcamin_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIcamin_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIcamin_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIcamin_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasIcamin_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIcamin_v2_64(cutap_c, handle, n, x, incx, result);
@@ -20292,12 +22850,19 @@ static __attribute__((noinline, cold)) int cutap_cs_cublasIdamax(struct cutap_co
     cutap_fp_sample_end(CUTAP_ID_cublasIdamax, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_cublasIdamax(int n, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIdamax);
+    if (cutap_c)
+        return cutap_cs_cublasIdamax(cutap_c, n, x, incx);
+    return cutap_slow_cublasIdamax(n, x, incx);
+}
 CUTAP_SLOW int cutap_ct_cublasIdamax(int n, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIdamax, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIdamax(n, x, incx);
+        return cutap_cu_cublasIdamax(n, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIdamax(cutap_c, n, x, incx);
@@ -20345,12 +22910,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIdamax_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasIdamax_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIdamax_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIdamax_v2);
+    if (cutap_c)
+        return cutap_cs_cublasIdamax_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIdamax_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIdamax_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIdamax_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIdamax_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasIdamax_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIdamax_v2(cutap_c, handle, n, x, incx, result);
@@ -20398,12 +22970,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIdamax_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasIdamax_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIdamax_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIdamax_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasIdamax_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIdamax_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIdamax_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIdamax_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIdamax_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasIdamax_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIdamax_v2_64(cutap_c, handle, n, x, incx, result);
@@ -20449,12 +23028,19 @@ static __attribute__((noinline, cold)) int cutap_cs_cublasIdamin(struct cutap_co
     cutap_fp_sample_end(CUTAP_ID_cublasIdamin, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_cublasIdamin(int n, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIdamin);
+    if (cutap_c)
+        return cutap_cs_cublasIdamin(cutap_c, n, x, incx);
+    return cutap_slow_cublasIdamin(n, x, incx);
+}
 CUTAP_SLOW int cutap_ct_cublasIdamin(int n, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIdamin, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIdamin(n, x, incx);
+        return cutap_cu_cublasIdamin(n, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIdamin(cutap_c, n, x, incx);
@@ -20502,12 +23088,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIdamin_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasIdamin_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIdamin_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIdamin_v2);
+    if (cutap_c)
+        return cutap_cs_cublasIdamin_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIdamin_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIdamin_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIdamin_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIdamin_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasIdamin_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIdamin_v2(cutap_c, handle, n, x, incx, result);
@@ -20555,12 +23148,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIdamin_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasIdamin_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIdamin_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIdamin_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasIdamin_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIdamin_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIdamin_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIdamin_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIdamin_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasIdamin_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIdamin_v2_64(cutap_c, handle, n, x, incx, result);
@@ -20602,12 +23202,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasInit(struct c
     cutap_fp_sample_end(CUTAP_ID_cublasInit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasInit(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasInit);
+    if (cutap_c)
+        return cutap_cs_cublasInit(cutap_c);
+    return cutap_slow_cublasInit();
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasInit(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasInit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasInit();
+        return cutap_cu_cublasInit();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasInit(cutap_c);
@@ -20653,12 +23260,19 @@ static __attribute__((noinline, cold)) int cutap_cs_cublasIsamax(struct cutap_co
     cutap_fp_sample_end(CUTAP_ID_cublasIsamax, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_cublasIsamax(int n, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIsamax);
+    if (cutap_c)
+        return cutap_cs_cublasIsamax(cutap_c, n, x, incx);
+    return cutap_slow_cublasIsamax(n, x, incx);
+}
 CUTAP_SLOW int cutap_ct_cublasIsamax(int n, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIsamax, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIsamax(n, x, incx);
+        return cutap_cu_cublasIsamax(n, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIsamax(cutap_c, n, x, incx);
@@ -20706,12 +23320,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIsamax_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasIsamax_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIsamax_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIsamax_v2);
+    if (cutap_c)
+        return cutap_cs_cublasIsamax_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIsamax_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIsamax_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIsamax_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIsamax_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasIsamax_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIsamax_v2(cutap_c, handle, n, x, incx, result);
@@ -20759,12 +23380,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIsamax_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasIsamax_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIsamax_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIsamax_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasIsamax_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIsamax_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIsamax_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIsamax_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIsamax_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasIsamax_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIsamax_v2_64(cutap_c, handle, n, x, incx, result);
@@ -20810,12 +23438,19 @@ static __attribute__((noinline, cold)) int cutap_cs_cublasIsamin(struct cutap_co
     cutap_fp_sample_end(CUTAP_ID_cublasIsamin, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_cublasIsamin(int n, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIsamin);
+    if (cutap_c)
+        return cutap_cs_cublasIsamin(cutap_c, n, x, incx);
+    return cutap_slow_cublasIsamin(n, x, incx);
+}
 CUTAP_SLOW int cutap_ct_cublasIsamin(int n, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIsamin, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIsamin(n, x, incx);
+        return cutap_cu_cublasIsamin(n, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIsamin(cutap_c, n, x, incx);
@@ -20863,12 +23498,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIsamin_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasIsamin_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIsamin_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIsamin_v2);
+    if (cutap_c)
+        return cutap_cs_cublasIsamin_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIsamin_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIsamin_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIsamin_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIsamin_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasIsamin_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIsamin_v2(cutap_c, handle, n, x, incx, result);
@@ -20916,12 +23558,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIsamin_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasIsamin_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIsamin_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIsamin_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasIsamin_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIsamin_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIsamin_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIsamin_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIsamin_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasIsamin_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIsamin_v2_64(cutap_c, handle, n, x, incx, result);
@@ -20967,12 +23616,19 @@ static __attribute__((noinline, cold)) int cutap_cs_cublasIzamax(struct cutap_co
     cutap_fp_sample_end(CUTAP_ID_cublasIzamax, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_cublasIzamax(int n, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIzamax);
+    if (cutap_c)
+        return cutap_cs_cublasIzamax(cutap_c, n, x, incx);
+    return cutap_slow_cublasIzamax(n, x, incx);
+}
 CUTAP_SLOW int cutap_ct_cublasIzamax(int n, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIzamax, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIzamax(n, x, incx);
+        return cutap_cu_cublasIzamax(n, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIzamax(cutap_c, n, x, incx);
@@ -21020,12 +23676,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIzamax_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasIzamax_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIzamax_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIzamax_v2);
+    if (cutap_c)
+        return cutap_cs_cublasIzamax_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIzamax_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIzamax_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIzamax_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIzamax_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasIzamax_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIzamax_v2(cutap_c, handle, n, x, incx, result);
@@ -21073,12 +23736,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIzamax_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasIzamax_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIzamax_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIzamax_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasIzamax_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIzamax_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIzamax_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIzamax_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIzamax_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasIzamax_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIzamax_v2_64(cutap_c, handle, n, x, incx, result);
@@ -21124,12 +23794,19 @@ static __attribute__((noinline, cold)) int cutap_cs_cublasIzamin(struct cutap_co
     cutap_fp_sample_end(CUTAP_ID_cublasIzamin, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_cublasIzamin(int n, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIzamin);
+    if (cutap_c)
+        return cutap_cs_cublasIzamin(cutap_c, n, x, incx);
+    return cutap_slow_cublasIzamin(n, x, incx);
+}
 CUTAP_SLOW int cutap_ct_cublasIzamin(int n, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIzamin, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIzamin(n, x, incx);
+        return cutap_cu_cublasIzamin(n, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIzamin(cutap_c, n, x, incx);
@@ -21177,12 +23854,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIzamin_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasIzamin_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIzamin_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIzamin_v2);
+    if (cutap_c)
+        return cutap_cs_cublasIzamin_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIzamin_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIzamin_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIzamin_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIzamin_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasIzamin_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIzamin_v2(cutap_c, handle, n, x, incx, result);
@@ -21230,12 +23914,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIzamin_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasIzamin_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasIzamin_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasIzamin_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasIzamin_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasIzamin_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasIzamin_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasIzamin_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasIzamin_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasIzamin_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIzamin_v2_64(cutap_c, handle, n, x, incx, result);
@@ -21286,12 +23977,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasNrm2Ex(struct
     cutap_fp_sample_end(CUTAP_ID_cublasNrm2Ex, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasNrm2Ex(void *handle, int n, void *x, unsigned int xType, int incx, void *result, unsigned int resultType, unsigned int executionType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasNrm2Ex);
+    if (cutap_c)
+        return cutap_cs_cublasNrm2Ex(cutap_c, handle, n, x, xType, incx, result, resultType, executionType);
+    return cutap_slow_cublasNrm2Ex(handle, n, x, xType, incx, result, resultType, executionType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasNrm2Ex(void *handle, int n, void *x, unsigned int xType, int incx, void *result, unsigned int resultType, unsigned int executionType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasNrm2Ex, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasNrm2Ex(handle, n, x, xType, incx, result, resultType, executionType);
+        return cutap_cu_cublasNrm2Ex(handle, n, x, xType, incx, result, resultType, executionType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasNrm2Ex(cutap_c, handle, n, x, xType, incx, result, resultType, executionType);
@@ -21342,12 +24040,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasNrm2Ex_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasNrm2Ex_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasNrm2Ex_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result, unsigned int resultType, unsigned int executionType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasNrm2Ex_64);
+    if (cutap_c)
+        return cutap_cs_cublasNrm2Ex_64(cutap_c, handle, n, x, xType, incx, result, resultType, executionType);
+    return cutap_slow_cublasNrm2Ex_64(handle, n, x, xType, incx, result, resultType, executionType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasNrm2Ex_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result, unsigned int resultType, unsigned int executionType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasNrm2Ex_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasNrm2Ex_64(handle, n, x, xType, incx, result, resultType, executionType);
+        return cutap_cu_cublasNrm2Ex_64(handle, n, x, xType, incx, result, resultType, executionType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasNrm2Ex_64(cutap_c, handle, n, x, xType, incx, result, resultType, executionType);
@@ -21402,12 +24107,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasRotEx(struct 
     cutap_fp_sample_end(CUTAP_ID_cublasRotEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasRotEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *c, void *s, unsigned int csType, unsigned int executiontype)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasRotEx);
+    if (cutap_c)
+        return cutap_cs_cublasRotEx(cutap_c, handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
+    return cutap_slow_cublasRotEx(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasRotEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *c, void *s, unsigned int csType, unsigned int executiontype)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasRotEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasRotEx(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
+        return cutap_cu_cublasRotEx(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasRotEx(cutap_c, handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
@@ -21462,12 +24174,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasRotEx_64(stru
     cutap_fp_sample_end(CUTAP_ID_cublasRotEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasRotEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *c, void *s, unsigned int csType, unsigned int executiontype)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasRotEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasRotEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
+    return cutap_slow_cublasRotEx_64(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasRotEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *c, void *s, unsigned int csType, unsigned int executiontype)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasRotEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasRotEx_64(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
+        return cutap_cu_cublasRotEx_64(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasRotEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
@@ -21518,12 +24237,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasRotgEx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasRotgEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasRotgEx(void *handle, void *a, void *b, unsigned int abType, void *c, void *s, unsigned int csType, unsigned int executiontype)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasRotgEx);
+    if (cutap_c)
+        return cutap_cs_cublasRotgEx(cutap_c, handle, a, b, abType, c, s, csType, executiontype);
+    return cutap_slow_cublasRotgEx(handle, a, b, abType, c, s, csType, executiontype);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasRotgEx(void *handle, void *a, void *b, unsigned int abType, void *c, void *s, unsigned int csType, unsigned int executiontype)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasRotgEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasRotgEx(handle, a, b, abType, c, s, csType, executiontype);
+        return cutap_cu_cublasRotgEx(handle, a, b, abType, c, s, csType, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasRotgEx(cutap_c, handle, a, b, abType, c, s, csType, executiontype);
@@ -21577,12 +24303,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasRotmEx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasRotmEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasRotmEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *param, unsigned int paramType, unsigned int executiontype)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasRotmEx);
+    if (cutap_c)
+        return cutap_cs_cublasRotmEx(cutap_c, handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
+    return cutap_slow_cublasRotmEx(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasRotmEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *param, unsigned int paramType, unsigned int executiontype)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasRotmEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasRotmEx(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
+        return cutap_cu_cublasRotmEx(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasRotmEx(cutap_c, handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
@@ -21636,12 +24369,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasRotmEx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasRotmEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasRotmEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *param, unsigned int paramType, unsigned int executiontype)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasRotmEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasRotmEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
+    return cutap_slow_cublasRotmEx_64(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasRotmEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *param, unsigned int paramType, unsigned int executiontype)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasRotmEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasRotmEx_64(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
+        return cutap_cu_cublasRotmEx_64(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasRotmEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
@@ -21696,12 +24436,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasRotmgEx(struc
     cutap_fp_sample_end(CUTAP_ID_cublasRotmgEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasRotmgEx(void *handle, void *d1, unsigned int d1Type, void *d2, unsigned int d2Type, void *x1, unsigned int x1Type, void *y1, unsigned int y1Type, void *param, unsigned int paramType, unsigned int executiontype)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasRotmgEx);
+    if (cutap_c)
+        return cutap_cs_cublasRotmgEx(cutap_c, handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
+    return cutap_slow_cublasRotmgEx(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasRotmgEx(void *handle, void *d1, unsigned int d1Type, void *d2, unsigned int d2Type, void *x1, unsigned int x1Type, void *y1, unsigned int y1Type, void *param, unsigned int paramType, unsigned int executiontype)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasRotmgEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasRotmgEx(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
+        return cutap_cu_cublasRotmgEx(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasRotmgEx(cutap_c, handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
@@ -21749,12 +24496,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSasum_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSasum_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSasum_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSasum_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSasum_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasSasum_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSasum_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSasum_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSasum_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasSasum_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSasum_v2(cutap_c, handle, n, x, incx, result);
@@ -21802,12 +24556,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSasum_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSasum_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSasum_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSasum_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSasum_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasSasum_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSasum_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSasum_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSasum_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasSasum_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSasum_v2_64(cutap_c, handle, n, x, incx, result);
@@ -21855,12 +24616,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSaxpy(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSaxpy, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSaxpy(int n, float alpha, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSaxpy);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSaxpy(cutap_c, n, alpha, x, incx, y, incy);
+        return;
+    }
+    cutap_slow_cublasSaxpy(n, alpha, x, incx, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasSaxpy(int n, float alpha, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSaxpy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSaxpy(n, alpha, x, incx, y, incy);
+        cutap_cu_cublasSaxpy(n, alpha, x, incx, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -21912,12 +24683,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSaxpy_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSaxpy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSaxpy_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSaxpy_v2(cutap_c, handle, n, alpha, x, incx, y, incy);
+    return cutap_slow_cublasSaxpy_v2(handle, n, alpha, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSaxpy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSaxpy_v2(handle, n, alpha, x, incx, y, incy);
+        return cutap_cu_cublasSaxpy_v2(handle, n, alpha, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSaxpy_v2(cutap_c, handle, n, alpha, x, incx, y, incy);
@@ -21967,12 +24745,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSaxpy_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSaxpy_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSaxpy_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSaxpy_v2_64(cutap_c, handle, n, alpha, x, incx, y, incy);
+    return cutap_slow_cublasSaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSaxpy_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
+        return cutap_cu_cublasSaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSaxpy_v2_64(cutap_c, handle, n, alpha, x, incx, y, incy);
@@ -22023,12 +24808,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScalEx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasScalEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasScalEx(void *handle, int n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, int incx, unsigned int executionType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasScalEx);
+    if (cutap_c)
+        return cutap_cs_cublasScalEx(cutap_c, handle, n, alpha, alphaType, x, xType, incx, executionType);
+    return cutap_slow_cublasScalEx(handle, n, alpha, alphaType, x, xType, incx, executionType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasScalEx(void *handle, int n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, int incx, unsigned int executionType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasScalEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasScalEx(handle, n, alpha, alphaType, x, xType, incx, executionType);
+        return cutap_cu_cublasScalEx(handle, n, alpha, alphaType, x, xType, incx, executionType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScalEx(cutap_c, handle, n, alpha, alphaType, x, xType, incx, executionType);
@@ -22079,12 +24871,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScalEx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasScalEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasScalEx_64(void *handle, long n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, long incx, unsigned int executionType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasScalEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasScalEx_64(cutap_c, handle, n, alpha, alphaType, x, xType, incx, executionType);
+    return cutap_slow_cublasScalEx_64(handle, n, alpha, alphaType, x, xType, incx, executionType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasScalEx_64(void *handle, long n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, long incx, unsigned int executionType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasScalEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasScalEx_64(handle, n, alpha, alphaType, x, xType, incx, executionType);
+        return cutap_cu_cublasScalEx_64(handle, n, alpha, alphaType, x, xType, incx, executionType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScalEx_64(cutap_c, handle, n, alpha, alphaType, x, xType, incx, executionType);
@@ -22132,12 +24931,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScasum_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasScasum_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasScasum_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasScasum_v2);
+    if (cutap_c)
+        return cutap_cs_cublasScasum_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasScasum_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasScasum_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasScasum_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasScasum_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasScasum_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScasum_v2(cutap_c, handle, n, x, incx, result);
@@ -22185,12 +24991,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScasum_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasScasum_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasScasum_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasScasum_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasScasum_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasScasum_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasScasum_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasScasum_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasScasum_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasScasum_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScasum_v2_64(cutap_c, handle, n, x, incx, result);
@@ -22238,12 +25051,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScnrm2_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasScnrm2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasScnrm2_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasScnrm2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasScnrm2_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasScnrm2_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasScnrm2_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasScnrm2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasScnrm2_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasScnrm2_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScnrm2_v2(cutap_c, handle, n, x, incx, result);
@@ -22291,12 +25111,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScnrm2_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasScnrm2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasScnrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasScnrm2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasScnrm2_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasScnrm2_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasScnrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasScnrm2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasScnrm2_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasScnrm2_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScnrm2_v2_64(cutap_c, handle, n, x, incx, result);
@@ -22343,12 +25170,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasScopy(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasScopy, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasScopy(int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasScopy);
+    if (cutap_c)
+        {
+        cutap_cs_cublasScopy(cutap_c, n, x, incx, y, incy);
+        return;
+    }
+    cutap_slow_cublasScopy(n, x, incx, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasScopy(int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasScopy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasScopy(n, x, incx, y, incy);
+        cutap_cu_cublasScopy(n, x, incx, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -22399,12 +25236,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScopy_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasScopy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasScopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasScopy_v2);
+    if (cutap_c)
+        return cutap_cs_cublasScopy_v2(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasScopy_v2(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasScopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasScopy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasScopy_v2(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasScopy_v2(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScopy_v2(cutap_c, handle, n, x, incx, y, incy);
@@ -22453,12 +25297,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScopy_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasScopy_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasScopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasScopy_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasScopy_v2_64(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasScopy_v2_64(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasScopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasScopy_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasScopy_v2_64(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasScopy_v2_64(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScopy_v2_64(cutap_c, handle, n, x, incx, y, incy);
@@ -22511,12 +25362,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSdgmm(struct 
     cutap_fp_sample_end(CUTAP_ID_cublasSdgmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSdgmm);
+    if (cutap_c)
+        return cutap_cs_cublasSdgmm(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
+    return cutap_slow_cublasSdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSdgmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        return cutap_cu_cublasSdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSdgmm(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -22569,12 +25427,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSdgmm_64(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSdgmm_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSdgmm_64);
+    if (cutap_c)
+        return cutap_cs_cublasSdgmm_64(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
+    return cutap_slow_cublasSdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSdgmm_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        return cutap_cu_cublasSdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSdgmm_64(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -22624,12 +25489,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSdot_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasSdot_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSdot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSdot_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSdot_v2(cutap_c, handle, n, x, incx, y, incy, result);
+    return cutap_slow_cublasSdot_v2(handle, n, x, incx, y, incy, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSdot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSdot_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSdot_v2(handle, n, x, incx, y, incy, result);
+        return cutap_cu_cublasSdot_v2(handle, n, x, incx, y, incy, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSdot_v2(cutap_c, handle, n, x, incx, y, incy, result);
@@ -22679,12 +25551,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSdot_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasSdot_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSdot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSdot_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSdot_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
+    return cutap_slow_cublasSdot_v2_64(handle, n, x, incx, y, incy, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSdot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSdot_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSdot_v2_64(handle, n, x, incx, y, incy, result);
+        return cutap_cu_cublasSdot_v2_64(handle, n, x, incx, y, incy, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSdot_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
@@ -22729,12 +25608,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetAtomicsMod
     cutap_fp_sample_end(CUTAP_ID_cublasSetAtomicsMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetAtomicsMode(void *handle, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetAtomicsMode);
+    if (cutap_c)
+        return cutap_cs_cublasSetAtomicsMode(cutap_c, handle, mode);
+    return cutap_slow_cublasSetAtomicsMode(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetAtomicsMode(void *handle, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetAtomicsMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetAtomicsMode(handle, mode);
+        return cutap_cu_cublasSetAtomicsMode(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetAtomicsMode(cutap_c, handle, mode);
@@ -22779,12 +25665,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetEmulationS
     cutap_fp_sample_end(CUTAP_ID_cublasSetEmulationSpecialValuesSupport, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetEmulationSpecialValuesSupport(void *handle, unsigned int mask)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetEmulationSpecialValuesSupport);
+    if (cutap_c)
+        return cutap_cs_cublasSetEmulationSpecialValuesSupport(cutap_c, handle, mask);
+    return cutap_slow_cublasSetEmulationSpecialValuesSupport(handle, mask);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetEmulationSpecialValuesSupport(void *handle, unsigned int mask)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetEmulationSpecialValuesSupport, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetEmulationSpecialValuesSupport(handle, mask);
+        return cutap_cu_cublasSetEmulationSpecialValuesSupport(handle, mask);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetEmulationSpecialValuesSupport(cutap_c, handle, mask);
@@ -22829,12 +25722,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetEmulationS
     cutap_fp_sample_end(CUTAP_ID_cublasSetEmulationStrategy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetEmulationStrategy(void *handle, unsigned int emulationStrategy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetEmulationStrategy);
+    if (cutap_c)
+        return cutap_cs_cublasSetEmulationStrategy(cutap_c, handle, emulationStrategy);
+    return cutap_slow_cublasSetEmulationStrategy(handle, emulationStrategy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetEmulationStrategy(void *handle, unsigned int emulationStrategy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetEmulationStrategy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetEmulationStrategy(handle, emulationStrategy);
+        return cutap_cu_cublasSetEmulationStrategy(handle, emulationStrategy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetEmulationStrategy(cutap_c, handle, emulationStrategy);
@@ -22879,12 +25779,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetFixedPoint
     cutap_fp_sample_end(CUTAP_ID_cublasSetFixedPointEmulationMantissaBitCountPointer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetFixedPointEmulationMantissaBitCountPointer(void *handle, void *mantissaBitCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetFixedPointEmulationMantissaBitCountPointer);
+    if (cutap_c)
+        return cutap_cs_cublasSetFixedPointEmulationMantissaBitCountPointer(cutap_c, handle, mantissaBitCount);
+    return cutap_slow_cublasSetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetFixedPointEmulationMantissaBitCountPointer(void *handle, void *mantissaBitCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetFixedPointEmulationMantissaBitCountPointer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
+        return cutap_cu_cublasSetFixedPointEmulationMantissaBitCountPointer(handle, mantissaBitCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetFixedPointEmulationMantissaBitCountPointer(cutap_c, handle, mantissaBitCount);
@@ -22929,12 +25836,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetFixedPoint
     cutap_fp_sample_end(CUTAP_ID_cublasSetFixedPointEmulationMantissaBitOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetFixedPointEmulationMantissaBitOffset(void *handle, int mantissaBitOffset)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetFixedPointEmulationMantissaBitOffset);
+    if (cutap_c)
+        return cutap_cs_cublasSetFixedPointEmulationMantissaBitOffset(cutap_c, handle, mantissaBitOffset);
+    return cutap_slow_cublasSetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetFixedPointEmulationMantissaBitOffset(void *handle, int mantissaBitOffset)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetFixedPointEmulationMantissaBitOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
+        return cutap_cu_cublasSetFixedPointEmulationMantissaBitOffset(handle, mantissaBitOffset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetFixedPointEmulationMantissaBitOffset(cutap_c, handle, mantissaBitOffset);
@@ -22979,12 +25893,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetFixedPoint
     cutap_fp_sample_end(CUTAP_ID_cublasSetFixedPointEmulationMantissaControl, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetFixedPointEmulationMantissaControl(void *handle, unsigned int mantissaControl)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetFixedPointEmulationMantissaControl);
+    if (cutap_c)
+        return cutap_cs_cublasSetFixedPointEmulationMantissaControl(cutap_c, handle, mantissaControl);
+    return cutap_slow_cublasSetFixedPointEmulationMantissaControl(handle, mantissaControl);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetFixedPointEmulationMantissaControl(void *handle, unsigned int mantissaControl)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetFixedPointEmulationMantissaControl, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetFixedPointEmulationMantissaControl(handle, mantissaControl);
+        return cutap_cu_cublasSetFixedPointEmulationMantissaControl(handle, mantissaControl);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetFixedPointEmulationMantissaControl(cutap_c, handle, mantissaControl);
@@ -23029,12 +25950,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetFixedPoint
     cutap_fp_sample_end(CUTAP_ID_cublasSetFixedPointEmulationMaxMantissaBitCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetFixedPointEmulationMaxMantissaBitCount(void *handle, int maxMantissaBitCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetFixedPointEmulationMaxMantissaBitCount);
+    if (cutap_c)
+        return cutap_cs_cublasSetFixedPointEmulationMaxMantissaBitCount(cutap_c, handle, maxMantissaBitCount);
+    return cutap_slow_cublasSetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetFixedPointEmulationMaxMantissaBitCount(void *handle, int maxMantissaBitCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetFixedPointEmulationMaxMantissaBitCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
+        return cutap_cu_cublasSetFixedPointEmulationMaxMantissaBitCount(handle, maxMantissaBitCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetFixedPointEmulationMaxMantissaBitCount(cutap_c, handle, maxMantissaBitCount);
@@ -23078,12 +26006,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetKernelStre
     cutap_fp_sample_end(CUTAP_ID_cublasSetKernelStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetKernelStream(void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetKernelStream);
+    if (cutap_c)
+        return cutap_cs_cublasSetKernelStream(cutap_c, stream);
+    return cutap_slow_cublasSetKernelStream(stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetKernelStream(void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetKernelStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetKernelStream(stream);
+        return cutap_cu_cublasSetKernelStream(stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetKernelStream(cutap_c, stream);
@@ -23127,12 +26062,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetLoggerCall
     cutap_fp_sample_end(CUTAP_ID_cublasSetLoggerCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetLoggerCallback(void *userCallback)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetLoggerCallback);
+    if (cutap_c)
+        return cutap_cs_cublasSetLoggerCallback(cutap_c, userCallback);
+    return cutap_slow_cublasSetLoggerCallback(userCallback);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetLoggerCallback(void *userCallback)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetLoggerCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetLoggerCallback(userCallback);
+        return cutap_cu_cublasSetLoggerCallback(userCallback);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetLoggerCallback(cutap_c, userCallback);
@@ -23177,12 +26119,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetMathMode(s
     cutap_fp_sample_end(CUTAP_ID_cublasSetMathMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetMathMode(void *handle, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetMathMode);
+    if (cutap_c)
+        return cutap_cs_cublasSetMathMode(cutap_c, handle, mode);
+    return cutap_slow_cublasSetMathMode(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetMathMode(void *handle, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetMathMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetMathMode(handle, mode);
+        return cutap_cu_cublasSetMathMode(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetMathMode(cutap_c, handle, mode);
@@ -23232,12 +26181,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetMatrix(str
     cutap_fp_sample_end(CUTAP_ID_cublasSetMatrix, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetMatrix(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetMatrix);
+    if (cutap_c)
+        return cutap_cs_cublasSetMatrix(cutap_c, rows, cols, elemSize, A, lda, B, ldb);
+    return cutap_slow_cublasSetMatrix(rows, cols, elemSize, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetMatrix(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetMatrix, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetMatrix(rows, cols, elemSize, A, lda, B, ldb);
+        return cutap_cu_cublasSetMatrix(rows, cols, elemSize, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetMatrix(cutap_c, rows, cols, elemSize, A, lda, B, ldb);
@@ -23288,12 +26244,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetMatrixAsyn
     cutap_fp_sample_end(CUTAP_ID_cublasSetMatrixAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetMatrixAsync(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetMatrixAsync);
+    if (cutap_c)
+        return cutap_cs_cublasSetMatrixAsync(cutap_c, rows, cols, elemSize, A, lda, B, ldb, stream);
+    return cutap_slow_cublasSetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetMatrixAsync(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetMatrixAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
+        return cutap_cu_cublasSetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetMatrixAsync(cutap_c, rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -23344,12 +26307,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetMatrixAsyn
     cutap_fp_sample_end(CUTAP_ID_cublasSetMatrixAsync_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetMatrixAsync_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetMatrixAsync_64);
+    if (cutap_c)
+        return cutap_cs_cublasSetMatrixAsync_64(cutap_c, rows, cols, elemSize, A, lda, B, ldb, stream);
+    return cutap_slow_cublasSetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetMatrixAsync_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetMatrixAsync_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
+        return cutap_cu_cublasSetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetMatrixAsync_64(cutap_c, rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -23399,12 +26369,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetMatrix_64(
     cutap_fp_sample_end(CUTAP_ID_cublasSetMatrix_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetMatrix_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetMatrix_64);
+    if (cutap_c)
+        return cutap_cs_cublasSetMatrix_64(cutap_c, rows, cols, elemSize, A, lda, B, ldb);
+    return cutap_slow_cublasSetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetMatrix_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetMatrix_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
+        return cutap_cu_cublasSetMatrix_64(rows, cols, elemSize, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetMatrix_64(cutap_c, rows, cols, elemSize, A, lda, B, ldb);
@@ -23449,12 +26426,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetPointerMod
     cutap_fp_sample_end(CUTAP_ID_cublasSetPointerMode_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetPointerMode_v2(void *handle, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetPointerMode_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSetPointerMode_v2(cutap_c, handle, mode);
+    return cutap_slow_cublasSetPointerMode_v2(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetPointerMode_v2(void *handle, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetPointerMode_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetPointerMode_v2(handle, mode);
+        return cutap_cu_cublasSetPointerMode_v2(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetPointerMode_v2(cutap_c, handle, mode);
@@ -23499,12 +26483,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetSmCountTar
     cutap_fp_sample_end(CUTAP_ID_cublasSetSmCountTarget, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetSmCountTarget(void *handle, int smCountTarget)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetSmCountTarget);
+    if (cutap_c)
+        return cutap_cs_cublasSetSmCountTarget(cutap_c, handle, smCountTarget);
+    return cutap_slow_cublasSetSmCountTarget(handle, smCountTarget);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetSmCountTarget(void *handle, int smCountTarget)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetSmCountTarget, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetSmCountTarget(handle, smCountTarget);
+        return cutap_cu_cublasSetSmCountTarget(handle, smCountTarget);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetSmCountTarget(cutap_c, handle, smCountTarget);
@@ -23549,12 +26540,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetStream_v2(
     cutap_fp_sample_end(CUTAP_ID_cublasSetStream_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetStream_v2(void *handle, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetStream_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSetStream_v2(cutap_c, handle, streamId);
+    return cutap_slow_cublasSetStream_v2(handle, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetStream_v2(void *handle, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetStream_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetStream_v2(handle, streamId);
+        return cutap_cu_cublasSetStream_v2(handle, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetStream_v2(cutap_c, handle, streamId);
@@ -23603,12 +26601,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetVector(str
     cutap_fp_sample_end(CUTAP_ID_cublasSetVector, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetVector(int n, int elemSize, void *x, int incx, void *devicePtr, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetVector);
+    if (cutap_c)
+        return cutap_cs_cublasSetVector(cutap_c, n, elemSize, x, incx, devicePtr, incy);
+    return cutap_slow_cublasSetVector(n, elemSize, x, incx, devicePtr, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetVector(int n, int elemSize, void *x, int incx, void *devicePtr, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetVector, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetVector(n, elemSize, x, incx, devicePtr, incy);
+        return cutap_cu_cublasSetVector(n, elemSize, x, incx, devicePtr, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetVector(cutap_c, n, elemSize, x, incx, devicePtr, incy);
@@ -23658,12 +26663,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetVectorAsyn
     cutap_fp_sample_end(CUTAP_ID_cublasSetVectorAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetVectorAsync(int n, int elemSize, void *hostPtr, int incx, void *devicePtr, int incy, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetVectorAsync);
+    if (cutap_c)
+        return cutap_cs_cublasSetVectorAsync(cutap_c, n, elemSize, hostPtr, incx, devicePtr, incy, stream);
+    return cutap_slow_cublasSetVectorAsync(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetVectorAsync(int n, int elemSize, void *hostPtr, int incx, void *devicePtr, int incy, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetVectorAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetVectorAsync(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
+        return cutap_cu_cublasSetVectorAsync(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetVectorAsync(cutap_c, n, elemSize, hostPtr, incx, devicePtr, incy, stream);
@@ -23713,12 +26725,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetVectorAsyn
     cutap_fp_sample_end(CUTAP_ID_cublasSetVectorAsync_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetVectorAsync_64(long n, long elemSize, void *hostPtr, long incx, void *devicePtr, long incy, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetVectorAsync_64);
+    if (cutap_c)
+        return cutap_cs_cublasSetVectorAsync_64(cutap_c, n, elemSize, hostPtr, incx, devicePtr, incy, stream);
+    return cutap_slow_cublasSetVectorAsync_64(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetVectorAsync_64(long n, long elemSize, void *hostPtr, long incx, void *devicePtr, long incy, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetVectorAsync_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetVectorAsync_64(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
+        return cutap_cu_cublasSetVectorAsync_64(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetVectorAsync_64(cutap_c, n, elemSize, hostPtr, incx, devicePtr, incy, stream);
@@ -23767,12 +26786,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetVector_64(
     cutap_fp_sample_end(CUTAP_ID_cublasSetVector_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetVector_64(long n, long elemSize, void *x, long incx, void *devicePtr, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetVector_64);
+    if (cutap_c)
+        return cutap_cs_cublasSetVector_64(cutap_c, n, elemSize, x, incx, devicePtr, incy);
+    return cutap_slow_cublasSetVector_64(n, elemSize, x, incx, devicePtr, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetVector_64(long n, long elemSize, void *x, long incx, void *devicePtr, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetVector_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetVector_64(n, elemSize, x, incx, devicePtr, incy);
+        return cutap_cu_cublasSetVector_64(n, elemSize, x, incx, devicePtr, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetVector_64(cutap_c, n, elemSize, x, incx, devicePtr, incy);
@@ -23818,12 +26844,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetWorkspace_
     cutap_fp_sample_end(CUTAP_ID_cublasSetWorkspace_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSetWorkspace_v2(void *handle, void *workspace, unsigned long workspaceSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSetWorkspace_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSetWorkspace_v2(cutap_c, handle, workspace, workspaceSizeInBytes);
+    return cutap_slow_cublasSetWorkspace_v2(handle, workspace, workspaceSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSetWorkspace_v2(void *handle, void *workspace, unsigned long workspaceSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSetWorkspace_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSetWorkspace_v2(handle, workspace, workspaceSizeInBytes);
+        return cutap_cu_cublasSetWorkspace_v2(handle, workspace, workspaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetWorkspace_v2(cutap_c, handle, workspace, workspaceSizeInBytes);
@@ -23878,12 +26911,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSgbmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSgbmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSgbmv(char trans, int m, int n, int kl, int ku, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgbmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSgbmv(cutap_c, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasSgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasSgbmv(char trans, int m, int n, int kl, int ku, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgbmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasSgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -23942,12 +26985,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgbmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSgbmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgbmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSgbmv_v2(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasSgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgbmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasSgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgbmv_v2(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -24004,12 +27054,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgbmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSgbmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgbmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSgbmv_v2_64(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasSgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgbmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasSgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgbmv_v2_64(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -24065,12 +27122,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgeam(struct 
     cutap_fp_sample_end(CUTAP_ID_cublasSgeam, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgeam);
+    if (cutap_c)
+        return cutap_cs_cublasSgeam(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    return cutap_slow_cublasSgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgeam, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        return cutap_cu_cublasSgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgeam(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -24126,12 +27190,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgeam_64(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSgeam_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgeam_64);
+    if (cutap_c)
+        return cutap_cs_cublasSgeam_64(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    return cutap_slow_cublasSgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgeam_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        return cutap_cu_cublasSgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgeam_64(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -24186,12 +27257,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgelsBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasSgelsBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgelsBatched);
+    if (cutap_c)
+        return cutap_cs_cublasSgelsBatched(cutap_c, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+    return cutap_slow_cublasSgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgelsBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+        return cutap_cu_cublasSgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgelsBatched(cutap_c, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -24246,12 +27324,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSgemm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSgemm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSgemm(char transa, char transb, int m, int n, int k, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSgemm(cutap_c, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasSgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasSgemm(char transa, char transb, int m, int n, int k, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasSgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -24311,12 +27399,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasSgemmBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemmBatched);
+    if (cutap_c)
+        return cutap_cs_cublasSgemmBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    return cutap_slow_cublasSgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemmBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        return cutap_cu_cublasSgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -24374,12 +27469,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmBatched_
     cutap_fp_sample_end(CUTAP_ID_cublasSgemmBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemmBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasSgemmBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    return cutap_slow_cublasSgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemmBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        return cutap_cu_cublasSgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -24439,12 +27541,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmEx(struc
     cutap_fp_sample_end(CUTAP_ID_cublasSgemmEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemmEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemmEx);
+    if (cutap_c)
+        return cutap_cs_cublasSgemmEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    return cutap_slow_cublasSgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemmEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemmEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+        return cutap_cu_cublasSgemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -24504,12 +27613,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmEx_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasSgemmEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemmEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemmEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasSgemmEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    return cutap_slow_cublasSgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemmEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemmEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+        return cutap_cu_cublasSgemmEx_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -24568,12 +27684,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmGroupedB
     cutap_fp_sample_end(CUTAP_ID_cublasSgemmGroupedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemmGroupedBatched(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, int group_count, void *group_size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemmGroupedBatched);
+    if (cutap_c)
+        return cutap_cs_cublasSgemmGroupedBatched(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+    return cutap_slow_cublasSgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemmGroupedBatched(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, int group_count, void *group_size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemmGroupedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+        return cutap_cu_cublasSgemmGroupedBatched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmGroupedBatched(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -24632,12 +27755,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmGroupedB
     cutap_fp_sample_end(CUTAP_ID_cublasSgemmGroupedBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemmGroupedBatched_64(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, long group_count, void *group_size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemmGroupedBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasSgemmGroupedBatched_64(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+    return cutap_slow_cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemmGroupedBatched_64(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, long group_count, void *group_size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemmGroupedBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+        return cutap_cu_cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmGroupedBatched_64(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -24698,12 +27828,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasSgemmStridedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemmStridedBatched);
+    if (cutap_c)
+        return cutap_cs_cublasSgemmStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    return cutap_slow_cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemmStridedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        return cutap_cu_cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -24764,12 +27901,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasSgemmStridedBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemmStridedBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasSgemmStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    return cutap_slow_cublasSgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemmStridedBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        return cutap_cu_cublasSgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -24826,12 +27970,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSgemm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSgemm_v2(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasSgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasSgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemm_v2(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -24888,12 +28039,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSgemm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSgemm_v2_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasSgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasSgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemm_v2_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -24946,12 +28104,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSgemv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSgemv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSgemv(char trans, int m, int n, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSgemv(cutap_c, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasSgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasSgemv(char trans, int m, int n, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasSgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -25009,12 +28177,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemvBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasSgemvBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemvBatched);
+    if (cutap_c)
+        return cutap_cs_cublasSgemvBatched(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    return cutap_slow_cublasSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemvBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        return cutap_cu_cublasSgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemvBatched(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -25070,12 +28245,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemvBatched_
     cutap_fp_sample_end(CUTAP_ID_cublasSgemvBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemvBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasSgemvBatched_64(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    return cutap_slow_cublasSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemvBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        return cutap_cu_cublasSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemvBatched_64(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -25134,12 +28316,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemvStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasSgemvStridedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemvStridedBatched);
+    if (cutap_c)
+        return cutap_cs_cublasSgemvStridedBatched(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    return cutap_slow_cublasSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemvStridedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        return cutap_cu_cublasSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemvStridedBatched(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -25198,12 +28387,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemvStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasSgemvStridedBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemvStridedBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasSgemvStridedBatched_64(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    return cutap_slow_cublasSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemvStridedBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        return cutap_cu_cublasSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemvStridedBatched_64(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -25258,12 +28454,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSgemv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSgemv_v2(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasSgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasSgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemv_v2(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -25318,12 +28521,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSgemv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgemv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSgemv_v2_64(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasSgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgemv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasSgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemv_v2_64(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -25374,12 +28584,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgeqrfBatched
     cutap_fp_sample_end(CUTAP_ID_cublasSgeqrfBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgeqrfBatched);
+    if (cutap_c)
+        return cutap_cs_cublasSgeqrfBatched(cutap_c, handle, m, n, Aarray, lda, TauArray, info, batchSize);
+    return cutap_slow_cublasSgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgeqrfBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+        return cutap_cu_cublasSgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgeqrfBatched(cutap_c, handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -25430,12 +28647,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSger(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSger, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSger(int m, int n, float alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSger);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSger(cutap_c, m, n, alpha, x, incx, y, incy, A, lda);
+        return;
+    }
+    cutap_slow_cublasSger(m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasSger(int m, int n, float alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSger, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSger(m, n, alpha, x, incx, y, incy, A, lda);
+        cutap_cu_cublasSger(m, n, alpha, x, incx, y, incy, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -25490,12 +28717,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSger_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasSger_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSger_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSger_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSger_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasSger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSger_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSger_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasSger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSger_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -25548,12 +28782,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSger_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasSger_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSger_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSger_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSger_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasSger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSger_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSger_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasSger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSger_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -25603,12 +28844,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgetrfBatched
     cutap_fp_sample_end(CUTAP_ID_cublasSgetrfBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgetrfBatched);
+    if (cutap_c)
+        return cutap_cs_cublasSgetrfBatched(cutap_c, handle, n, A, lda, P, info, batchSize);
+    return cutap_slow_cublasSgetrfBatched(handle, n, A, lda, P, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgetrfBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgetrfBatched(handle, n, A, lda, P, info, batchSize);
+        return cutap_cu_cublasSgetrfBatched(handle, n, A, lda, P, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgetrfBatched(cutap_c, handle, n, A, lda, P, info, batchSize);
@@ -25660,12 +28908,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgetriBatched
     cutap_fp_sample_end(CUTAP_ID_cublasSgetriBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgetriBatched);
+    if (cutap_c)
+        return cutap_cs_cublasSgetriBatched(cutap_c, handle, n, A, lda, P, C, ldc, info, batchSize);
+    return cutap_slow_cublasSgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgetriBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
+        return cutap_cu_cublasSgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgetriBatched(cutap_c, handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -25719,12 +28974,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgetrsBatched
     cutap_fp_sample_end(CUTAP_ID_cublasSgetrsBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSgetrsBatched);
+    if (cutap_c)
+        return cutap_cs_cublasSgetrsBatched(cutap_c, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+    return cutap_slow_cublasSgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSgetrsBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+        return cutap_cu_cublasSgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgetrsBatched(cutap_c, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -25766,12 +29028,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasShutdown(stru
     cutap_fp_sample_end(CUTAP_ID_cublasShutdown, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasShutdown(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasShutdown);
+    if (cutap_c)
+        return cutap_cs_cublasShutdown(cutap_c);
+    return cutap_slow_cublasShutdown();
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasShutdown(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasShutdown, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasShutdown();
+        return cutap_cu_cublasShutdown();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasShutdown(cutap_c);
@@ -25822,12 +29091,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSmatinvBatche
     cutap_fp_sample_end(CUTAP_ID_cublasSmatinvBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSmatinvBatched);
+    if (cutap_c)
+        return cutap_cs_cublasSmatinvBatched(cutap_c, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+    return cutap_slow_cublasSmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSmatinvBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+        return cutap_cu_cublasSmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSmatinvBatched(cutap_c, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -25875,12 +29151,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSnrm2_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSnrm2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSnrm2_v2(void *handle, int n, void *x, int incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSnrm2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSnrm2_v2(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasSnrm2_v2(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSnrm2_v2(void *handle, int n, void *x, int incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSnrm2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSnrm2_v2(handle, n, x, incx, result);
+        return cutap_cu_cublasSnrm2_v2(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSnrm2_v2(cutap_c, handle, n, x, incx, result);
@@ -25928,12 +29211,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSnrm2_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSnrm2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSnrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSnrm2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSnrm2_v2_64(cutap_c, handle, n, x, incx, result);
+    return cutap_slow_cublasSnrm2_v2_64(handle, n, x, incx, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSnrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSnrm2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSnrm2_v2_64(handle, n, x, incx, result);
+        return cutap_cu_cublasSnrm2_v2_64(handle, n, x, incx, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSnrm2_v2_64(cutap_c, handle, n, x, incx, result);
@@ -25982,12 +29272,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSrot(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSrot, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSrot(int n, void *x, int incx, void *y, int incy, float sc, float ss)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSrot);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSrot(cutap_c, n, x, incx, y, incy, sc, ss);
+        return;
+    }
+    cutap_slow_cublasSrot(n, x, incx, y, incy, sc, ss);
+}
 CUTAP_SLOW void cutap_ct_cublasSrot(int n, void *x, int incx, void *y, int incy, float sc, float ss)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSrot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSrot(n, x, incx, y, incy, sc, ss);
+        cutap_cu_cublasSrot(n, x, incx, y, incy, sc, ss);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -26040,12 +29340,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSrot_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasSrot_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSrot_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
+    return cutap_slow_cublasSrot_v2(handle, n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSrot_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSrot_v2(handle, n, x, incx, y, incy, c, s);
+        return cutap_cu_cublasSrot_v2(handle, n, x, incx, y, incy, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
@@ -26096,12 +29403,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSrot_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasSrot_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSrot_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
+    return cutap_slow_cublasSrot_v2_64(handle, n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSrot_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSrot_v2_64(handle, n, x, incx, y, incy, c, s);
+        return cutap_cu_cublasSrot_v2_64(handle, n, x, incx, y, incy, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
@@ -26147,12 +29461,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSrotg(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSrotg, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSrotg(void *sa, void *sb, void *sc, void *ss)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSrotg);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSrotg(cutap_c, sa, sb, sc, ss);
+        return;
+    }
+    cutap_slow_cublasSrotg(sa, sb, sc, ss);
+}
 CUTAP_SLOW void cutap_ct_cublasSrotg(void *sa, void *sb, void *sc, void *ss)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSrotg, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSrotg(sa, sb, sc, ss);
+        cutap_cu_cublasSrotg(sa, sb, sc, ss);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -26202,12 +29526,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSrotg_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSrotg_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSrotg_v2(void *handle, void *a, void *b, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSrotg_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSrotg_v2(cutap_c, handle, a, b, c, s);
+    return cutap_slow_cublasSrotg_v2(handle, a, b, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSrotg_v2(void *handle, void *a, void *b, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSrotg_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSrotg_v2(handle, a, b, c, s);
+        return cutap_cu_cublasSrotg_v2(handle, a, b, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSrotg_v2(cutap_c, handle, a, b, c, s);
@@ -26255,12 +29586,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSrotm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSrotm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSrotm(int n, void *x, int incx, void *y, int incy, void *sparam)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSrotm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSrotm(cutap_c, n, x, incx, y, incy, sparam);
+        return;
+    }
+    cutap_slow_cublasSrotm(n, x, incx, y, incy, sparam);
+}
 CUTAP_SLOW void cutap_ct_cublasSrotm(int n, void *x, int incx, void *y, int incy, void *sparam)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSrotm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSrotm(n, x, incx, y, incy, sparam);
+        cutap_cu_cublasSrotm(n, x, incx, y, incy, sparam);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -26312,12 +29653,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSrotm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSrotm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSrotm_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *param)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSrotm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSrotm_v2(cutap_c, handle, n, x, incx, y, incy, param);
+    return cutap_slow_cublasSrotm_v2(handle, n, x, incx, y, incy, param);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSrotm_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *param)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSrotm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSrotm_v2(handle, n, x, incx, y, incy, param);
+        return cutap_cu_cublasSrotm_v2(handle, n, x, incx, y, incy, param);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSrotm_v2(cutap_c, handle, n, x, incx, y, incy, param);
@@ -26367,12 +29715,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSrotm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSrotm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSrotm_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *param)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSrotm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSrotm_v2_64(cutap_c, handle, n, x, incx, y, incy, param);
+    return cutap_slow_cublasSrotm_v2_64(handle, n, x, incx, y, incy, param);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSrotm_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *param)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSrotm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSrotm_v2_64(handle, n, x, incx, y, incy, param);
+        return cutap_cu_cublasSrotm_v2_64(handle, n, x, incx, y, incy, param);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSrotm_v2_64(cutap_c, handle, n, x, incx, y, incy, param);
@@ -26419,12 +29774,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSrotmg(struct cutap_c
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSrotmg, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSrotmg(void *sd1, void *sd2, void *sx1, void *sy1, void *sparam)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSrotmg);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSrotmg(cutap_c, sd1, sd2, sx1, sy1, sparam);
+        return;
+    }
+    cutap_slow_cublasSrotmg(sd1, sd2, sx1, sy1, sparam);
+}
 CUTAP_SLOW void cutap_ct_cublasSrotmg(void *sd1, void *sd2, void *sx1, void *sy1, void *sparam)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSrotmg, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSrotmg(sd1, sd2, sx1, sy1, sparam);
+        cutap_cu_cublasSrotmg(sd1, sd2, sx1, sy1, sparam);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -26475,12 +29840,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSrotmg_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasSrotmg_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSrotmg_v2(void *handle, void *d1, void *d2, void *x1, void *y1, void *param)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSrotmg_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSrotmg_v2(cutap_c, handle, d1, d2, x1, y1, param);
+    return cutap_slow_cublasSrotmg_v2(handle, d1, d2, x1, y1, param);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSrotmg_v2(void *handle, void *d1, void *d2, void *x1, void *y1, void *param)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSrotmg_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSrotmg_v2(handle, d1, d2, x1, y1, param);
+        return cutap_cu_cublasSrotmg_v2(handle, d1, d2, x1, y1, param);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSrotmg_v2(cutap_c, handle, d1, d2, x1, y1, param);
@@ -26533,12 +29905,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSsbmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSsbmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSsbmv(char uplo, int n, int k, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsbmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSsbmv(cutap_c, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasSsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasSsbmv(char uplo, int n, int k, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsbmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasSsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -26595,12 +29977,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsbmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSsbmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsbmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSsbmv_v2(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasSsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsbmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasSsbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsbmv_v2(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -26655,12 +30044,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsbmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSsbmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsbmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSsbmv_v2_64(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasSsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsbmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasSsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsbmv_v2_64(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -26706,12 +30102,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSscal(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSscal, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSscal(int n, float alpha, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSscal);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSscal(cutap_c, n, alpha, x, incx);
+        return;
+    }
+    cutap_slow_cublasSscal(n, alpha, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasSscal(int n, float alpha, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSscal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSscal(n, alpha, x, incx);
+        cutap_cu_cublasSscal(n, alpha, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -26761,12 +30167,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSscal_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSscal_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSscal_v2(void *handle, int n, void *alpha, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSscal_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSscal_v2(cutap_c, handle, n, alpha, x, incx);
+    return cutap_slow_cublasSscal_v2(handle, n, alpha, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSscal_v2(void *handle, int n, void *alpha, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSscal_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSscal_v2(handle, n, alpha, x, incx);
+        return cutap_cu_cublasSscal_v2(handle, n, alpha, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSscal_v2(cutap_c, handle, n, alpha, x, incx);
@@ -26814,12 +30227,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSscal_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSscal_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSscal_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSscal_v2_64(cutap_c, handle, n, alpha, x, incx);
+    return cutap_slow_cublasSscal_v2_64(handle, n, alpha, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSscal_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSscal_v2_64(handle, n, alpha, x, incx);
+        return cutap_cu_cublasSscal_v2_64(handle, n, alpha, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSscal_v2_64(cutap_c, handle, n, alpha, x, incx);
@@ -26870,12 +30290,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSspmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSspmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSspmv(char uplo, int n, float alpha, void *AP, void *x, int incx, float beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSspmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSspmv(cutap_c, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasSspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasSspmv(char uplo, int n, float alpha, void *AP, void *x, int incx, float beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSspmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
+        cutap_cu_cublasSspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -26930,12 +30360,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSspmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSspmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSspmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSspmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSspmv_v2(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    return cutap_slow_cublasSspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSspmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSspmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        return cutap_cu_cublasSspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSspmv_v2(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -26988,12 +30425,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSspmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSspmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSspmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSspmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSspmv_v2_64(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    return cutap_slow_cublasSspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSspmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSspmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        return cutap_cu_cublasSspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSspmv_v2_64(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -27041,12 +30485,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSspr(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSspr, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSspr(char uplo, int n, float alpha, void *x, int incx, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSspr);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSspr(cutap_c, uplo, n, alpha, x, incx, AP);
+        return;
+    }
+    cutap_slow_cublasSspr(uplo, n, alpha, x, incx, AP);
+}
 CUTAP_SLOW void cutap_ct_cublasSspr(char uplo, int n, float alpha, void *x, int incx, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSspr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSspr(uplo, n, alpha, x, incx, AP);
+        cutap_cu_cublasSspr(uplo, n, alpha, x, incx, AP);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -27098,12 +30552,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSspr2(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSspr2, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSspr2(char uplo, int n, float alpha, void *x, int incx, void *y, int incy, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSspr2);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSspr2(cutap_c, uplo, n, alpha, x, incx, y, incy, AP);
+        return;
+    }
+    cutap_slow_cublasSspr2(uplo, n, alpha, x, incx, y, incy, AP);
+}
 CUTAP_SLOW void cutap_ct_cublasSspr2(char uplo, int n, float alpha, void *x, int incx, void *y, int incy, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSspr2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSspr2(uplo, n, alpha, x, incx, y, incy, AP);
+        cutap_cu_cublasSspr2(uplo, n, alpha, x, incx, y, incy, AP);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -27157,12 +30621,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSspr2_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSspr2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSspr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSspr2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSspr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
+    return cutap_slow_cublasSspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSspr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSspr2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        return cutap_cu_cublasSspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSspr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -27214,12 +30685,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSspr2_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSspr2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSspr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSspr2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSspr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
+    return cutap_slow_cublasSspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSspr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSspr2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        return cutap_cu_cublasSspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSspr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -27269,12 +30747,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSspr_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasSspr_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSspr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSspr_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSspr_v2(cutap_c, handle, uplo, n, alpha, x, incx, AP);
+    return cutap_slow_cublasSspr_v2(handle, uplo, n, alpha, x, incx, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSspr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSspr_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSspr_v2(handle, uplo, n, alpha, x, incx, AP);
+        return cutap_cu_cublasSspr_v2(handle, uplo, n, alpha, x, incx, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSspr_v2(cutap_c, handle, uplo, n, alpha, x, incx, AP);
@@ -27324,12 +30809,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSspr_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasSspr_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSspr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSspr_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSspr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, AP);
+    return cutap_slow_cublasSspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSspr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSspr_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
+        return cutap_cu_cublasSspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSspr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, AP);
@@ -27376,12 +30868,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSswap(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSswap, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSswap(int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSswap);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSswap(cutap_c, n, x, incx, y, incy);
+        return;
+    }
+    cutap_slow_cublasSswap(n, x, incx, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasSswap(int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSswap, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSswap(n, x, incx, y, incy);
+        cutap_cu_cublasSswap(n, x, incx, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -27432,12 +30934,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSswap_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSswap_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSswap_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSswap_v2(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasSswap_v2(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSswap_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSswap_v2(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasSswap_v2(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSswap_v2(cutap_c, handle, n, x, incx, y, incy);
@@ -27486,12 +30995,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSswap_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSswap_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSswap_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSswap_v2_64(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasSswap_v2_64(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSswap_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSswap_v2_64(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasSswap_v2_64(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSswap_v2_64(cutap_c, handle, n, x, incx, y, incy);
@@ -27545,12 +31061,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSsymm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSsymm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSsymm(char side, char uplo, int m, int n, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsymm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSsymm(cutap_c, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasSsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasSsymm(char side, char uplo, int m, int n, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsymm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasSsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -27608,12 +31134,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsymm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSsymm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsymm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSsymm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasSsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsymm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasSsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsymm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -27669,12 +31202,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsymm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSsymm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsymm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSsymm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasSsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsymm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasSsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsymm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -27726,12 +31266,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSsymv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSsymv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSsymv(char uplo, int n, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsymv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSsymv(cutap_c, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasSsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasSsymv(char uplo, int n, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsymv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasSsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -27787,12 +31337,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsymv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSsymv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsymv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSsymv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasSsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsymv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasSsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsymv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -27846,12 +31403,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsymv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSsymv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsymv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSsymv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasSsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsymv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasSsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsymv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -27900,12 +31464,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSsyr(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSsyr, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSsyr(char uplo, int n, float alpha, void *x, int incx, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyr);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSsyr(cutap_c, uplo, n, alpha, x, incx, A, lda);
+        return;
+    }
+    cutap_slow_cublasSsyr(uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasSsyr(char uplo, int n, float alpha, void *x, int incx, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSsyr(uplo, n, alpha, x, incx, A, lda);
+        cutap_cu_cublasSsyr(uplo, n, alpha, x, incx, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -27958,12 +31532,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSsyr2(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSsyr2, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSsyr2(char uplo, int n, float alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyr2);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSsyr2(cutap_c, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return;
+    }
+    cutap_slow_cublasSsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasSsyr2(char uplo, int n, float alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyr2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
+        cutap_cu_cublasSsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -28018,12 +31602,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyr2_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSsyr2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyr2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSsyr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasSsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyr2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasSsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -28076,12 +31667,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyr2_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSsyr2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyr2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSsyr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasSsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyr2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasSsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -28135,12 +31733,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSsyr2k(struct cutap_c
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSsyr2k, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSsyr2k(char uplo, char trans, int n, int k, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyr2k);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSsyr2k(cutap_c, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasSsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasSsyr2k(char uplo, char trans, int n, int k, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyr2k, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasSsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -28198,12 +31806,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyr2k_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasSsyr2k_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyr2k_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSsyr2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasSsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyr2k_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasSsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyr2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -28259,12 +31874,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyr2k_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasSsyr2k_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyr2k_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSsyr2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasSsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyr2k_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasSsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyr2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -28315,12 +31937,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyr_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasSsyr_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyr_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSsyr_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
+    return cutap_slow_cublasSsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyr_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
+        return cutap_cu_cublasSsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyr_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
@@ -28371,12 +32000,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyr_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasSsyr_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyr_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSsyr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
+    return cutap_slow_cublasSsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyr_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
+        return cutap_cu_cublasSsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
@@ -28428,12 +32064,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasSsyrk(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasSsyrk, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasSsyrk(char uplo, char trans, int n, int k, float alpha, void *A, int lda, float beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyrk);
+    if (cutap_c)
+        {
+        cutap_cs_cublasSsyrk(cutap_c, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasSsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasSsyrk(char uplo, char trans, int n, int k, float alpha, void *A, int lda, float beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyrk, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasSsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        cutap_cu_cublasSsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -28489,12 +32135,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyrk_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasSsyrk_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyrk_v2);
+    if (cutap_c)
+        return cutap_cs_cublasSsyrk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasSsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyrk_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasSsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyrk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -28548,12 +32201,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyrk_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasSsyrk_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyrk_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasSsyrk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasSsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyrk_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasSsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyrk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -28609,12 +32269,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyrkx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasSsyrkx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyrkx);
+    if (cutap_c)
+        return cutap_cs_cublasSsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyrkx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -28670,12 +32337,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyrkx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasSsyrkx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSsyrkx_64);
+    if (cutap_c)
+        return cutap_cs_cublasSsyrkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasSsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSsyrkx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasSsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyrkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -28726,12 +32400,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasStbmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasStbmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasStbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStbmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasStbmv(cutap_c, uplo, trans, diag, n, k, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasStbmv(uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasStbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStbmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasStbmv(uplo, trans, diag, n, k, A, lda, x, incx);
+        cutap_cu_cublasStbmv(uplo, trans, diag, n, k, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -28786,12 +32470,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStbmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasStbmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStbmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasStbmv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasStbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStbmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasStbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStbmv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -28844,12 +32535,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStbmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasStbmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStbmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasStbmv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasStbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStbmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasStbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStbmv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -28900,12 +32598,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasStbsv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasStbsv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasStbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStbsv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasStbsv(cutap_c, uplo, trans, diag, n, k, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasStbsv(uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasStbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStbsv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasStbsv(uplo, trans, diag, n, k, A, lda, x, incx);
+        cutap_cu_cublasStbsv(uplo, trans, diag, n, k, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -28960,12 +32668,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStbsv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasStbsv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStbsv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasStbsv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasStbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStbsv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasStbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStbsv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -29018,12 +32733,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStbsv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasStbsv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStbsv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasStbsv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasStbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStbsv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasStbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStbsv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -29072,12 +32794,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasStpmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasStpmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasStpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStpmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasStpmv(cutap_c, uplo, trans, diag, n, AP, x, incx);
+        return;
+    }
+    cutap_slow_cublasStpmv(uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasStpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStpmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasStpmv(uplo, trans, diag, n, AP, x, incx);
+        cutap_cu_cublasStpmv(uplo, trans, diag, n, AP, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -29130,12 +32862,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStpmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasStpmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStpmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasStpmv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasStpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStpmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasStpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStpmv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -29186,12 +32925,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStpmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasStpmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStpmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasStpmv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasStpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStpmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasStpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStpmv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -29240,12 +32986,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasStpsv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasStpsv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasStpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStpsv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasStpsv(cutap_c, uplo, trans, diag, n, AP, x, incx);
+        return;
+    }
+    cutap_slow_cublasStpsv(uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasStpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStpsv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasStpsv(uplo, trans, diag, n, AP, x, incx);
+        cutap_cu_cublasStpsv(uplo, trans, diag, n, AP, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -29298,12 +33054,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStpsv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasStpsv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStpsv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasStpsv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasStpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStpsv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasStpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStpsv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -29354,12 +33117,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStpsv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasStpsv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStpsv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasStpsv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasStpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStpsv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasStpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStpsv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -29408,12 +33178,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStpttr(struct
     cutap_fp_sample_end(CUTAP_ID_cublasStpttr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStpttr);
+    if (cutap_c)
+        return cutap_cs_cublasStpttr(cutap_c, handle, uplo, n, AP, A, lda);
+    return cutap_slow_cublasStpttr(handle, uplo, n, AP, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStpttr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStpttr(handle, uplo, n, AP, A, lda);
+        return cutap_cu_cublasStpttr(handle, uplo, n, AP, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStpttr(cutap_c, handle, uplo, n, AP, A, lda);
@@ -29466,12 +33243,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasStrmm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasStrmm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasStrmm(char side, char uplo, char transa, char diag, int m, int n, float alpha, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrmm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasStrmm(cutap_c, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        return;
+    }
+    cutap_slow_cublasStrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW void cutap_ct_cublasStrmm(char side, char uplo, char transa, char diag, int m, int n, float alpha, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasStrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        cutap_cu_cublasStrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -29530,12 +33317,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrmm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasStrmm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrmm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasStrmm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    return cutap_slow_cublasStrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrmm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        return cutap_cu_cublasStrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrmm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -29592,12 +33386,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrmm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasStrmm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrmm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasStrmm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    return cutap_slow_cublasStrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrmm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        return cutap_cu_cublasStrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrmm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -29647,12 +33448,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasStrmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasStrmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasStrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasStrmv(cutap_c, uplo, trans, diag, n, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasStrmv(uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasStrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasStrmv(uplo, trans, diag, n, A, lda, x, incx);
+        cutap_cu_cublasStrmv(uplo, trans, diag, n, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -29706,12 +33517,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasStrmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasStrmv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasStrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasStrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrmv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -29763,12 +33581,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasStrmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasStrmv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasStrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasStrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrmv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -29821,12 +33646,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasStrsm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasStrsm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasStrsm(char side, char uplo, char transa, char diag, int m, int n, float alpha, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrsm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasStrsm(cutap_c, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        return;
+    }
+    cutap_slow_cublasStrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW void cutap_ct_cublasStrsm(char side, char uplo, char transa, char diag, int m, int n, float alpha, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrsm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasStrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        cutap_cu_cublasStrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -29884,12 +33719,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrsmBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasStrsmBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrsmBatched);
+    if (cutap_c)
+        return cutap_cs_cublasStrsmBatched(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    return cutap_slow_cublasStrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrsmBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+        return cutap_cu_cublasStrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrsmBatched(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -29945,12 +33787,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrsmBatched_
     cutap_fp_sample_end(CUTAP_ID_cublasStrsmBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrsmBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasStrsmBatched_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    return cutap_slow_cublasStrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrsmBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+        return cutap_cu_cublasStrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrsmBatched_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -30005,12 +33854,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrsm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasStrsm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrsm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasStrsm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    return cutap_slow_cublasStrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrsm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        return cutap_cu_cublasStrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrsm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -30065,12 +33921,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrsm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasStrsm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrsm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasStrsm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    return cutap_slow_cublasStrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrsm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        return cutap_cu_cublasStrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrsm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -30120,12 +33983,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasStrsv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasStrsv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasStrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrsv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasStrsv(cutap_c, uplo, trans, diag, n, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasStrsv(uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasStrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrsv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasStrsv(uplo, trans, diag, n, A, lda, x, incx);
+        cutap_cu_cublasStrsv(uplo, trans, diag, n, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -30179,12 +34052,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrsv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasStrsv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrsv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasStrsv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasStrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrsv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasStrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrsv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -30236,12 +34116,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrsv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasStrsv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrsv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasStrsv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasStrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrsv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasStrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrsv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -30290,12 +34177,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrttp(struct
     cutap_fp_sample_end(CUTAP_ID_cublasStrttp, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasStrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasStrttp);
+    if (cutap_c)
+        return cutap_cs_cublasStrttp(cutap_c, handle, uplo, n, A, lda, AP);
+    return cutap_slow_cublasStrttp(handle, uplo, n, A, lda, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasStrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasStrttp, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasStrttp(handle, uplo, n, A, lda, AP);
+        return cutap_cu_cublasStrttp(handle, uplo, n, A, lda, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrttp(cutap_c, handle, uplo, n, A, lda, AP);
@@ -30346,12 +34240,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSwapEx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasSwapEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSwapEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSwapEx);
+    if (cutap_c)
+        return cutap_cs_cublasSwapEx(cutap_c, handle, n, x, xType, incx, y, yType, incy);
+    return cutap_slow_cublasSwapEx(handle, n, x, xType, incx, y, yType, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSwapEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSwapEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSwapEx(handle, n, x, xType, incx, y, yType, incy);
+        return cutap_cu_cublasSwapEx(handle, n, x, xType, incx, y, yType, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSwapEx(cutap_c, handle, n, x, xType, incx, y, yType, incy);
@@ -30402,12 +34303,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSwapEx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasSwapEx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasSwapEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasSwapEx_64);
+    if (cutap_c)
+        return cutap_cs_cublasSwapEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy);
+    return cutap_slow_cublasSwapEx_64(handle, n, x, xType, incx, y, yType, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasSwapEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasSwapEx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasSwapEx_64(handle, n, x, xType, incx, y, yType, incy);
+        return cutap_cu_cublasSwapEx_64(handle, n, x, xType, incx, y, yType, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSwapEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy);
@@ -30468,12 +34376,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasUint8gemmBias
     cutap_fp_sample_end(CUTAP_ID_cublasUint8gemmBias, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasUint8gemmBias(void *handle, unsigned int transa, unsigned int transb, unsigned int transc, int m, int n, int k, void *A, int A_bias, int lda, void *B, int B_bias, int ldb, void *C, int C_bias, int ldc, int C_mult, int C_shift)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasUint8gemmBias);
+    if (cutap_c)
+        return cutap_cs_cublasUint8gemmBias(cutap_c, handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
+    return cutap_slow_cublasUint8gemmBias(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasUint8gemmBias(void *handle, unsigned int transa, unsigned int transb, unsigned int transc, int m, int n, int k, void *A, int A_bias, int lda, void *B, int B_bias, int ldb, void *C, int C_bias, int ldc, int C_mult, int C_shift)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasUint8gemmBias, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasUint8gemmBias(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
+        return cutap_cu_cublasUint8gemmBias(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasUint8gemmBias(cutap_c, handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
@@ -30530,12 +34445,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCgemm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtCgemm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtCgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtCgemm);
+    if (cutap_c)
+        return cutap_cs_cublasXtCgemm(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtCgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtCgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtCgemm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtCgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtCgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCgemm(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -30591,12 +34513,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtChemm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtChemm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtChemm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtChemm);
+    if (cutap_c)
+        return cutap_cs_cublasXtChemm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtChemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtChemm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtChemm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtChemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtChemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtChemm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -30652,12 +34581,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCher2k(stru
     cutap_fp_sample_end(CUTAP_ID_cublasXtCher2k, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtCher2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtCher2k);
+    if (cutap_c)
+        return cutap_cs_cublasXtCher2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtCher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtCher2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtCher2k, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtCher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtCher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCher2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -30711,12 +34647,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCherk(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtCherk, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtCherk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtCherk);
+    if (cutap_c)
+        return cutap_cs_cublasXtCherk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasXtCherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtCherk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtCherk, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtCherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasXtCherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCherk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -30772,12 +34715,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCherkx(stru
     cutap_fp_sample_end(CUTAP_ID_cublasXtCherkx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtCherkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtCherkx);
+    if (cutap_c)
+        return cutap_cs_cublasXtCherkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtCherkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtCherkx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtCherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCherkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -30828,12 +34778,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCreate(stru
     cutap_fp_sample_end(CUTAP_ID_cublasXtCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtCreate(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtCreate);
+    if (cutap_c)
+        return cutap_cs_cublasXtCreate(cutap_c, handle);
+    return cutap_slow_cublasXtCreate(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtCreate(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtCreate(handle);
+        return cutap_cu_cublasXtCreate(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCreate(cutap_c, handle);
@@ -30888,12 +34845,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCspmm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtCspmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtCspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtCspmm);
+    if (cutap_c)
+        return cutap_cs_cublasXtCspmm(cutap_c, handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtCspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtCspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtCspmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtCspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtCspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCspmm(cutap_c, handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
@@ -30949,12 +34913,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCsymm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtCsymm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtCsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtCsymm);
+    if (cutap_c)
+        return cutap_cs_cublasXtCsymm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtCsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtCsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtCsymm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtCsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtCsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCsymm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -31010,12 +34981,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCsyr2k(stru
     cutap_fp_sample_end(CUTAP_ID_cublasXtCsyr2k, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtCsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtCsyr2k);
+    if (cutap_c)
+        return cutap_cs_cublasXtCsyr2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtCsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtCsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtCsyr2k, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtCsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtCsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCsyr2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -31069,12 +35047,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCsyrk(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtCsyrk, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtCsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtCsyrk);
+    if (cutap_c)
+        return cutap_cs_cublasXtCsyrk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasXtCsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtCsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtCsyrk, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtCsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasXtCsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCsyrk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -31130,12 +35115,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCsyrkx(stru
     cutap_fp_sample_end(CUTAP_ID_cublasXtCsyrkx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtCsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtCsyrkx);
+    if (cutap_c)
+        return cutap_cs_cublasXtCsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtCsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtCsyrkx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtCsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -31192,12 +35184,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCtrmm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtCtrmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtCtrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtCtrmm);
+    if (cutap_c)
+        return cutap_cs_cublasXtCtrmm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    return cutap_slow_cublasXtCtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtCtrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtCtrmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtCtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        return cutap_cu_cublasXtCtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCtrmm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -31252,12 +35251,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCtrsm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtCtrsm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtCtrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtCtrsm);
+    if (cutap_c)
+        return cutap_cs_cublasXtCtrsm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    return cutap_slow_cublasXtCtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtCtrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtCtrsm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtCtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        return cutap_cu_cublasXtCtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCtrsm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -31301,12 +35307,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDestroy(str
     cutap_fp_sample_end(CUTAP_ID_cublasXtDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtDestroy(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtDestroy);
+    if (cutap_c)
+        return cutap_cs_cublasXtDestroy(cutap_c, handle);
+    return cutap_slow_cublasXtDestroy(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtDestroy(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtDestroy(handle);
+        return cutap_cu_cublasXtDestroy(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDestroy(cutap_c, handle);
@@ -31352,12 +35365,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDeviceSelec
     cutap_fp_sample_end(CUTAP_ID_cublasXtDeviceSelect, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtDeviceSelect(void *handle, int nbDevices, void *deviceId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtDeviceSelect);
+    if (cutap_c)
+        return cutap_cs_cublasXtDeviceSelect(cutap_c, handle, nbDevices, deviceId);
+    return cutap_slow_cublasXtDeviceSelect(handle, nbDevices, deviceId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtDeviceSelect(void *handle, int nbDevices, void *deviceId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtDeviceSelect, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtDeviceSelect(handle, nbDevices, deviceId);
+        return cutap_cu_cublasXtDeviceSelect(handle, nbDevices, deviceId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDeviceSelect(cutap_c, handle, nbDevices, deviceId);
@@ -31414,12 +35434,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDgemm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtDgemm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtDgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtDgemm);
+    if (cutap_c)
+        return cutap_cs_cublasXtDgemm(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtDgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtDgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtDgemm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtDgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtDgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDgemm(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -31474,12 +35501,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDspmm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtDspmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtDspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtDspmm);
+    if (cutap_c)
+        return cutap_cs_cublasXtDspmm(cutap_c, handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtDspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtDspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtDspmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtDspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtDspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDspmm(cutap_c, handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
@@ -31535,12 +35569,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDsymm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtDsymm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtDsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtDsymm);
+    if (cutap_c)
+        return cutap_cs_cublasXtDsymm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtDsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtDsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtDsymm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtDsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtDsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDsymm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -31596,12 +35637,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDsyr2k(stru
     cutap_fp_sample_end(CUTAP_ID_cublasXtDsyr2k, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtDsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtDsyr2k);
+    if (cutap_c)
+        return cutap_cs_cublasXtDsyr2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtDsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtDsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtDsyr2k, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtDsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtDsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDsyr2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -31655,12 +35703,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDsyrk(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtDsyrk, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtDsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtDsyrk);
+    if (cutap_c)
+        return cutap_cs_cublasXtDsyrk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasXtDsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtDsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtDsyrk, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtDsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasXtDsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDsyrk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -31716,12 +35771,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDsyrkx(stru
     cutap_fp_sample_end(CUTAP_ID_cublasXtDsyrkx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtDsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtDsyrkx);
+    if (cutap_c)
+        return cutap_cs_cublasXtDsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtDsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtDsyrkx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -31778,12 +35840,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDtrmm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtDtrmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtDtrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtDtrmm);
+    if (cutap_c)
+        return cutap_cs_cublasXtDtrmm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    return cutap_slow_cublasXtDtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtDtrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtDtrmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtDtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        return cutap_cu_cublasXtDtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDtrmm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -31838,12 +35907,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDtrsm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtDtrsm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtDtrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtDtrsm);
+    if (cutap_c)
+        return cutap_cs_cublasXtDtrsm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    return cutap_slow_cublasXtDtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtDtrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtDtrsm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtDtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        return cutap_cu_cublasXtDtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDtrsm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -31888,12 +35964,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtGetBlockDim
     cutap_fp_sample_end(CUTAP_ID_cublasXtGetBlockDim, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtGetBlockDim(void *handle, void *blockDim)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtGetBlockDim);
+    if (cutap_c)
+        return cutap_cs_cublasXtGetBlockDim(cutap_c, handle, blockDim);
+    return cutap_slow_cublasXtGetBlockDim(handle, blockDim);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtGetBlockDim(void *handle, void *blockDim)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtGetBlockDim, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtGetBlockDim(handle, blockDim);
+        return cutap_cu_cublasXtGetBlockDim(handle, blockDim);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtGetBlockDim(cutap_c, handle, blockDim);
@@ -31939,12 +36022,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtGetNumBoard
     cutap_fp_sample_end(CUTAP_ID_cublasXtGetNumBoards, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtGetNumBoards(int nbDevices, void *deviceId, void *nbBoards)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtGetNumBoards);
+    if (cutap_c)
+        return cutap_cs_cublasXtGetNumBoards(cutap_c, nbDevices, deviceId, nbBoards);
+    return cutap_slow_cublasXtGetNumBoards(nbDevices, deviceId, nbBoards);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtGetNumBoards(int nbDevices, void *deviceId, void *nbBoards)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtGetNumBoards, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtGetNumBoards(nbDevices, deviceId, nbBoards);
+        return cutap_cu_cublasXtGetNumBoards(nbDevices, deviceId, nbBoards);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtGetNumBoards(cutap_c, nbDevices, deviceId, nbBoards);
@@ -31989,12 +36079,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtGetPinningM
     cutap_fp_sample_end(CUTAP_ID_cublasXtGetPinningMemMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtGetPinningMemMode(void *handle, void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtGetPinningMemMode);
+    if (cutap_c)
+        return cutap_cs_cublasXtGetPinningMemMode(cutap_c, handle, mode);
+    return cutap_slow_cublasXtGetPinningMemMode(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtGetPinningMemMode(void *handle, void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtGetPinningMemMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtGetPinningMemMode(handle, mode);
+        return cutap_cu_cublasXtGetPinningMemMode(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtGetPinningMemMode(cutap_c, handle, mode);
@@ -32038,12 +36135,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtMaxBoards(s
     cutap_fp_sample_end(CUTAP_ID_cublasXtMaxBoards, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtMaxBoards(void *nbGpuBoards)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtMaxBoards);
+    if (cutap_c)
+        return cutap_cs_cublasXtMaxBoards(cutap_c, nbGpuBoards);
+    return cutap_slow_cublasXtMaxBoards(nbGpuBoards);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtMaxBoards(void *nbGpuBoards)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtMaxBoards, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtMaxBoards(nbGpuBoards);
+        return cutap_cu_cublasXtMaxBoards(nbGpuBoards);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtMaxBoards(cutap_c, nbGpuBoards);
@@ -32088,12 +36192,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSetBlockDim
     cutap_fp_sample_end(CUTAP_ID_cublasXtSetBlockDim, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtSetBlockDim(void *handle, int blockDim)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtSetBlockDim);
+    if (cutap_c)
+        return cutap_cs_cublasXtSetBlockDim(cutap_c, handle, blockDim);
+    return cutap_slow_cublasXtSetBlockDim(handle, blockDim);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtSetBlockDim(void *handle, int blockDim)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtSetBlockDim, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtSetBlockDim(handle, blockDim);
+        return cutap_cu_cublasXtSetBlockDim(handle, blockDim);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSetBlockDim(cutap_c, handle, blockDim);
@@ -32140,12 +36251,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSetCpuRatio
     cutap_fp_sample_end(CUTAP_ID_cublasXtSetCpuRatio, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtSetCpuRatio(void *handle, unsigned int blasOp, unsigned int type, float ratio)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtSetCpuRatio);
+    if (cutap_c)
+        return cutap_cs_cublasXtSetCpuRatio(cutap_c, handle, blasOp, type, ratio);
+    return cutap_slow_cublasXtSetCpuRatio(handle, blasOp, type, ratio);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtSetCpuRatio(void *handle, unsigned int blasOp, unsigned int type, float ratio)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtSetCpuRatio, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtSetCpuRatio(handle, blasOp, type, ratio);
+        return cutap_cu_cublasXtSetCpuRatio(handle, blasOp, type, ratio);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSetCpuRatio(cutap_c, handle, blasOp, type, ratio);
@@ -32192,12 +36310,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSetCpuRouti
     cutap_fp_sample_end(CUTAP_ID_cublasXtSetCpuRoutine, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtSetCpuRoutine(void *handle, unsigned int blasOp, unsigned int type, void *blasFunctor)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtSetCpuRoutine);
+    if (cutap_c)
+        return cutap_cs_cublasXtSetCpuRoutine(cutap_c, handle, blasOp, type, blasFunctor);
+    return cutap_slow_cublasXtSetCpuRoutine(handle, blasOp, type, blasFunctor);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtSetCpuRoutine(void *handle, unsigned int blasOp, unsigned int type, void *blasFunctor)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtSetCpuRoutine, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtSetCpuRoutine(handle, blasOp, type, blasFunctor);
+        return cutap_cu_cublasXtSetCpuRoutine(handle, blasOp, type, blasFunctor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSetCpuRoutine(cutap_c, handle, blasOp, type, blasFunctor);
@@ -32242,12 +36367,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSetPinningM
     cutap_fp_sample_end(CUTAP_ID_cublasXtSetPinningMemMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtSetPinningMemMode(void *handle, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtSetPinningMemMode);
+    if (cutap_c)
+        return cutap_cs_cublasXtSetPinningMemMode(cutap_c, handle, mode);
+    return cutap_slow_cublasXtSetPinningMemMode(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtSetPinningMemMode(void *handle, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtSetPinningMemMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtSetPinningMemMode(handle, mode);
+        return cutap_cu_cublasXtSetPinningMemMode(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSetPinningMemMode(cutap_c, handle, mode);
@@ -32304,12 +36436,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSgemm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtSgemm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtSgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtSgemm);
+    if (cutap_c)
+        return cutap_cs_cublasXtSgemm(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtSgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtSgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtSgemm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtSgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtSgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSgemm(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -32364,12 +36503,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSspmm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtSspmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtSspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtSspmm);
+    if (cutap_c)
+        return cutap_cs_cublasXtSspmm(cutap_c, handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtSspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtSspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtSspmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtSspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtSspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSspmm(cutap_c, handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
@@ -32425,12 +36571,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSsymm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtSsymm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtSsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtSsymm);
+    if (cutap_c)
+        return cutap_cs_cublasXtSsymm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtSsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtSsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtSsymm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtSsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtSsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSsymm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -32486,12 +36639,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSsyr2k(stru
     cutap_fp_sample_end(CUTAP_ID_cublasXtSsyr2k, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtSsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtSsyr2k);
+    if (cutap_c)
+        return cutap_cs_cublasXtSsyr2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtSsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtSsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtSsyr2k, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtSsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtSsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSsyr2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -32545,12 +36705,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSsyrk(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtSsyrk, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtSsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtSsyrk);
+    if (cutap_c)
+        return cutap_cs_cublasXtSsyrk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasXtSsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtSsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtSsyrk, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtSsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasXtSsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSsyrk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -32606,12 +36773,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSsyrkx(stru
     cutap_fp_sample_end(CUTAP_ID_cublasXtSsyrkx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtSsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtSsyrkx);
+    if (cutap_c)
+        return cutap_cs_cublasXtSsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtSsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtSsyrkx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -32668,12 +36842,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtStrmm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtStrmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtStrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtStrmm);
+    if (cutap_c)
+        return cutap_cs_cublasXtStrmm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    return cutap_slow_cublasXtStrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtStrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtStrmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtStrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        return cutap_cu_cublasXtStrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtStrmm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -32728,12 +36909,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtStrsm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtStrsm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtStrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtStrsm);
+    if (cutap_c)
+        return cutap_cs_cublasXtStrsm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    return cutap_slow_cublasXtStrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtStrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtStrsm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtStrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        return cutap_cu_cublasXtStrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtStrsm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -32790,12 +36978,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZgemm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtZgemm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtZgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtZgemm);
+    if (cutap_c)
+        return cutap_cs_cublasXtZgemm(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtZgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtZgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtZgemm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtZgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtZgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZgemm(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -32851,12 +37046,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZhemm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtZhemm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtZhemm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtZhemm);
+    if (cutap_c)
+        return cutap_cs_cublasXtZhemm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtZhemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtZhemm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtZhemm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtZhemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtZhemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZhemm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -32912,12 +37114,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZher2k(stru
     cutap_fp_sample_end(CUTAP_ID_cublasXtZher2k, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtZher2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtZher2k);
+    if (cutap_c)
+        return cutap_cs_cublasXtZher2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtZher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtZher2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtZher2k, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtZher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtZher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZher2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -32971,12 +37180,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZherk(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtZherk, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtZherk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtZherk);
+    if (cutap_c)
+        return cutap_cs_cublasXtZherk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasXtZherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtZherk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtZherk, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtZherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasXtZherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZherk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -33032,12 +37248,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZherkx(stru
     cutap_fp_sample_end(CUTAP_ID_cublasXtZherkx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtZherkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtZherkx);
+    if (cutap_c)
+        return cutap_cs_cublasXtZherkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtZherkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtZherkx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZherkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -33092,12 +37315,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZspmm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtZspmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtZspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtZspmm);
+    if (cutap_c)
+        return cutap_cs_cublasXtZspmm(cutap_c, handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtZspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtZspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtZspmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtZspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtZspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZspmm(cutap_c, handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
@@ -33153,12 +37383,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZsymm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtZsymm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtZsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtZsymm);
+    if (cutap_c)
+        return cutap_cs_cublasXtZsymm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtZsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtZsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtZsymm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtZsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtZsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZsymm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -33214,12 +37451,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZsyr2k(stru
     cutap_fp_sample_end(CUTAP_ID_cublasXtZsyr2k, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtZsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtZsyr2k);
+    if (cutap_c)
+        return cutap_cs_cublasXtZsyr2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtZsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtZsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtZsyr2k, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtZsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtZsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZsyr2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -33273,12 +37517,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZsyrk(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtZsyrk, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtZsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtZsyrk);
+    if (cutap_c)
+        return cutap_cs_cublasXtZsyrk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasXtZsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtZsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtZsyrk, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtZsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasXtZsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZsyrk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -33334,12 +37585,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZsyrkx(stru
     cutap_fp_sample_end(CUTAP_ID_cublasXtZsyrkx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtZsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtZsyrkx);
+    if (cutap_c)
+        return cutap_cs_cublasXtZsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasXtZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtZsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtZsyrkx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasXtZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -33396,12 +37654,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZtrmm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtZtrmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtZtrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtZtrmm);
+    if (cutap_c)
+        return cutap_cs_cublasXtZtrmm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    return cutap_slow_cublasXtZtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtZtrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtZtrmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtZtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        return cutap_cu_cublasXtZtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZtrmm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -33456,12 +37721,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZtrsm(struc
     cutap_fp_sample_end(CUTAP_ID_cublasXtZtrsm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasXtZtrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasXtZtrsm);
+    if (cutap_c)
+        return cutap_cs_cublasXtZtrsm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    return cutap_slow_cublasXtZtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasXtZtrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasXtZtrsm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasXtZtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        return cutap_cu_cublasXtZtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZtrsm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -33509,12 +37781,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZaxpy(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZaxpy, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZaxpy(int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZaxpy);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZaxpy(cutap_c, n, alpha, x, incx, y, incy);
+        return;
+    }
+    cutap_slow_cublasZaxpy(n, alpha, x, incx, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasZaxpy(int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZaxpy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZaxpy(n, alpha, x, incx, y, incy);
+        cutap_cu_cublasZaxpy(n, alpha, x, incx, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -33566,12 +37848,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZaxpy_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZaxpy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZaxpy_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZaxpy_v2(cutap_c, handle, n, alpha, x, incx, y, incy);
+    return cutap_slow_cublasZaxpy_v2(handle, n, alpha, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZaxpy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZaxpy_v2(handle, n, alpha, x, incx, y, incy);
+        return cutap_cu_cublasZaxpy_v2(handle, n, alpha, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZaxpy_v2(cutap_c, handle, n, alpha, x, incx, y, incy);
@@ -33621,12 +37910,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZaxpy_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZaxpy_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZaxpy_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZaxpy_v2_64(cutap_c, handle, n, alpha, x, incx, y, incy);
+    return cutap_slow_cublasZaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZaxpy_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
+        return cutap_cu_cublasZaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZaxpy_v2_64(cutap_c, handle, n, alpha, x, incx, y, incy);
@@ -33673,12 +37969,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZcopy(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZcopy, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZcopy(int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZcopy);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZcopy(cutap_c, n, x, incx, y, incy);
+        return;
+    }
+    cutap_slow_cublasZcopy(n, x, incx, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasZcopy(int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZcopy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZcopy(n, x, incx, y, incy);
+        cutap_cu_cublasZcopy(n, x, incx, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -33729,12 +38035,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZcopy_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZcopy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZcopy_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZcopy_v2(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasZcopy_v2(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZcopy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZcopy_v2(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasZcopy_v2(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZcopy_v2(cutap_c, handle, n, x, incx, y, incy);
@@ -33783,12 +38096,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZcopy_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZcopy_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZcopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZcopy_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZcopy_v2_64(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasZcopy_v2_64(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZcopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZcopy_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZcopy_v2_64(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasZcopy_v2_64(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZcopy_v2_64(cutap_c, handle, n, x, incx, y, incy);
@@ -33841,12 +38161,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdgmm(struct 
     cutap_fp_sample_end(CUTAP_ID_cublasZdgmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZdgmm);
+    if (cutap_c)
+        return cutap_cs_cublasZdgmm(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
+    return cutap_slow_cublasZdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZdgmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        return cutap_cu_cublasZdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdgmm(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -33899,12 +38226,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdgmm_64(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZdgmm_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZdgmm_64);
+    if (cutap_c)
+        return cutap_cs_cublasZdgmm_64(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
+    return cutap_slow_cublasZdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZdgmm_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        return cutap_cu_cublasZdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdgmm_64(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -33954,12 +38288,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdotc_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZdotc_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZdotc_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZdotc_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZdotc_v2(cutap_c, handle, n, x, incx, y, incy, result);
+    return cutap_slow_cublasZdotc_v2(handle, n, x, incx, y, incy, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZdotc_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZdotc_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZdotc_v2(handle, n, x, incx, y, incy, result);
+        return cutap_cu_cublasZdotc_v2(handle, n, x, incx, y, incy, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdotc_v2(cutap_c, handle, n, x, incx, y, incy, result);
@@ -34009,12 +38350,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdotc_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZdotc_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZdotc_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZdotc_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZdotc_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
+    return cutap_slow_cublasZdotc_v2_64(handle, n, x, incx, y, incy, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZdotc_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZdotc_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZdotc_v2_64(handle, n, x, incx, y, incy, result);
+        return cutap_cu_cublasZdotc_v2_64(handle, n, x, incx, y, incy, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdotc_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
@@ -34064,12 +38412,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdotu_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZdotu_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZdotu_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZdotu_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZdotu_v2(cutap_c, handle, n, x, incx, y, incy, result);
+    return cutap_slow_cublasZdotu_v2(handle, n, x, incx, y, incy, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZdotu_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZdotu_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZdotu_v2(handle, n, x, incx, y, incy, result);
+        return cutap_cu_cublasZdotu_v2(handle, n, x, incx, y, incy, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdotu_v2(cutap_c, handle, n, x, incx, y, incy, result);
@@ -34119,12 +38474,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdotu_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZdotu_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZdotu_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZdotu_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZdotu_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
+    return cutap_slow_cublasZdotu_v2_64(handle, n, x, incx, y, incy, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZdotu_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZdotu_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZdotu_v2_64(handle, n, x, incx, y, incy, result);
+        return cutap_cu_cublasZdotu_v2_64(handle, n, x, incx, y, incy, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdotu_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
@@ -34173,12 +38535,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZdrot(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZdrot, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZdrot(int n, void *x, int incx, void *y, int incy, double c, double s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZdrot);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZdrot(cutap_c, n, x, incx, y, incy, c, s);
+        return;
+    }
+    cutap_slow_cublasZdrot(n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW void cutap_ct_cublasZdrot(int n, void *x, int incx, void *y, int incy, double c, double s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZdrot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZdrot(n, x, incx, y, incy, c, s);
+        cutap_cu_cublasZdrot(n, x, incx, y, incy, c, s);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -34231,12 +38603,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdrot_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZdrot_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZdrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZdrot_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZdrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
+    return cutap_slow_cublasZdrot_v2(handle, n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZdrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZdrot_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZdrot_v2(handle, n, x, incx, y, incy, c, s);
+        return cutap_cu_cublasZdrot_v2(handle, n, x, incx, y, incy, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
@@ -34287,12 +38666,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdrot_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZdrot_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZdrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZdrot_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZdrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
+    return cutap_slow_cublasZdrot_v2_64(handle, n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZdrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZdrot_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZdrot_v2_64(handle, n, x, incx, y, incy, c, s);
+        return cutap_cu_cublasZdrot_v2_64(handle, n, x, incx, y, incy, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
@@ -34338,12 +38724,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZdscal(struct cutap_c
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZdscal, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZdscal(int n, double alpha, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZdscal);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZdscal(cutap_c, n, alpha, x, incx);
+        return;
+    }
+    cutap_slow_cublasZdscal(n, alpha, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasZdscal(int n, double alpha, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZdscal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZdscal(n, alpha, x, incx);
+        cutap_cu_cublasZdscal(n, alpha, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -34393,12 +38789,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdscal_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasZdscal_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZdscal_v2(void *handle, int n, void *alpha, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZdscal_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZdscal_v2(cutap_c, handle, n, alpha, x, incx);
+    return cutap_slow_cublasZdscal_v2(handle, n, alpha, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZdscal_v2(void *handle, int n, void *alpha, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZdscal_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZdscal_v2(handle, n, alpha, x, incx);
+        return cutap_cu_cublasZdscal_v2(handle, n, alpha, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdscal_v2(cutap_c, handle, n, alpha, x, incx);
@@ -34446,12 +38849,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdscal_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasZdscal_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZdscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZdscal_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZdscal_v2_64(cutap_c, handle, n, alpha, x, incx);
+    return cutap_slow_cublasZdscal_v2_64(handle, n, alpha, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZdscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZdscal_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZdscal_v2_64(handle, n, alpha, x, incx);
+        return cutap_cu_cublasZdscal_v2_64(handle, n, alpha, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdscal_v2_64(cutap_c, handle, n, alpha, x, incx);
@@ -34506,12 +38916,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZgbmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZgbmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZgbmv(char trans, int m, int n, int kl, int ku, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgbmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZgbmv(cutap_c, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasZgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasZgbmv(char trans, int m, int n, int kl, int ku, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgbmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasZgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -34570,12 +38990,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgbmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZgbmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgbmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZgbmv_v2(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasZgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgbmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasZgbmv_v2(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgbmv_v2(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -34632,12 +39059,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgbmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZgbmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgbmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZgbmv_v2_64(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasZgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgbmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasZgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgbmv_v2_64(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -34693,12 +39127,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgeam(struct 
     cutap_fp_sample_end(CUTAP_ID_cublasZgeam, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgeam);
+    if (cutap_c)
+        return cutap_cs_cublasZgeam(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    return cutap_slow_cublasZgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgeam, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        return cutap_cu_cublasZgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgeam(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -34754,12 +39195,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgeam_64(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZgeam_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgeam_64);
+    if (cutap_c)
+        return cutap_cs_cublasZgeam_64(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    return cutap_slow_cublasZgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgeam_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        return cutap_cu_cublasZgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgeam_64(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -34814,12 +39262,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgelsBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasZgelsBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgelsBatched);
+    if (cutap_c)
+        return cutap_cs_cublasZgelsBatched(cutap_c, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+    return cutap_slow_cublasZgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgelsBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+        return cutap_cu_cublasZgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgelsBatched(cutap_c, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -34874,12 +39329,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZgemm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZgemm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZgemm(char transa, char transb, int m, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZgemm(cutap_c, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasZgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasZgemm(char transa, char transb, int m, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasZgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -34938,12 +39403,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemm3m(struc
     cutap_fp_sample_end(CUTAP_ID_cublasZgemm3m, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemm3m(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemm3m);
+    if (cutap_c)
+        return cutap_cs_cublasZgemm3m(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemm3m(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemm3m, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemm3m(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -35000,12 +39472,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemm3m_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasZgemm3m_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemm3m_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemm3m_64);
+    if (cutap_c)
+        return cutap_cs_cublasZgemm3m_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemm3m_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemm3m_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemm3m_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -35063,12 +39542,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemmBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasZgemmBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemmBatched);
+    if (cutap_c)
+        return cutap_cs_cublasZgemmBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    return cutap_slow_cublasZgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemmBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        return cutap_cu_cublasZgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemmBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -35126,12 +39612,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemmBatched_
     cutap_fp_sample_end(CUTAP_ID_cublasZgemmBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemmBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasZgemmBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    return cutap_slow_cublasZgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemmBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+        return cutap_cu_cublasZgemmBatched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemmBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -35192,12 +39685,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemmStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasZgemmStridedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemmStridedBatched);
+    if (cutap_c)
+        return cutap_cs_cublasZgemmStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    return cutap_slow_cublasZgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemmStridedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        return cutap_cu_cublasZgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemmStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -35258,12 +39758,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemmStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasZgemmStridedBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemmStridedBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasZgemmStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    return cutap_slow_cublasZgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemmStridedBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        return cutap_cu_cublasZgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemmStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -35320,12 +39827,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZgemm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZgemm_v2(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemm_v2(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -35382,12 +39896,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZgemm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZgemm_v2_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemm_v2_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -35440,12 +39961,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZgemv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZgemv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZgemv(char trans, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZgemv(cutap_c, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasZgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasZgemv(char trans, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasZgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -35503,12 +40034,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemvBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasZgemvBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemvBatched);
+    if (cutap_c)
+        return cutap_cs_cublasZgemvBatched(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    return cutap_slow_cublasZgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemvBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        return cutap_cu_cublasZgemvBatched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemvBatched(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -35564,12 +40102,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemvBatched_
     cutap_fp_sample_end(CUTAP_ID_cublasZgemvBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemvBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasZgemvBatched_64(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    return cutap_slow_cublasZgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemvBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+        return cutap_cu_cublasZgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemvBatched_64(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -35628,12 +40173,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemvStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasZgemvStridedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemvStridedBatched);
+    if (cutap_c)
+        return cutap_cs_cublasZgemvStridedBatched(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    return cutap_slow_cublasZgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemvStridedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        return cutap_cu_cublasZgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemvStridedBatched(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -35692,12 +40244,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemvStridedB
     cutap_fp_sample_end(CUTAP_ID_cublasZgemvStridedBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemvStridedBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasZgemvStridedBatched_64(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    return cutap_slow_cublasZgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemvStridedBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        return cutap_cu_cublasZgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemvStridedBatched_64(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -35752,12 +40311,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZgemv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZgemv_v2(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasZgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasZgemv_v2(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemv_v2(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -35812,12 +40378,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZgemv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgemv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZgemv_v2_64(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasZgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgemv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasZgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemv_v2_64(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -35868,12 +40441,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgeqrfBatched
     cutap_fp_sample_end(CUTAP_ID_cublasZgeqrfBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgeqrfBatched);
+    if (cutap_c)
+        return cutap_cs_cublasZgeqrfBatched(cutap_c, handle, m, n, Aarray, lda, TauArray, info, batchSize);
+    return cutap_slow_cublasZgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgeqrfBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+        return cutap_cu_cublasZgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgeqrfBatched(cutap_c, handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -35924,12 +40504,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZgerc(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZgerc, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZgerc(int m, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgerc);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZgerc(cutap_c, m, n, alpha, x, incx, y, incy, A, lda);
+        return;
+    }
+    cutap_slow_cublasZgerc(m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasZgerc(int m, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgerc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZgerc(m, n, alpha, x, incx, y, incy, A, lda);
+        cutap_cu_cublasZgerc(m, n, alpha, x, incx, y, incy, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -35984,12 +40574,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgerc_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZgerc_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgerc_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgerc_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZgerc_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasZgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgerc_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgerc_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasZgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgerc_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -36042,12 +40639,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgerc_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZgerc_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgerc_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgerc_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZgerc_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasZgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgerc_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgerc_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasZgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgerc_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -36098,12 +40702,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZgeru(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZgeru, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZgeru(int m, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgeru);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZgeru(cutap_c, m, n, alpha, x, incx, y, incy, A, lda);
+        return;
+    }
+    cutap_slow_cublasZgeru(m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasZgeru(int m, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgeru, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZgeru(m, n, alpha, x, incx, y, incy, A, lda);
+        cutap_cu_cublasZgeru(m, n, alpha, x, incx, y, incy, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -36158,12 +40772,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgeru_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZgeru_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgeru_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgeru_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZgeru_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasZgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgeru_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgeru_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasZgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgeru_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -36216,12 +40837,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgeru_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZgeru_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgeru_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgeru_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZgeru_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasZgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgeru_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgeru_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasZgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgeru_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -36271,12 +40899,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgetrfBatched
     cutap_fp_sample_end(CUTAP_ID_cublasZgetrfBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgetrfBatched);
+    if (cutap_c)
+        return cutap_cs_cublasZgetrfBatched(cutap_c, handle, n, A, lda, P, info, batchSize);
+    return cutap_slow_cublasZgetrfBatched(handle, n, A, lda, P, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgetrfBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgetrfBatched(handle, n, A, lda, P, info, batchSize);
+        return cutap_cu_cublasZgetrfBatched(handle, n, A, lda, P, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgetrfBatched(cutap_c, handle, n, A, lda, P, info, batchSize);
@@ -36328,12 +40963,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgetriBatched
     cutap_fp_sample_end(CUTAP_ID_cublasZgetriBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgetriBatched);
+    if (cutap_c)
+        return cutap_cs_cublasZgetriBatched(cutap_c, handle, n, A, lda, P, C, ldc, info, batchSize);
+    return cutap_slow_cublasZgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgetriBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
+        return cutap_cu_cublasZgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgetriBatched(cutap_c, handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -36387,12 +41029,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgetrsBatched
     cutap_fp_sample_end(CUTAP_ID_cublasZgetrsBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZgetrsBatched);
+    if (cutap_c)
+        return cutap_cs_cublasZgetrsBatched(cutap_c, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+    return cutap_slow_cublasZgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZgetrsBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+        return cutap_cu_cublasZgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgetrsBatched(cutap_c, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -36445,12 +41094,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZhbmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZhbmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZhbmv(char uplo, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhbmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZhbmv(cutap_c, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasZhbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasZhbmv(char uplo, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhbmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZhbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasZhbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -36507,12 +41166,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhbmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZhbmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZhbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhbmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZhbmv_v2(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasZhbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZhbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhbmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZhbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasZhbmv_v2(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhbmv_v2(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -36567,12 +41233,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhbmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZhbmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZhbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhbmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZhbmv_v2_64(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasZhbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZhbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhbmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZhbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasZhbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhbmv_v2_64(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -36626,12 +41299,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZhemm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZhemm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZhemm(char side, char uplo, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhemm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZhemm(cutap_c, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasZhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasZhemm(char side, char uplo, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhemm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasZhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -36689,12 +41372,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhemm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZhemm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZhemm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhemm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZhemm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZhemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZhemm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhemm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZhemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZhemm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhemm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -36750,12 +41440,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhemm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZhemm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZhemm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhemm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZhemm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZhemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZhemm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhemm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZhemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZhemm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhemm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -36807,12 +41504,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZhemv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZhemv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZhemv(char uplo, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhemv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZhemv(cutap_c, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasZhemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasZhemv(char uplo, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhemv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZhemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        cutap_cu_cublasZhemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -36868,12 +41575,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhemv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZhemv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZhemv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhemv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZhemv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasZhemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZhemv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhemv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZhemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasZhemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhemv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -36927,12 +41641,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhemv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZhemv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZhemv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhemv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZhemv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasZhemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZhemv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhemv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZhemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasZhemv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhemv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -36981,12 +41702,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZher(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZher, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZher(char uplo, int n, double alpha, void *x, int incx, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZher);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZher(cutap_c, uplo, n, alpha, x, incx, A, lda);
+        return;
+    }
+    cutap_slow_cublasZher(uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasZher(char uplo, int n, double alpha, void *x, int incx, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZher, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZher(uplo, n, alpha, x, incx, A, lda);
+        cutap_cu_cublasZher(uplo, n, alpha, x, incx, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -37039,12 +41770,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZher2(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZher2, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZher2(char uplo, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZher2);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZher2(cutap_c, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return;
+    }
+    cutap_slow_cublasZher2(uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW void cutap_ct_cublasZher2(char uplo, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZher2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZher2(uplo, n, alpha, x, incx, y, incy, A, lda);
+        cutap_cu_cublasZher2(uplo, n, alpha, x, incx, y, incy, A, lda);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -37099,12 +41840,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZher2_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZher2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZher2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZher2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZher2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasZher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZher2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZher2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasZher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZher2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -37157,12 +41905,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZher2_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZher2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZher2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZher2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZher2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasZher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZher2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZher2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasZher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZher2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -37216,12 +41971,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZher2k(struct cutap_c
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZher2k, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZher2k(char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZher2k);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZher2k(cutap_c, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasZher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasZher2k(char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZher2k, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasZher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -37279,12 +42044,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZher2k_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasZher2k_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZher2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZher2k_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZher2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZher2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZher2k_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZher2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZher2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -37340,12 +42112,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZher2k_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasZher2k_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZher2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZher2k_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZher2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZher2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZher2k_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZher2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZher2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -37396,12 +42175,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZher_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasZher_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZher_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZher_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZher_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
+    return cutap_slow_cublasZher_v2(handle, uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZher_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZher_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZher_v2(handle, uplo, n, alpha, x, incx, A, lda);
+        return cutap_cu_cublasZher_v2(handle, uplo, n, alpha, x, incx, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZher_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
@@ -37452,12 +42238,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZher_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasZher_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZher_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZher_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZher_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
+    return cutap_slow_cublasZher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZher_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZher_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
+        return cutap_cu_cublasZher_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZher_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
@@ -37509,12 +42302,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZherk(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZherk, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZherk(char uplo, char trans, int n, int k, double alpha, void *A, int lda, double beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZherk);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZherk(cutap_c, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasZherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasZherk(char uplo, char trans, int n, int k, double alpha, void *A, int lda, double beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZherk, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        cutap_cu_cublasZherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -37570,12 +42373,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZherk_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZherk_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZherk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZherk_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZherk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasZherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZherk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZherk_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasZherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZherk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -37629,12 +42439,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZherk_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZherk_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZherk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZherk_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZherk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasZherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZherk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZherk_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasZherk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZherk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -37690,12 +42507,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZherkx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasZherkx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZherkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZherkx);
+    if (cutap_c)
+        return cutap_cs_cublasZherkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZherkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZherkx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZherkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -37751,12 +42575,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZherkx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasZherkx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZherkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZherkx_64);
+    if (cutap_c)
+        return cutap_cs_cublasZherkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZherkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZherkx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZherkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -37807,12 +42638,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZhpmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZhpmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZhpmv(char uplo, int n, struct cutap_sv_double2 alpha, void *AP, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhpmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZhpmv(cutap_c, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        return;
+    }
+    cutap_slow_cublasZhpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasZhpmv(char uplo, int n, struct cutap_sv_double2 alpha, void *AP, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhpmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZhpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
+        cutap_cu_cublasZhpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -37867,12 +42708,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhpmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZhpmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZhpmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhpmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZhpmv_v2(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    return cutap_slow_cublasZhpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZhpmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhpmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZhpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        return cutap_cu_cublasZhpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhpmv_v2(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -37925,12 +42773,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhpmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZhpmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZhpmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhpmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZhpmv_v2_64(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    return cutap_slow_cublasZhpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZhpmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhpmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZhpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        return cutap_cu_cublasZhpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhpmv_v2_64(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -37978,12 +42833,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZhpr(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZhpr, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZhpr(char uplo, int n, double alpha, void *x, int incx, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhpr);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZhpr(cutap_c, uplo, n, alpha, x, incx, AP);
+        return;
+    }
+    cutap_slow_cublasZhpr(uplo, n, alpha, x, incx, AP);
+}
 CUTAP_SLOW void cutap_ct_cublasZhpr(char uplo, int n, double alpha, void *x, int incx, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhpr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZhpr(uplo, n, alpha, x, incx, AP);
+        cutap_cu_cublasZhpr(uplo, n, alpha, x, incx, AP);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -38035,12 +42900,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZhpr2(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZhpr2, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZhpr2(char uplo, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhpr2);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZhpr2(cutap_c, uplo, n, alpha, x, incx, y, incy, AP);
+        return;
+    }
+    cutap_slow_cublasZhpr2(uplo, n, alpha, x, incx, y, incy, AP);
+}
 CUTAP_SLOW void cutap_ct_cublasZhpr2(char uplo, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhpr2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZhpr2(uplo, n, alpha, x, incx, y, incy, AP);
+        cutap_cu_cublasZhpr2(uplo, n, alpha, x, incx, y, incy, AP);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -38094,12 +42969,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhpr2_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZhpr2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZhpr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhpr2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZhpr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
+    return cutap_slow_cublasZhpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZhpr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhpr2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZhpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        return cutap_cu_cublasZhpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhpr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -38151,12 +43033,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhpr2_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZhpr2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZhpr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhpr2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZhpr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
+    return cutap_slow_cublasZhpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZhpr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhpr2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZhpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        return cutap_cu_cublasZhpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhpr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -38206,12 +43095,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhpr_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasZhpr_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZhpr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhpr_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZhpr_v2(cutap_c, handle, uplo, n, alpha, x, incx, AP);
+    return cutap_slow_cublasZhpr_v2(handle, uplo, n, alpha, x, incx, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZhpr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhpr_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZhpr_v2(handle, uplo, n, alpha, x, incx, AP);
+        return cutap_cu_cublasZhpr_v2(handle, uplo, n, alpha, x, incx, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhpr_v2(cutap_c, handle, uplo, n, alpha, x, incx, AP);
@@ -38261,12 +43157,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhpr_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasZhpr_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZhpr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZhpr_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZhpr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, AP);
+    return cutap_slow_cublasZhpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZhpr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZhpr_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZhpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
+        return cutap_cu_cublasZhpr_v2_64(handle, uplo, n, alpha, x, incx, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhpr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, AP);
@@ -38317,12 +43220,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZmatinvBatche
     cutap_fp_sample_end(CUTAP_ID_cublasZmatinvBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZmatinvBatched);
+    if (cutap_c)
+        return cutap_cs_cublasZmatinvBatched(cutap_c, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+    return cutap_slow_cublasZmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZmatinvBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+        return cutap_cu_cublasZmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZmatinvBatched(cutap_c, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -38371,12 +43281,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZrot(struct cutap_cou
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZrot, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZrot(int n, void *x, int incx, void *y, int incy, double sc, struct cutap_sv_double2 cs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZrot);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZrot(cutap_c, n, x, incx, y, incy, sc, cs);
+        return;
+    }
+    cutap_slow_cublasZrot(n, x, incx, y, incy, sc, cs);
+}
 CUTAP_SLOW void cutap_ct_cublasZrot(int n, void *x, int incx, void *y, int incy, double sc, struct cutap_sv_double2 cs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZrot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZrot(n, x, incx, y, incy, sc, cs);
+        cutap_cu_cublasZrot(n, x, incx, y, incy, sc, cs);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -38429,12 +43349,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZrot_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasZrot_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZrot_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
+    return cutap_slow_cublasZrot_v2(handle, n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZrot_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZrot_v2(handle, n, x, incx, y, incy, c, s);
+        return cutap_cu_cublasZrot_v2(handle, n, x, incx, y, incy, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
@@ -38485,12 +43412,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZrot_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasZrot_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZrot_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
+    return cutap_slow_cublasZrot_v2_64(handle, n, x, incx, y, incy, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZrot_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZrot_v2_64(handle, n, x, incx, y, incy, c, s);
+        return cutap_cu_cublasZrot_v2_64(handle, n, x, incx, y, incy, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
@@ -38536,12 +43470,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZrotg(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZrotg, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZrotg(void *ca, struct cutap_sv_double2 cb, void *sc, void *cs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZrotg);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZrotg(cutap_c, ca, cb, sc, cs);
+        return;
+    }
+    cutap_slow_cublasZrotg(ca, cb, sc, cs);
+}
 CUTAP_SLOW void cutap_ct_cublasZrotg(void *ca, struct cutap_sv_double2 cb, void *sc, void *cs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZrotg, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZrotg(ca, cb, sc, cs);
+        cutap_cu_cublasZrotg(ca, cb, sc, cs);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -38591,12 +43535,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZrotg_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZrotg_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZrotg_v2(void *handle, void *a, void *b, void *c, void *s)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZrotg_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZrotg_v2(cutap_c, handle, a, b, c, s);
+    return cutap_slow_cublasZrotg_v2(handle, a, b, c, s);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZrotg_v2(void *handle, void *a, void *b, void *c, void *s)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZrotg_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZrotg_v2(handle, a, b, c, s);
+        return cutap_cu_cublasZrotg_v2(handle, a, b, c, s);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZrotg_v2(cutap_c, handle, a, b, c, s);
@@ -38642,12 +43593,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZscal(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZscal, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZscal(int n, struct cutap_sv_double2 alpha, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZscal);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZscal(cutap_c, n, alpha, x, incx);
+        return;
+    }
+    cutap_slow_cublasZscal(n, alpha, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasZscal(int n, struct cutap_sv_double2 alpha, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZscal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZscal(n, alpha, x, incx);
+        cutap_cu_cublasZscal(n, alpha, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -38697,12 +43658,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZscal_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZscal_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZscal_v2(void *handle, int n, void *alpha, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZscal_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZscal_v2(cutap_c, handle, n, alpha, x, incx);
+    return cutap_slow_cublasZscal_v2(handle, n, alpha, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZscal_v2(void *handle, int n, void *alpha, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZscal_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZscal_v2(handle, n, alpha, x, incx);
+        return cutap_cu_cublasZscal_v2(handle, n, alpha, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZscal_v2(cutap_c, handle, n, alpha, x, incx);
@@ -38750,12 +43718,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZscal_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZscal_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZscal_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZscal_v2_64(cutap_c, handle, n, alpha, x, incx);
+    return cutap_slow_cublasZscal_v2_64(handle, n, alpha, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZscal_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZscal_v2_64(handle, n, alpha, x, incx);
+        return cutap_cu_cublasZscal_v2_64(handle, n, alpha, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZscal_v2_64(cutap_c, handle, n, alpha, x, incx);
@@ -38802,12 +43777,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZswap(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZswap, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZswap(int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZswap);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZswap(cutap_c, n, x, incx, y, incy);
+        return;
+    }
+    cutap_slow_cublasZswap(n, x, incx, y, incy);
+}
 CUTAP_SLOW void cutap_ct_cublasZswap(int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZswap, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZswap(n, x, incx, y, incy);
+        cutap_cu_cublasZswap(n, x, incx, y, incy);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -38858,12 +43843,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZswap_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZswap_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZswap_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZswap_v2(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasZswap_v2(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZswap_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZswap_v2(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasZswap_v2(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZswap_v2(cutap_c, handle, n, x, incx, y, incy);
@@ -38912,12 +43904,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZswap_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZswap_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZswap_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZswap_v2_64(cutap_c, handle, n, x, incx, y, incy);
+    return cutap_slow_cublasZswap_v2_64(handle, n, x, incx, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZswap_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZswap_v2_64(handle, n, x, incx, y, incy);
+        return cutap_cu_cublasZswap_v2_64(handle, n, x, incx, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZswap_v2_64(cutap_c, handle, n, x, incx, y, incy);
@@ -38971,12 +43970,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZsymm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZsymm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZsymm(char side, char uplo, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsymm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZsymm(cutap_c, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasZsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasZsymm(char side, char uplo, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsymm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasZsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -39034,12 +44043,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsymm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZsymm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsymm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZsymm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsymm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZsymm_v2(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsymm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -39095,12 +44111,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsymm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZsymm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsymm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZsymm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsymm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsymm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -39154,12 +44177,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsymv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZsymv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsymv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZsymv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasZsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsymv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasZsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsymv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -39213,12 +44243,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsymv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZsymv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsymv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZsymv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    return cutap_slow_cublasZsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsymv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        return cutap_cu_cublasZsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsymv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -39271,12 +44308,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyr2_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZsyr2_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsyr2_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZsyr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasZsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsyr2_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasZsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -39329,12 +44373,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyr2_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZsyr2_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsyr2_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZsyr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    return cutap_slow_cublasZsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsyr2_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        return cutap_cu_cublasZsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -39388,12 +44439,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZsyr2k(struct cutap_c
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZsyr2k, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZsyr2k(char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsyr2k);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZsyr2k(cutap_c, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasZsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasZsyr2k(char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsyr2k, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        cutap_cu_cublasZsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -39451,12 +44512,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyr2k_v2(str
     cutap_fp_sample_end(CUTAP_ID_cublasZsyr2k_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsyr2k_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZsyr2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsyr2k_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZsyr2k_v2(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyr2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -39512,12 +44580,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyr2k_v2_64(
     cutap_fp_sample_end(CUTAP_ID_cublasZsyr2k_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsyr2k_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZsyr2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsyr2k_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyr2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -39568,12 +44643,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyr_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cublasZsyr_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsyr_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZsyr_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
+    return cutap_slow_cublasZsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsyr_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
+        return cutap_cu_cublasZsyr_v2(handle, uplo, n, alpha, x, incx, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyr_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
@@ -39624,12 +44706,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyr_v2_64(st
     cutap_fp_sample_end(CUTAP_ID_cublasZsyr_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsyr_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZsyr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
+    return cutap_slow_cublasZsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsyr_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
+        return cutap_cu_cublasZsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
@@ -39681,12 +44770,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZsyrk(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZsyrk, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZsyrk(char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, struct cutap_sv_double2 beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsyrk);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZsyrk(cutap_c, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return;
+    }
+    cutap_slow_cublasZsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW void cutap_ct_cublasZsyrk(char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, struct cutap_sv_double2 beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsyrk, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        cutap_cu_cublasZsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -39742,12 +44841,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyrk_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZsyrk_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsyrk_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZsyrk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasZsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsyrk_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasZsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyrk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -39801,12 +44907,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyrk_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZsyrk_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsyrk_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZsyrk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    return cutap_slow_cublasZsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsyrk_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        return cutap_cu_cublasZsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyrk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -39862,12 +44975,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyrkx(struct
     cutap_fp_sample_end(CUTAP_ID_cublasZsyrkx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsyrkx);
+    if (cutap_c)
+        return cutap_cs_cublasZsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsyrkx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -39923,12 +45043,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyrkx_64(str
     cutap_fp_sample_end(CUTAP_ID_cublasZsyrkx_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZsyrkx_64);
+    if (cutap_c)
+        return cutap_cs_cublasZsyrkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return cutap_slow_cublasZsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZsyrkx_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return cutap_cu_cublasZsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyrkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -39979,12 +45106,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZtbmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZtbmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZtbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtbmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZtbmv(cutap_c, uplo, trans, diag, n, k, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasZtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasZtbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtbmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
+        cutap_cu_cublasZtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -40039,12 +45176,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtbmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZtbmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtbmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZtbmv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasZtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtbmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasZtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtbmv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -40097,12 +45241,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtbmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZtbmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtbmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZtbmv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasZtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtbmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasZtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtbmv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -40153,12 +45304,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZtbsv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZtbsv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZtbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtbsv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZtbsv(cutap_c, uplo, trans, diag, n, k, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasZtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasZtbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtbsv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
+        cutap_cu_cublasZtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -40213,12 +45374,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtbsv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZtbsv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtbsv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZtbsv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasZtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtbsv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasZtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtbsv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -40271,12 +45439,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtbsv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZtbsv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtbsv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZtbsv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    return cutap_slow_cublasZtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtbsv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        return cutap_cu_cublasZtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtbsv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -40325,12 +45500,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZtpmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZtpmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZtpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtpmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZtpmv(cutap_c, uplo, trans, diag, n, AP, x, incx);
+        return;
+    }
+    cutap_slow_cublasZtpmv(uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasZtpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtpmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZtpmv(uplo, trans, diag, n, AP, x, incx);
+        cutap_cu_cublasZtpmv(uplo, trans, diag, n, AP, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -40383,12 +45568,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtpmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZtpmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtpmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZtpmv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasZtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtpmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasZtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtpmv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -40439,12 +45631,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtpmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZtpmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtpmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZtpmv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasZtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtpmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasZtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtpmv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -40493,12 +45692,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZtpsv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZtpsv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZtpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtpsv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZtpsv(cutap_c, uplo, trans, diag, n, AP, x, incx);
+        return;
+    }
+    cutap_slow_cublasZtpsv(uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasZtpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtpsv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZtpsv(uplo, trans, diag, n, AP, x, incx);
+        cutap_cu_cublasZtpsv(uplo, trans, diag, n, AP, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -40551,12 +45760,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtpsv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZtpsv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtpsv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZtpsv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasZtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtpsv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasZtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtpsv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -40607,12 +45823,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtpsv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZtpsv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtpsv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZtpsv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
+    return cutap_slow_cublasZtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtpsv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
+        return cutap_cu_cublasZtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtpsv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
@@ -40661,12 +45884,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtpttr(struct
     cutap_fp_sample_end(CUTAP_ID_cublasZtpttr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtpttr);
+    if (cutap_c)
+        return cutap_cs_cublasZtpttr(cutap_c, handle, uplo, n, AP, A, lda);
+    return cutap_slow_cublasZtpttr(handle, uplo, n, AP, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtpttr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtpttr(handle, uplo, n, AP, A, lda);
+        return cutap_cu_cublasZtpttr(handle, uplo, n, AP, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtpttr(cutap_c, handle, uplo, n, AP, A, lda);
@@ -40719,12 +45949,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZtrmm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZtrmm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZtrmm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrmm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZtrmm(cutap_c, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        return;
+    }
+    cutap_slow_cublasZtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW void cutap_ct_cublasZtrmm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        cutap_cu_cublasZtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -40783,12 +46023,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrmm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZtrmm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrmm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZtrmm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    return cutap_slow_cublasZtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrmm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        return cutap_cu_cublasZtrmm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrmm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -40845,12 +46092,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrmm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZtrmm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrmm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZtrmm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    return cutap_slow_cublasZtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrmm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        return cutap_cu_cublasZtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrmm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -40900,12 +46154,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZtrmv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZtrmv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZtrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrmv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZtrmv(cutap_c, uplo, trans, diag, n, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasZtrmv(uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasZtrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZtrmv(uplo, trans, diag, n, A, lda, x, incx);
+        cutap_cu_cublasZtrmv(uplo, trans, diag, n, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -40959,12 +46223,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrmv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZtrmv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrmv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZtrmv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasZtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrmv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasZtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrmv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -41016,12 +46287,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrmv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZtrmv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrmv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZtrmv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasZtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrmv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasZtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrmv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -41074,12 +46352,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZtrsm(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZtrsm, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZtrsm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrsm);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZtrsm(cutap_c, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        return;
+    }
+    cutap_slow_cublasZtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW void cutap_ct_cublasZtrsm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrsm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        cutap_cu_cublasZtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -41137,12 +46425,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrsmBatched(
     cutap_fp_sample_end(CUTAP_ID_cublasZtrsmBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrsmBatched);
+    if (cutap_c)
+        return cutap_cs_cublasZtrsmBatched(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    return cutap_slow_cublasZtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrsmBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+        return cutap_cu_cublasZtrsmBatched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrsmBatched(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -41198,12 +46493,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrsmBatched_
     cutap_fp_sample_end(CUTAP_ID_cublasZtrsmBatched_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrsmBatched_64);
+    if (cutap_c)
+        return cutap_cs_cublasZtrsmBatched_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    return cutap_slow_cublasZtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrsmBatched_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+        return cutap_cu_cublasZtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrsmBatched_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -41258,12 +46560,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrsm_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZtrsm_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrsm_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZtrsm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    return cutap_slow_cublasZtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrsm_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        return cutap_cu_cublasZtrsm_v2(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrsm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -41318,12 +46627,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrsm_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZtrsm_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrsm_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZtrsm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    return cutap_slow_cublasZtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrsm_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        return cutap_cu_cublasZtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrsm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -41373,12 +46689,22 @@ static __attribute__((noinline, cold)) void cutap_cs_cublasZtrsv(struct cutap_co
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasZtrsv, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_cublasZtrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrsv);
+    if (cutap_c)
+        {
+        cutap_cs_cublasZtrsv(cutap_c, uplo, trans, diag, n, A, lda, x, incx);
+        return;
+    }
+    cutap_slow_cublasZtrsv(uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW void cutap_ct_cublasZtrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrsv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_cublasZtrsv(uplo, trans, diag, n, A, lda, x, incx);
+        cutap_cu_cublasZtrsv(uplo, trans, diag, n, A, lda, x, incx);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -41432,12 +46758,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrsv_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cublasZtrsv_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrsv_v2);
+    if (cutap_c)
+        return cutap_cs_cublasZtrsv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasZtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrsv_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasZtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrsv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -41489,12 +46822,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrsv_v2_64(s
     cutap_fp_sample_end(CUTAP_ID_cublasZtrsv_v2_64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrsv_v2_64);
+    if (cutap_c)
+        return cutap_cs_cublasZtrsv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
+    return cutap_slow_cublasZtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrsv_v2_64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        return cutap_cu_cublasZtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrsv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -41543,12 +46883,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrttp(struct
     cutap_fp_sample_end(CUTAP_ID_cublasZtrttp, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasZtrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasZtrttp);
+    if (cutap_c)
+        return cutap_cs_cublasZtrttp(cutap_c, handle, uplo, n, A, lda, AP);
+    return cutap_slow_cublasZtrttp(handle, uplo, n, A, lda, AP);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasZtrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasZtrttp, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasZtrttp(handle, uplo, n, A, lda, AP);
+        return cutap_cu_cublasZtrttp(handle, uplo, n, A, lda, AP);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrttp(cutap_c, handle, uplo, n, A, lda, AP);

@@ -99,12 +99,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtCreate(stru
     cutap_fp_sample_end(CUTAP_ID_cublasLtCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtCreate(void *lightHandle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtCreate);
+    if (cutap_c)
+        return cutap_cs_cublasLtCreate(cutap_c, lightHandle);
+    return cutap_slow_cublasLtCreate(lightHandle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtCreate(void *lightHandle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtCreate(lightHandle);
+        return cutap_cu_cublasLtCreate(lightHandle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtCreate(cutap_c, lightHandle);
@@ -148,12 +155,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtDestroy(str
     cutap_fp_sample_end(CUTAP_ID_cublasLtDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtDestroy(void *lightHandle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtDestroy);
+    if (cutap_c)
+        return cutap_cs_cublasLtDestroy(cutap_c, lightHandle);
+    return cutap_slow_cublasLtDestroy(lightHandle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtDestroy(void *lightHandle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtDestroy(lightHandle);
+        return cutap_cu_cublasLtDestroy(lightHandle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtDestroy(cutap_c, lightHandle);
@@ -204,12 +218,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDe
     cutap_fp_sample_end(CUTAP_ID_cublasLtEmulationDescCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtEmulationDescCreate(void *emulationDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtEmulationDescCreate);
+    if (cutap_c)
+        return cutap_cs_cublasLtEmulationDescCreate(cutap_c, emulationDesc);
+    return cutap_slow_cublasLtEmulationDescCreate(emulationDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescCreate(void *emulationDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtEmulationDescCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtEmulationDescCreate(emulationDesc);
+        return cutap_cu_cublasLtEmulationDescCreate(emulationDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescCreate(cutap_c, emulationDesc);
@@ -253,12 +274,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDe
     cutap_fp_sample_end(CUTAP_ID_cublasLtEmulationDescDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtEmulationDescDestroy(void *emulationDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtEmulationDescDestroy);
+    if (cutap_c)
+        return cutap_cs_cublasLtEmulationDescDestroy(cutap_c, emulationDesc);
+    return cutap_slow_cublasLtEmulationDescDestroy(emulationDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescDestroy(void *emulationDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtEmulationDescDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtEmulationDescDestroy(emulationDesc);
+        return cutap_cu_cublasLtEmulationDescDestroy(emulationDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescDestroy(cutap_c, emulationDesc);
@@ -306,12 +334,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDe
     cutap_fp_sample_end(CUTAP_ID_cublasLtEmulationDescGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtEmulationDescGetAttribute(void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtEmulationDescGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cublasLtEmulationDescGetAttribute(cutap_c, emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    return cutap_slow_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescGetAttribute(void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtEmulationDescGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+        return cutap_cu_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescGetAttribute(cutap_c, emulationDesc, attr, buf, sizeInBytes, sizeWritten);
@@ -356,12 +391,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDe
     cutap_fp_sample_end(CUTAP_ID_cublasLtEmulationDescInit_internal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtEmulationDescInit_internal(void *emulationDesc, unsigned long size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtEmulationDescInit_internal);
+    if (cutap_c)
+        return cutap_cs_cublasLtEmulationDescInit_internal(cutap_c, emulationDesc, size);
+    return cutap_slow_cublasLtEmulationDescInit_internal(emulationDesc, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescInit_internal(void *emulationDesc, unsigned long size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtEmulationDescInit_internal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtEmulationDescInit_internal(emulationDesc, size);
+        return cutap_cu_cublasLtEmulationDescInit_internal(emulationDesc, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescInit_internal(cutap_c, emulationDesc, size);
@@ -408,12 +450,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDe
     cutap_fp_sample_end(CUTAP_ID_cublasLtEmulationDescSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtEmulationDescSetAttribute(void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtEmulationDescSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cublasLtEmulationDescSetAttribute(cutap_c, emulationDesc, attr, buf, sizeInBytes);
+    return cutap_slow_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescSetAttribute(void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtEmulationDescSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
+        return cutap_cu_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescSetAttribute(cutap_c, emulationDesc, attr, buf, sizeInBytes);
@@ -455,12 +504,19 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_cublasLtGetCudartV
     cutap_fp_sample_end(CUTAP_ID_cublasLtGetCudartVersion, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned long cutap_cu_cublasLtGetCudartVersion(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtGetCudartVersion);
+    if (cutap_c)
+        return cutap_cs_cublasLtGetCudartVersion(cutap_c);
+    return cutap_slow_cublasLtGetCudartVersion();
+}
 CUTAP_SLOW unsigned long cutap_ct_cublasLtGetCudartVersion(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtGetCudartVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtGetCudartVersion();
+        return cutap_cu_cublasLtGetCudartVersion();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetCudartVersion(cutap_c);
@@ -505,12 +561,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtGetProperty
     cutap_fp_sample_end(CUTAP_ID_cublasLtGetProperty, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtGetProperty(unsigned int type, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtGetProperty);
+    if (cutap_c)
+        return cutap_cs_cublasLtGetProperty(cutap_c, type, value);
+    return cutap_slow_cublasLtGetProperty(type, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtGetProperty(unsigned int type, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtGetProperty, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtGetProperty(type, value);
+        return cutap_cu_cublasLtGetProperty(type, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetProperty(cutap_c, type, value);
@@ -554,12 +617,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_cublasLtGetStatusName(str
     cutap_fp_sample_end(CUTAP_ID_cublasLtGetStatusName, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_cublasLtGetStatusName(unsigned int status)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtGetStatusName);
+    if (cutap_c)
+        return cutap_cs_cublasLtGetStatusName(cutap_c, status);
+    return cutap_slow_cublasLtGetStatusName(status);
+}
 CUTAP_SLOW void * cutap_ct_cublasLtGetStatusName(unsigned int status)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtGetStatusName, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtGetStatusName(status);
+        return cutap_cu_cublasLtGetStatusName(status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetStatusName(cutap_c, status);
@@ -603,12 +673,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_cublasLtGetStatusString(s
     cutap_fp_sample_end(CUTAP_ID_cublasLtGetStatusString, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_cublasLtGetStatusString(unsigned int status)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtGetStatusString);
+    if (cutap_c)
+        return cutap_cs_cublasLtGetStatusString(cutap_c, status);
+    return cutap_slow_cublasLtGetStatusString(status);
+}
 CUTAP_SLOW void * cutap_ct_cublasLtGetStatusString(unsigned int status)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtGetStatusString, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtGetStatusString(status);
+        return cutap_cu_cublasLtGetStatusString(status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetStatusString(cutap_c, status);
@@ -650,12 +727,19 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_cublasLtGetVersion
     cutap_fp_sample_end(CUTAP_ID_cublasLtGetVersion, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned long cutap_cu_cublasLtGetVersion(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtGetVersion);
+    if (cutap_c)
+        return cutap_cs_cublasLtGetVersion(cutap_c);
+    return cutap_slow_cublasLtGetVersion();
+}
 CUTAP_SLOW unsigned long cutap_ct_cublasLtGetVersion(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtGetVersion();
+        return cutap_cu_cublasLtGetVersion();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetVersion(cutap_c);
@@ -699,12 +783,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtHeuristicsC
     cutap_fp_sample_end(CUTAP_ID_cublasLtHeuristicsCacheGetCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtHeuristicsCacheGetCapacity(void *capacity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtHeuristicsCacheGetCapacity);
+    if (cutap_c)
+        return cutap_cs_cublasLtHeuristicsCacheGetCapacity(cutap_c, capacity);
+    return cutap_slow_cublasLtHeuristicsCacheGetCapacity(capacity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtHeuristicsCacheGetCapacity(void *capacity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtHeuristicsCacheGetCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtHeuristicsCacheGetCapacity(capacity);
+        return cutap_cu_cublasLtHeuristicsCacheGetCapacity(capacity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtHeuristicsCacheGetCapacity(cutap_c, capacity);
@@ -748,12 +839,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtHeuristicsC
     cutap_fp_sample_end(CUTAP_ID_cublasLtHeuristicsCacheSetCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtHeuristicsCacheSetCapacity(unsigned long capacity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtHeuristicsCacheSetCapacity);
+    if (cutap_c)
+        return cutap_cs_cublasLtHeuristicsCacheSetCapacity(cutap_c, capacity);
+    return cutap_slow_cublasLtHeuristicsCacheSetCapacity(capacity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtHeuristicsCacheSetCapacity(unsigned long capacity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtHeuristicsCacheSetCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtHeuristicsCacheSetCapacity(capacity);
+        return cutap_cu_cublasLtHeuristicsCacheSetCapacity(capacity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtHeuristicsCacheSetCapacity(cutap_c, capacity);
@@ -795,12 +893,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerForce
     cutap_fp_sample_end(CUTAP_ID_cublasLtLoggerForceDisable, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtLoggerForceDisable(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtLoggerForceDisable);
+    if (cutap_c)
+        return cutap_cs_cublasLtLoggerForceDisable(cutap_c);
+    return cutap_slow_cublasLtLoggerForceDisable();
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerForceDisable(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtLoggerForceDisable, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtLoggerForceDisable();
+        return cutap_cu_cublasLtLoggerForceDisable();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerForceDisable(cutap_c);
@@ -844,12 +949,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerSetCa
     cutap_fp_sample_end(CUTAP_ID_cublasLtLoggerSetCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtLoggerSetCallback(void *callback)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtLoggerSetCallback);
+    if (cutap_c)
+        return cutap_cs_cublasLtLoggerSetCallback(cutap_c, callback);
+    return cutap_slow_cublasLtLoggerSetCallback(callback);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerSetCallback(void *callback)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtLoggerSetCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtLoggerSetCallback(callback);
+        return cutap_cu_cublasLtLoggerSetCallback(callback);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerSetCallback(cutap_c, callback);
@@ -893,12 +1005,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerSetFi
     cutap_fp_sample_end(CUTAP_ID_cublasLtLoggerSetFile, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtLoggerSetFile(void *file)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtLoggerSetFile);
+    if (cutap_c)
+        return cutap_cs_cublasLtLoggerSetFile(cutap_c, file);
+    return cutap_slow_cublasLtLoggerSetFile(file);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerSetFile(void *file)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtLoggerSetFile, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtLoggerSetFile(file);
+        return cutap_cu_cublasLtLoggerSetFile(file);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerSetFile(cutap_c, file);
@@ -942,12 +1061,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerSetLe
     cutap_fp_sample_end(CUTAP_ID_cublasLtLoggerSetLevel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtLoggerSetLevel(int level)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtLoggerSetLevel);
+    if (cutap_c)
+        return cutap_cs_cublasLtLoggerSetLevel(cutap_c, level);
+    return cutap_slow_cublasLtLoggerSetLevel(level);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerSetLevel(int level)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtLoggerSetLevel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtLoggerSetLevel(level);
+        return cutap_cu_cublasLtLoggerSetLevel(level);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerSetLevel(cutap_c, level);
@@ -991,12 +1117,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerSetMa
     cutap_fp_sample_end(CUTAP_ID_cublasLtLoggerSetMask, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtLoggerSetMask(int mask)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtLoggerSetMask);
+    if (cutap_c)
+        return cutap_cs_cublasLtLoggerSetMask(cutap_c, mask);
+    return cutap_slow_cublasLtLoggerSetMask(mask);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerSetMask(int mask)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtLoggerSetMask, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtLoggerSetMask(mask);
+        return cutap_cu_cublasLtLoggerSetMask(mask);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerSetMask(cutap_c, mask);
@@ -1055,12 +1188,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmul(stru
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmul, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmul(void *lightHandle, void *computeDesc, void *alpha, void *A, void *Adesc, void *B, void *Bdesc, void *beta, void *C, void *Cdesc, void *D, void *Ddesc, void *algo, void *workspace, unsigned long workspaceSizeInBytes, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmul);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmul(cutap_c, lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    return cutap_slow_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmul(void *lightHandle, void *computeDesc, void *alpha, void *A, void *Adesc, void *B, void *Bdesc, void *beta, void *C, void *Cdesc, void *D, void *Ddesc, void *algo, void *workspace, unsigned long workspaceSizeInBytes, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmul, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+        return cutap_cu_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmul(cutap_c, lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
@@ -1108,12 +1248,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoC
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoCapGetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulAlgoCapGetAttribute(cutap_c, algo, attr, buf, sizeInBytes, sizeWritten);
+    return cutap_slow_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoCapGetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+        return cutap_cu_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoCapGetAttribute(cutap_c, algo, attr, buf, sizeInBytes, sizeWritten);
@@ -1164,12 +1311,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoC
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoCheck, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoCheck(void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *algo, void *result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulAlgoCheck);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulAlgoCheck(cutap_c, lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    return cutap_slow_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoCheck(void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *algo, void *result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoCheck, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+        return cutap_cu_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoCheck(cutap_c, lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
@@ -1217,12 +1371,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoC
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoConfigGetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulAlgoConfigGetAttribute(cutap_c, algo, attr, buf, sizeInBytes, sizeWritten);
+    return cutap_slow_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoConfigGetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+        return cutap_cu_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoConfigGetAttribute(cutap_c, algo, attr, buf, sizeInBytes, sizeWritten);
@@ -1269,12 +1430,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoC
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoConfigSetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulAlgoConfigSetAttribute(cutap_c, algo, attr, buf, sizeInBytes);
+    return cutap_slow_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoConfigSetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
+        return cutap_cu_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoConfigSetAttribute(cutap_c, algo, attr, buf, sizeInBytes);
@@ -1327,12 +1495,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoG
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoGetHeuristic, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoGetHeuristic(void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *preference, int requestedAlgoCount, void *heuristicResultsArray, void *returnAlgoCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulAlgoGetHeuristic);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulAlgoGetHeuristic(cutap_c, lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    return cutap_slow_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoGetHeuristic(void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *preference, int requestedAlgoCount, void *heuristicResultsArray, void *returnAlgoCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoGetHeuristic, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+        return cutap_cu_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoGetHeuristic(cutap_c, lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
@@ -1385,12 +1560,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoG
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoGetIds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoGetIds(void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int requestedAlgoCount, void *algoIdsArray, void *returnAlgoCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulAlgoGetIds);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulAlgoGetIds(cutap_c, lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    return cutap_slow_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoGetIds(void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int requestedAlgoCount, void *algoIdsArray, void *returnAlgoCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoGetIds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+        return cutap_cu_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoGetIds(cutap_c, lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
@@ -1442,12 +1624,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoI
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoInit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoInit(void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int algoId, void *algo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulAlgoInit);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulAlgoInit(cutap_c, lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    return cutap_slow_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoInit(void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int algoId, void *algo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoInit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+        return cutap_cu_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoInit(cutap_c, lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
@@ -1500,12 +1689,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescC
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulDescCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulDescCreate(void *matmulDesc, unsigned int computeType, unsigned int scaleType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulDescCreate);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulDescCreate(cutap_c, matmulDesc, computeType, scaleType);
+    return cutap_slow_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescCreate(void *matmulDesc, unsigned int computeType, unsigned int scaleType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulDescCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
+        return cutap_cu_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescCreate(cutap_c, matmulDesc, computeType, scaleType);
@@ -1549,12 +1745,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescD
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulDescDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulDescDestroy(void *matmulDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulDescDestroy);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulDescDestroy(cutap_c, matmulDesc);
+    return cutap_slow_cublasLtMatmulDescDestroy(matmulDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescDestroy(void *matmulDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulDescDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulDescDestroy(matmulDesc);
+        return cutap_cu_cublasLtMatmulDescDestroy(matmulDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescDestroy(cutap_c, matmulDesc);
@@ -1602,12 +1805,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescG
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulDescGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulDescGetAttribute(void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulDescGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulDescGetAttribute(cutap_c, matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    return cutap_slow_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescGetAttribute(void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulDescGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+        return cutap_cu_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescGetAttribute(cutap_c, matmulDesc, attr, buf, sizeInBytes, sizeWritten);
@@ -1654,12 +1864,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescI
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulDescInit_internal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulDescInit_internal(void *matmulDesc, unsigned long size, unsigned int computeType, unsigned int scaleType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulDescInit_internal);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulDescInit_internal(cutap_c, matmulDesc, size, computeType, scaleType);
+    return cutap_slow_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescInit_internal(void *matmulDesc, unsigned long size, unsigned int computeType, unsigned int scaleType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulDescInit_internal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
+        return cutap_cu_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescInit_internal(cutap_c, matmulDesc, size, computeType, scaleType);
@@ -1706,12 +1923,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescS
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulDescSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulDescSetAttribute(void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulDescSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulDescSetAttribute(cutap_c, matmulDesc, attr, buf, sizeInBytes);
+    return cutap_slow_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescSetAttribute(void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulDescSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
+        return cutap_cu_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescSetAttribute(cutap_c, matmulDesc, attr, buf, sizeInBytes);
@@ -1762,12 +1986,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPrefe
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulPreferenceCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulPreferenceCreate(void *pref)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulPreferenceCreate);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulPreferenceCreate(cutap_c, pref);
+    return cutap_slow_cublasLtMatmulPreferenceCreate(pref);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceCreate(void *pref)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulPreferenceCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulPreferenceCreate(pref);
+        return cutap_cu_cublasLtMatmulPreferenceCreate(pref);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceCreate(cutap_c, pref);
@@ -1811,12 +2042,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPrefe
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulPreferenceDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulPreferenceDestroy(void *pref)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulPreferenceDestroy);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulPreferenceDestroy(cutap_c, pref);
+    return cutap_slow_cublasLtMatmulPreferenceDestroy(pref);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceDestroy(void *pref)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulPreferenceDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulPreferenceDestroy(pref);
+        return cutap_cu_cublasLtMatmulPreferenceDestroy(pref);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceDestroy(cutap_c, pref);
@@ -1864,12 +2102,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPrefe
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulPreferenceGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulPreferenceGetAttribute(void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulPreferenceGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulPreferenceGetAttribute(cutap_c, pref, attr, buf, sizeInBytes, sizeWritten);
+    return cutap_slow_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceGetAttribute(void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulPreferenceGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
+        return cutap_cu_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceGetAttribute(cutap_c, pref, attr, buf, sizeInBytes, sizeWritten);
@@ -1914,12 +2159,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPrefe
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulPreferenceInit_internal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulPreferenceInit_internal(void *pref, unsigned long size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulPreferenceInit_internal);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulPreferenceInit_internal(cutap_c, pref, size);
+    return cutap_slow_cublasLtMatmulPreferenceInit_internal(pref, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceInit_internal(void *pref, unsigned long size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulPreferenceInit_internal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulPreferenceInit_internal(pref, size);
+        return cutap_cu_cublasLtMatmulPreferenceInit_internal(pref, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceInit_internal(cutap_c, pref, size);
@@ -1966,12 +2218,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPrefe
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulPreferenceSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulPreferenceSetAttribute(void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatmulPreferenceSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatmulPreferenceSetAttribute(cutap_c, pref, attr, buf, sizeInBytes);
+    return cutap_slow_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceSetAttribute(void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulPreferenceSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
+        return cutap_cu_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceSetAttribute(cutap_c, pref, attr, buf, sizeInBytes);
@@ -2026,12 +2285,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayou
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixLayoutCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixLayoutCreate(void *matLayout, unsigned int type, unsigned long rows, unsigned long cols, long ld)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatrixLayoutCreate);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatrixLayoutCreate(cutap_c, matLayout, type, rows, cols, ld);
+    return cutap_slow_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutCreate(void *matLayout, unsigned int type, unsigned long rows, unsigned long cols, long ld)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixLayoutCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
+        return cutap_cu_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutCreate(cutap_c, matLayout, type, rows, cols, ld);
@@ -2075,12 +2341,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayou
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixLayoutDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixLayoutDestroy(void *matLayout)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatrixLayoutDestroy);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatrixLayoutDestroy(cutap_c, matLayout);
+    return cutap_slow_cublasLtMatrixLayoutDestroy(matLayout);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutDestroy(void *matLayout)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixLayoutDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatrixLayoutDestroy(matLayout);
+        return cutap_cu_cublasLtMatrixLayoutDestroy(matLayout);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutDestroy(cutap_c, matLayout);
@@ -2128,12 +2401,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayou
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixLayoutGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixLayoutGetAttribute(void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatrixLayoutGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatrixLayoutGetAttribute(cutap_c, matLayout, attr, buf, sizeInBytes, sizeWritten);
+    return cutap_slow_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutGetAttribute(void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixLayoutGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
+        return cutap_cu_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutGetAttribute(cutap_c, matLayout, attr, buf, sizeInBytes, sizeWritten);
@@ -2182,12 +2462,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayou
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixLayoutInit_internal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixLayoutInit_internal(void *matLayout, unsigned long size, unsigned int type, unsigned long rows, unsigned long cols, long ld)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatrixLayoutInit_internal);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatrixLayoutInit_internal(cutap_c, matLayout, size, type, rows, cols, ld);
+    return cutap_slow_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutInit_internal(void *matLayout, unsigned long size, unsigned int type, unsigned long rows, unsigned long cols, long ld)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixLayoutInit_internal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
+        return cutap_cu_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutInit_internal(cutap_c, matLayout, size, type, rows, cols, ld);
@@ -2234,12 +2521,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayou
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixLayoutSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixLayoutSetAttribute(void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatrixLayoutSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatrixLayoutSetAttribute(cutap_c, matLayout, attr, buf, sizeInBytes);
+    return cutap_slow_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutSetAttribute(void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixLayoutSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
+        return cutap_cu_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutSetAttribute(cutap_c, matLayout, attr, buf, sizeInBytes);
@@ -2293,12 +2587,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTrans
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixTransform, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixTransform(void *lightHandle, void *transformDesc, void *alpha, void *A, void *Adesc, void *beta, void *B, void *Bdesc, void *C, void *Cdesc, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatrixTransform);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatrixTransform(cutap_c, lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    return cutap_slow_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransform(void *lightHandle, void *transformDesc, void *alpha, void *A, void *Adesc, void *beta, void *B, void *Bdesc, void *C, void *Cdesc, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixTransform, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+        return cutap_cu_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransform(cutap_c, lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
@@ -2350,12 +2651,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTrans
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixTransformDescCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixTransformDescCreate(void *transformDesc, unsigned int scaleType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatrixTransformDescCreate);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatrixTransformDescCreate(cutap_c, transformDesc, scaleType);
+    return cutap_slow_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescCreate(void *transformDesc, unsigned int scaleType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixTransformDescCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
+        return cutap_cu_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescCreate(cutap_c, transformDesc, scaleType);
@@ -2399,12 +2707,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTrans
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixTransformDescDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixTransformDescDestroy(void *transformDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatrixTransformDescDestroy);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatrixTransformDescDestroy(cutap_c, transformDesc);
+    return cutap_slow_cublasLtMatrixTransformDescDestroy(transformDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescDestroy(void *transformDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixTransformDescDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatrixTransformDescDestroy(transformDesc);
+        return cutap_cu_cublasLtMatrixTransformDescDestroy(transformDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescDestroy(cutap_c, transformDesc);
@@ -2452,12 +2767,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTrans
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixTransformDescGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixTransformDescGetAttribute(void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatrixTransformDescGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatrixTransformDescGetAttribute(cutap_c, transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    return cutap_slow_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescGetAttribute(void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixTransformDescGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+        return cutap_cu_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescGetAttribute(cutap_c, transformDesc, attr, buf, sizeInBytes, sizeWritten);
@@ -2503,12 +2825,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTrans
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixTransformDescInit_internal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixTransformDescInit_internal(void *transformDesc, unsigned long size, unsigned int scaleType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatrixTransformDescInit_internal);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatrixTransformDescInit_internal(cutap_c, transformDesc, size, scaleType);
+    return cutap_slow_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescInit_internal(void *transformDesc, unsigned long size, unsigned int scaleType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixTransformDescInit_internal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
+        return cutap_cu_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescInit_internal(cutap_c, transformDesc, size, scaleType);
@@ -2555,12 +2884,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTrans
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixTransformDescSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixTransformDescSetAttribute(void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cublasLtMatrixTransformDescSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cublasLtMatrixTransformDescSetAttribute(cutap_c, transformDesc, attr, buf, sizeInBytes);
+    return cutap_slow_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescSetAttribute(void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixTransformDescSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
+        return cutap_cu_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescSetAttribute(cutap_c, transformDesc, attr, buf, sizeInBytes);

@@ -274,12 +274,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnActivationBack
     cutap_fp_sample_end(CUTAP_ID_cudnnActivationBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnActivationBackward(void *handle, void *activationDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnActivationBackward);
+    if (cutap_c)
+        return cutap_cs_cudnnActivationBackward(cutap_c, handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    return cutap_slow_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnActivationBackward(void *handle, void *activationDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnActivationBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+        return cutap_cu_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnActivationBackward(cutap_c, handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
@@ -330,12 +337,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnActivationForw
     cutap_fp_sample_end(CUTAP_ID_cudnnActivationForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnActivationForward(void *handle, void *activationDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnActivationForward);
+    if (cutap_c)
+        return cutap_cs_cudnnActivationForward(cutap_c, handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+    return cutap_slow_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnActivationForward(void *handle, void *activationDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnActivationForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+        return cutap_cu_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnActivationForward(cutap_c, handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
@@ -385,12 +399,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnAddTensor(stru
     cutap_fp_sample_end(CUTAP_ID_cudnnAddTensor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnAddTensor(void *handle, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnAddTensor);
+    if (cutap_c)
+        return cutap_cs_cudnnAddTensor(cutap_c, handle, alpha, aDesc, A, beta, cDesc, C);
+    return cutap_slow_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnAddTensor(void *handle, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnAddTensor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
+        return cutap_cu_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnAddTensor(cutap_c, handle, alpha, aDesc, A, beta, cDesc, C);
@@ -432,12 +453,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnAdvVersionChec
     cutap_fp_sample_end(CUTAP_ID_cudnnAdvVersionCheck, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnAdvVersionCheck(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnAdvVersionCheck);
+    if (cutap_c)
+        return cutap_cs_cudnnAdvVersionCheck(cutap_c);
+    return cutap_slow_cudnnAdvVersionCheck();
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnAdvVersionCheck(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnAdvVersionCheck, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnAdvVersionCheck();
+        return cutap_cu_cudnnAdvVersionCheck();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnAdvVersionCheck(cutap_c);
@@ -489,12 +517,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendCreateD
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendCreateDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendCreateDescriptor(unsigned int descriptorType, void *descriptor)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBackendCreateDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnBackendCreateDescriptor(cutap_c, descriptorType, descriptor);
+    return cutap_slow_cudnnBackendCreateDescriptor(descriptorType, descriptor);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendCreateDescriptor(unsigned int descriptorType, void *descriptor)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendCreateDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBackendCreateDescriptor(descriptorType, descriptor);
+        return cutap_cu_cudnnBackendCreateDescriptor(descriptorType, descriptor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendCreateDescriptor(cutap_c, descriptorType, descriptor);
@@ -538,12 +573,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendDestroy
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendDestroyDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendDestroyDescriptor(void *descriptor)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBackendDestroyDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnBackendDestroyDescriptor(cutap_c, descriptor);
+    return cutap_slow_cudnnBackendDestroyDescriptor(descriptor);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendDestroyDescriptor(void *descriptor)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendDestroyDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBackendDestroyDescriptor(descriptor);
+        return cutap_cu_cudnnBackendDestroyDescriptor(descriptor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendDestroyDescriptor(cutap_c, descriptor);
@@ -589,12 +631,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendExecute
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendExecute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendExecute(void *handle, void *executionPlan, void *variantPack)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBackendExecute);
+    if (cutap_c)
+        return cutap_cs_cudnnBackendExecute(cutap_c, handle, executionPlan, variantPack);
+    return cutap_slow_cudnnBackendExecute(handle, executionPlan, variantPack);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendExecute(void *handle, void *executionPlan, void *variantPack)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendExecute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBackendExecute(handle, executionPlan, variantPack);
+        return cutap_cu_cudnnBackendExecute(handle, executionPlan, variantPack);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendExecute(cutap_c, handle, executionPlan, variantPack);
@@ -638,12 +687,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendFinaliz
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendFinalize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendFinalize(void *descriptor)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBackendFinalize);
+    if (cutap_c)
+        return cutap_cs_cudnnBackendFinalize(cutap_c, descriptor);
+    return cutap_slow_cudnnBackendFinalize(descriptor);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendFinalize(void *descriptor)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendFinalize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBackendFinalize(descriptor);
+        return cutap_cu_cudnnBackendFinalize(descriptor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendFinalize(cutap_c, descriptor);
@@ -692,12 +748,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendGetAttr
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendGetAttribute(void *descriptor, unsigned int attributeName, unsigned int attributeType, long requestedElementCount, void *elementCount, void *arrayOfElements)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBackendGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cudnnBackendGetAttribute(cutap_c, descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+    return cutap_slow_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendGetAttribute(void *descriptor, unsigned int attributeName, unsigned int attributeType, long requestedElementCount, void *elementCount, void *arrayOfElements)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+        return cutap_cu_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendGetAttribute(cutap_c, descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
@@ -741,12 +804,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendInitial
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendInitialize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendInitialize(void *descriptor)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBackendInitialize);
+    if (cutap_c)
+        return cutap_cs_cudnnBackendInitialize(cutap_c, descriptor);
+    return cutap_slow_cudnnBackendInitialize(descriptor);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendInitialize(void *descriptor)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendInitialize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBackendInitialize(descriptor);
+        return cutap_cu_cudnnBackendInitialize(descriptor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendInitialize(cutap_c, descriptor);
@@ -793,12 +863,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendPopulat
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendPopulateCudaGraph, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendPopulateCudaGraph(void *handle, void *executionPlan, void *variantPack, void *graph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBackendPopulateCudaGraph);
+    if (cutap_c)
+        return cutap_cs_cudnnBackendPopulateCudaGraph(cutap_c, handle, executionPlan, variantPack, graph);
+    return cutap_slow_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendPopulateCudaGraph(void *handle, void *executionPlan, void *variantPack, void *graph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendPopulateCudaGraph, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
+        return cutap_cu_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendPopulateCudaGraph(cutap_c, handle, executionPlan, variantPack, graph);
@@ -846,12 +923,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendSetAttr
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendSetAttribute(void *descriptor, unsigned int attributeName, unsigned int attributeType, long elementCount, void *arrayOfElements)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBackendSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cudnnBackendSetAttribute(cutap_c, descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+    return cutap_slow_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendSetAttribute(void *descriptor, unsigned int attributeName, unsigned int attributeType, long elementCount, void *arrayOfElements)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+        return cutap_cu_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendSetAttribute(cutap_c, descriptor, attributeName, attributeType, elementCount, arrayOfElements);
@@ -898,12 +982,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendUpdateC
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendUpdateCudaGraph, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendUpdateCudaGraph(void *handle, void *executionPlan, void *variantPack, void *graph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBackendUpdateCudaGraph);
+    if (cutap_c)
+        return cutap_cs_cudnnBackendUpdateCudaGraph(cutap_c, handle, executionPlan, variantPack, graph);
+    return cutap_slow_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendUpdateCudaGraph(void *handle, void *executionPlan, void *variantPack, void *graph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendUpdateCudaGraph, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
+        return cutap_cu_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendUpdateCudaGraph(cutap_c, handle, executionPlan, variantPack, graph);
@@ -965,12 +1056,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormaliza
     cutap_fp_sample_end(CUTAP_ID_cudnnBatchNormalizationBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBatchNormalizationBackward(void *handle, unsigned int mode, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *x, void *dyDesc, void *dy, void *dxDesc, void *dx, void *dBnScaleBiasDesc, void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, void *savedMean, void *savedInvVariance)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBatchNormalizationBackward);
+    if (cutap_c)
+        return cutap_cs_cudnnBatchNormalizationBackward(cutap_c, handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+    return cutap_slow_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationBackward(void *handle, unsigned int mode, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *x, void *dyDesc, void *dy, void *dxDesc, void *dx, void *dBnScaleBiasDesc, void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, void *savedMean, void *savedInvVariance)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBatchNormalizationBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+        return cutap_cu_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationBackward(cutap_c, handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
@@ -1043,12 +1141,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormaliza
     cutap_fp_sample_end(CUTAP_ID_cudnnBatchNormalizationBackwardEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBatchNormalizationBackwardEx(void *handle, unsigned int mode, unsigned int bnOps, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dBnScaleBiasDesc, void *bnScaleData, void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBatchNormalizationBackwardEx);
+    if (cutap_c)
+        return cutap_cs_cudnnBatchNormalizationBackwardEx(cutap_c, handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    return cutap_slow_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationBackwardEx(void *handle, unsigned int mode, unsigned int bnOps, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dBnScaleBiasDesc, void *bnScaleData, void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBatchNormalizationBackwardEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+        return cutap_cu_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationBackwardEx(cutap_c, handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
@@ -1105,12 +1210,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormaliza
     cutap_fp_sample_end(CUTAP_ID_cudnnBatchNormalizationForwardInference, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBatchNormalizationForwardInference(void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, void *estimatedMean, void *estimatedVariance, double epsilon)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBatchNormalizationForwardInference);
+    if (cutap_c)
+        return cutap_cs_cudnnBatchNormalizationForwardInference(cutap_c, handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+    return cutap_slow_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationForwardInference(void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, void *estimatedMean, void *estimatedVariance, double epsilon)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBatchNormalizationForwardInference, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+        return cutap_cu_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationForwardInference(cutap_c, handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
@@ -1170,12 +1282,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormaliza
     cutap_fp_sample_end(CUTAP_ID_cudnnBatchNormalizationForwardTraining, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBatchNormalizationForwardTraining(void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBatchNormalizationForwardTraining);
+    if (cutap_c)
+        return cutap_cs_cudnnBatchNormalizationForwardTraining(cutap_c, handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+    return cutap_slow_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationForwardTraining(void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBatchNormalizationForwardTraining, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+        return cutap_cu_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationForwardTraining(cutap_c, handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
@@ -1243,12 +1362,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormaliza
     cutap_fp_sample_end(CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBatchNormalizationForwardTrainingEx(void *handle, unsigned int mode, unsigned int bnOps, void *alpha, void *beta, void *xDesc, void *xData, void *zDesc, void *zData, void *yDesc, void *yData, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx);
+    if (cutap_c)
+        return cutap_cs_cudnnBatchNormalizationForwardTrainingEx(cutap_c, handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    return cutap_slow_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationForwardTrainingEx(void *handle, unsigned int mode, unsigned int bnOps, void *alpha, void *beta, void *xDesc, void *xData, void *zDesc, void *zData, void *yDesc, void *yData, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+        return cutap_cu_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationForwardTrainingEx(cutap_c, handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
@@ -1294,12 +1420,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBuildRNNDynami
     cutap_fp_sample_end(CUTAP_ID_cudnnBuildRNNDynamic, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBuildRNNDynamic(void *handle, void *rnnDesc, int miniBatch)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnBuildRNNDynamic);
+    if (cutap_c)
+        return cutap_cs_cudnnBuildRNNDynamic(cutap_c, handle, rnnDesc, miniBatch);
+    return cutap_slow_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnBuildRNNDynamic(void *handle, void *rnnDesc, int miniBatch)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBuildRNNDynamic, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
+        return cutap_cu_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBuildRNNDynamic(cutap_c, handle, rnnDesc, miniBatch);
@@ -1355,12 +1488,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCTCLoss(struct
     cutap_fp_sample_end(CUTAP_ID_cudnnCTCLoss, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCTCLoss(void *handle, void *probsDesc, void *probs, void *hostLabels, void *hostLabelLengths, void *hostInputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned int algo, void *ctcLossDesc, void *workspace, unsigned long workSpaceSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCTCLoss);
+    if (cutap_c)
+        return cutap_cs_cudnnCTCLoss(cutap_c, handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+    return cutap_slow_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCTCLoss(void *handle, void *probsDesc, void *probs, void *hostLabels, void *hostLabelLengths, void *hostInputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned int algo, void *ctcLossDesc, void *workspace, unsigned long workSpaceSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCTCLoss, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+        return cutap_cu_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCTCLoss(cutap_c, handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
@@ -1416,12 +1556,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCTCLoss_v8(str
     cutap_fp_sample_end(CUTAP_ID_cudnnCTCLoss_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCTCLoss_v8(void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *probs, void *labels, void *labelLengths, void *inputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned long workSpaceSizeInBytes, void *workspace)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCTCLoss_v8);
+    if (cutap_c)
+        return cutap_cs_cudnnCTCLoss_v8(cutap_c, handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+    return cutap_slow_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCTCLoss_v8(void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *probs, void *labels, void *labelLengths, void *inputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned long workSpaceSizeInBytes, void *workspace)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCTCLoss_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+        return cutap_cu_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCTCLoss_v8(cutap_c, handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
@@ -1463,12 +1610,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCnnVersionChec
     cutap_fp_sample_end(CUTAP_ID_cudnnCnnVersionCheck, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCnnVersionCheck(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCnnVersionCheck);
+    if (cutap_c)
+        return cutap_cs_cudnnCnnVersionCheck(cutap_c);
+    return cutap_slow_cudnnCnnVersionCheck();
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCnnVersionCheck(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCnnVersionCheck, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCnnVersionCheck();
+        return cutap_cu_cudnnCnnVersionCheck();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCnnVersionCheck(cutap_c);
@@ -1518,12 +1672,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionBac
     cutap_fp_sample_end(CUTAP_ID_cudnnConvolutionBackwardBias, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnConvolutionBackwardBias(void *handle, void *alpha, void *dyDesc, void *dy, void *beta, void *dbDesc, void *db)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnConvolutionBackwardBias);
+    if (cutap_c)
+        return cutap_cs_cudnnConvolutionBackwardBias(cutap_c, handle, alpha, dyDesc, dy, beta, dbDesc, db);
+    return cutap_slow_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionBackwardBias(void *handle, void *alpha, void *dyDesc, void *dy, void *beta, void *dbDesc, void *db)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnConvolutionBackwardBias, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+        return cutap_cu_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionBackwardBias(cutap_c, handle, alpha, dyDesc, dy, beta, dbDesc, db);
@@ -1579,12 +1740,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionBac
     cutap_fp_sample_end(CUTAP_ID_cudnnConvolutionBackwardData, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnConvolutionBackwardData(void *handle, void *alpha, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dxDesc, void *dx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnConvolutionBackwardData);
+    if (cutap_c)
+        return cutap_cs_cudnnConvolutionBackwardData(cutap_c, handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+    return cutap_slow_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionBackwardData(void *handle, void *alpha, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dxDesc, void *dx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnConvolutionBackwardData, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+        return cutap_cu_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionBackwardData(cutap_c, handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
@@ -1640,12 +1808,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionBac
     cutap_fp_sample_end(CUTAP_ID_cudnnConvolutionBackwardFilter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnConvolutionBackwardFilter(void *handle, void *alpha, void *xDesc, void *x, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dwDesc, void *dw)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnConvolutionBackwardFilter);
+    if (cutap_c)
+        return cutap_cs_cudnnConvolutionBackwardFilter(cutap_c, handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+    return cutap_slow_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionBackwardFilter(void *handle, void *alpha, void *xDesc, void *x, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dwDesc, void *dw)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnConvolutionBackwardFilter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+        return cutap_cu_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionBackwardFilter(cutap_c, handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
@@ -1706,12 +1881,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionBia
     cutap_fp_sample_end(CUTAP_ID_cudnnConvolutionBiasActivationForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnConvolutionBiasActivationForward(void *handle, void *alpha1, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *alpha2, void *zDesc, void *z, void *biasDesc, void *bias, void *activationDesc, void *yDesc, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnConvolutionBiasActivationForward);
+    if (cutap_c)
+        return cutap_cs_cudnnConvolutionBiasActivationForward(cutap_c, handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+    return cutap_slow_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionBiasActivationForward(void *handle, void *alpha1, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *alpha2, void *zDesc, void *z, void *biasDesc, void *bias, void *activationDesc, void *yDesc, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnConvolutionBiasActivationForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+        return cutap_cu_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionBiasActivationForward(cutap_c, handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
@@ -1767,12 +1949,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionFor
     cutap_fp_sample_end(CUTAP_ID_cudnnConvolutionForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnConvolutionForward(void *handle, void *alpha, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *yDesc, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnConvolutionForward);
+    if (cutap_c)
+        return cutap_cs_cudnnConvolutionForward(cutap_c, handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+    return cutap_slow_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionForward(void *handle, void *alpha, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *yDesc, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnConvolutionForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+        return cutap_cu_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionForward(cutap_c, handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
@@ -1823,12 +2012,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreate(struct 
     cutap_fp_sample_end(CUTAP_ID_cudnnCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreate(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreate);
+    if (cutap_c)
+        return cutap_cs_cudnnCreate(cutap_c, handle);
+    return cutap_slow_cudnnCreate(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreate(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreate(handle);
+        return cutap_cu_cudnnCreate(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreate(cutap_c, handle);
@@ -1879,12 +2075,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateActivati
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateActivationDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateActivationDescriptor(void *activationDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateActivationDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateActivationDescriptor(cutap_c, activationDesc);
+    return cutap_slow_cudnnCreateActivationDescriptor(activationDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateActivationDescriptor(void *activationDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateActivationDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateActivationDescriptor(activationDesc);
+        return cutap_cu_cudnnCreateActivationDescriptor(activationDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateActivationDescriptor(cutap_c, activationDesc);
@@ -1935,12 +2138,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateAttnDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateAttnDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateAttnDescriptor(void *attnDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateAttnDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateAttnDescriptor(cutap_c, attnDesc);
+    return cutap_slow_cudnnCreateAttnDescriptor(attnDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateAttnDescriptor(void *attnDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateAttnDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateAttnDescriptor(attnDesc);
+        return cutap_cu_cudnnCreateAttnDescriptor(attnDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateAttnDescriptor(cutap_c, attnDesc);
@@ -1991,12 +2201,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateCTCLossD
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateCTCLossDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateCTCLossDescriptor(void *ctcLossDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateCTCLossDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateCTCLossDescriptor(cutap_c, ctcLossDesc);
+    return cutap_slow_cudnnCreateCTCLossDescriptor(ctcLossDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateCTCLossDescriptor(void *ctcLossDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateCTCLossDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateCTCLossDescriptor(ctcLossDesc);
+        return cutap_cu_cudnnCreateCTCLossDescriptor(ctcLossDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateCTCLossDescriptor(cutap_c, ctcLossDesc);
@@ -2047,12 +2264,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateConvolut
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateConvolutionDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateConvolutionDescriptor(void *convDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateConvolutionDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateConvolutionDescriptor(cutap_c, convDesc);
+    return cutap_slow_cudnnCreateConvolutionDescriptor(convDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateConvolutionDescriptor(void *convDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateConvolutionDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateConvolutionDescriptor(convDesc);
+        return cutap_cu_cudnnCreateConvolutionDescriptor(convDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateConvolutionDescriptor(cutap_c, convDesc);
@@ -2103,12 +2327,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateDropoutD
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateDropoutDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateDropoutDescriptor(void *dropoutDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateDropoutDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateDropoutDescriptor(cutap_c, dropoutDesc);
+    return cutap_slow_cudnnCreateDropoutDescriptor(dropoutDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateDropoutDescriptor(void *dropoutDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateDropoutDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateDropoutDescriptor(dropoutDesc);
+        return cutap_cu_cudnnCreateDropoutDescriptor(dropoutDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateDropoutDescriptor(cutap_c, dropoutDesc);
@@ -2159,12 +2390,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateFilterDe
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateFilterDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateFilterDescriptor(void *filterDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateFilterDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateFilterDescriptor(cutap_c, filterDesc);
+    return cutap_slow_cudnnCreateFilterDescriptor(filterDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateFilterDescriptor(void *filterDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateFilterDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateFilterDescriptor(filterDesc);
+        return cutap_cu_cudnnCreateFilterDescriptor(filterDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateFilterDescriptor(cutap_c, filterDesc);
@@ -2216,12 +2454,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateFusedOps
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateFusedOpsConstParamPack, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateFusedOpsConstParamPack(void *constPack, unsigned int ops)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateFusedOpsConstParamPack);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateFusedOpsConstParamPack(cutap_c, constPack, ops);
+    return cutap_slow_cudnnCreateFusedOpsConstParamPack(constPack, ops);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateFusedOpsConstParamPack(void *constPack, unsigned int ops)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateFusedOpsConstParamPack, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateFusedOpsConstParamPack(constPack, ops);
+        return cutap_cu_cudnnCreateFusedOpsConstParamPack(constPack, ops);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateFusedOpsConstParamPack(cutap_c, constPack, ops);
@@ -2273,12 +2518,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateFusedOps
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateFusedOpsPlan, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateFusedOpsPlan(void *plan, unsigned int ops)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateFusedOpsPlan);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateFusedOpsPlan(cutap_c, plan, ops);
+    return cutap_slow_cudnnCreateFusedOpsPlan(plan, ops);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateFusedOpsPlan(void *plan, unsigned int ops)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateFusedOpsPlan, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateFusedOpsPlan(plan, ops);
+        return cutap_cu_cudnnCreateFusedOpsPlan(plan, ops);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateFusedOpsPlan(cutap_c, plan, ops);
@@ -2330,12 +2582,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateFusedOps
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateFusedOpsVariantParamPack, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateFusedOpsVariantParamPack(void *varPack, unsigned int ops)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateFusedOpsVariantParamPack);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateFusedOpsVariantParamPack(cutap_c, varPack, ops);
+    return cutap_slow_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateFusedOpsVariantParamPack(void *varPack, unsigned int ops)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateFusedOpsVariantParamPack, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
+        return cutap_cu_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateFusedOpsVariantParamPack(cutap_c, varPack, ops);
@@ -2386,12 +2645,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateLRNDescr
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateLRNDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateLRNDescriptor(void *normDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateLRNDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateLRNDescriptor(cutap_c, normDesc);
+    return cutap_slow_cudnnCreateLRNDescriptor(normDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateLRNDescriptor(void *normDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateLRNDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateLRNDescriptor(normDesc);
+        return cutap_cu_cudnnCreateLRNDescriptor(normDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateLRNDescriptor(cutap_c, normDesc);
@@ -2442,12 +2708,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateOpTensor
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateOpTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateOpTensorDescriptor(void *opTensorDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateOpTensorDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateOpTensorDescriptor(cutap_c, opTensorDesc);
+    return cutap_slow_cudnnCreateOpTensorDescriptor(opTensorDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateOpTensorDescriptor(void *opTensorDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateOpTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateOpTensorDescriptor(opTensorDesc);
+        return cutap_cu_cudnnCreateOpTensorDescriptor(opTensorDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateOpTensorDescriptor(cutap_c, opTensorDesc);
@@ -2498,12 +2771,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreatePoolingD
     cutap_fp_sample_end(CUTAP_ID_cudnnCreatePoolingDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreatePoolingDescriptor(void *poolingDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreatePoolingDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreatePoolingDescriptor(cutap_c, poolingDesc);
+    return cutap_slow_cudnnCreatePoolingDescriptor(poolingDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreatePoolingDescriptor(void *poolingDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreatePoolingDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreatePoolingDescriptor(poolingDesc);
+        return cutap_cu_cudnnCreatePoolingDescriptor(poolingDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreatePoolingDescriptor(cutap_c, poolingDesc);
@@ -2554,12 +2834,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateRNNDataD
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateRNNDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateRNNDataDescriptor(void *rnnDataDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateRNNDataDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateRNNDataDescriptor(cutap_c, rnnDataDesc);
+    return cutap_slow_cudnnCreateRNNDataDescriptor(rnnDataDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateRNNDataDescriptor(void *rnnDataDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateRNNDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateRNNDataDescriptor(rnnDataDesc);
+        return cutap_cu_cudnnCreateRNNDataDescriptor(rnnDataDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateRNNDataDescriptor(cutap_c, rnnDataDesc);
@@ -2610,12 +2897,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateRNNDescr
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateRNNDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateRNNDescriptor(void *rnnDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateRNNDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateRNNDescriptor(cutap_c, rnnDesc);
+    return cutap_slow_cudnnCreateRNNDescriptor(rnnDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateRNNDescriptor(void *rnnDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateRNNDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateRNNDescriptor(rnnDesc);
+        return cutap_cu_cudnnCreateRNNDescriptor(rnnDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateRNNDescriptor(cutap_c, rnnDesc);
@@ -2666,12 +2960,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateReduceTe
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateReduceTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateReduceTensorDescriptor(void *reduceTensorDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateReduceTensorDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateReduceTensorDescriptor(cutap_c, reduceTensorDesc);
+    return cutap_slow_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateReduceTensorDescriptor(void *reduceTensorDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateReduceTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
+        return cutap_cu_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateReduceTensorDescriptor(cutap_c, reduceTensorDesc);
@@ -2722,12 +3023,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateSeqDataD
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateSeqDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateSeqDataDescriptor(void *seqDataDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateSeqDataDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateSeqDataDescriptor(cutap_c, seqDataDesc);
+    return cutap_slow_cudnnCreateSeqDataDescriptor(seqDataDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateSeqDataDescriptor(void *seqDataDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateSeqDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateSeqDataDescriptor(seqDataDesc);
+        return cutap_cu_cudnnCreateSeqDataDescriptor(seqDataDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateSeqDataDescriptor(cutap_c, seqDataDesc);
@@ -2778,12 +3086,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateSpatialT
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateSpatialTransformerDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateSpatialTransformerDescriptor(void *stDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateSpatialTransformerDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateSpatialTransformerDescriptor(cutap_c, stDesc);
+    return cutap_slow_cudnnCreateSpatialTransformerDescriptor(stDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateSpatialTransformerDescriptor(void *stDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateSpatialTransformerDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateSpatialTransformerDescriptor(stDesc);
+        return cutap_cu_cudnnCreateSpatialTransformerDescriptor(stDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateSpatialTransformerDescriptor(cutap_c, stDesc);
@@ -2834,12 +3149,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateTensorDe
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateTensorDescriptor(void *tensorDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateTensorDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateTensorDescriptor(cutap_c, tensorDesc);
+    return cutap_slow_cudnnCreateTensorDescriptor(tensorDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateTensorDescriptor(void *tensorDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateTensorDescriptor(tensorDesc);
+        return cutap_cu_cudnnCreateTensorDescriptor(tensorDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateTensorDescriptor(cutap_c, tensorDesc);
@@ -2890,12 +3212,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateTensorTr
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateTensorTransformDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateTensorTransformDescriptor(void *transformDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnCreateTensorTransformDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnCreateTensorTransformDescriptor(cutap_c, transformDesc);
+    return cutap_slow_cudnnCreateTensorTransformDescriptor(transformDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateTensorTransformDescriptor(void *transformDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateTensorTransformDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnCreateTensorTransformDescriptor(transformDesc);
+        return cutap_cu_cudnnCreateTensorTransformDescriptor(transformDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateTensorTransformDescriptor(cutap_c, transformDesc);
@@ -2941,12 +3270,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDeriveBNTensor
     cutap_fp_sample_end(CUTAP_ID_cudnnDeriveBNTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDeriveBNTensorDescriptor(void *derivedBnDesc, void *xDesc, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDeriveBNTensorDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDeriveBNTensorDescriptor(cutap_c, derivedBnDesc, xDesc, mode);
+    return cutap_slow_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDeriveBNTensorDescriptor(void *derivedBnDesc, void *xDesc, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDeriveBNTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
+        return cutap_cu_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDeriveBNTensorDescriptor(cutap_c, derivedBnDesc, xDesc, mode);
@@ -2994,12 +3330,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDeriveNormTens
     cutap_fp_sample_end(CUTAP_ID_cudnnDeriveNormTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDeriveNormTensorDescriptor(void *derivedNormScaleBiasDesc, void *derivedNormMeanVarDesc, void *xDesc, unsigned int mode, int groupCnt)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDeriveNormTensorDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDeriveNormTensorDescriptor(cutap_c, derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+    return cutap_slow_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDeriveNormTensorDescriptor(void *derivedNormScaleBiasDesc, void *derivedNormMeanVarDesc, void *xDesc, unsigned int mode, int groupCnt)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDeriveNormTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+        return cutap_cu_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDeriveNormTensorDescriptor(cutap_c, derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
@@ -3043,12 +3386,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroy(struct
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroy(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroy);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroy(cutap_c, handle);
+    return cutap_slow_cudnnDestroy(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroy(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroy(handle);
+        return cutap_cu_cudnnDestroy(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroy(cutap_c, handle);
@@ -3092,12 +3442,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyActivat
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyActivationDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyActivationDescriptor(void *activationDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyActivationDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyActivationDescriptor(cutap_c, activationDesc);
+    return cutap_slow_cudnnDestroyActivationDescriptor(activationDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyActivationDescriptor(void *activationDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyActivationDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyActivationDescriptor(activationDesc);
+        return cutap_cu_cudnnDestroyActivationDescriptor(activationDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyActivationDescriptor(cutap_c, activationDesc);
@@ -3141,12 +3498,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyAttnDes
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyAttnDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyAttnDescriptor(void *attnDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyAttnDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyAttnDescriptor(cutap_c, attnDesc);
+    return cutap_slow_cudnnDestroyAttnDescriptor(attnDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyAttnDescriptor(void *attnDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyAttnDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyAttnDescriptor(attnDesc);
+        return cutap_cu_cudnnDestroyAttnDescriptor(attnDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyAttnDescriptor(cutap_c, attnDesc);
@@ -3190,12 +3554,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyCTCLoss
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyCTCLossDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyCTCLossDescriptor(void *ctcLossDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyCTCLossDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyCTCLossDescriptor(cutap_c, ctcLossDesc);
+    return cutap_slow_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyCTCLossDescriptor(void *ctcLossDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyCTCLossDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
+        return cutap_cu_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyCTCLossDescriptor(cutap_c, ctcLossDesc);
@@ -3239,12 +3610,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyConvolu
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyConvolutionDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyConvolutionDescriptor(void *convDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyConvolutionDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyConvolutionDescriptor(cutap_c, convDesc);
+    return cutap_slow_cudnnDestroyConvolutionDescriptor(convDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyConvolutionDescriptor(void *convDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyConvolutionDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyConvolutionDescriptor(convDesc);
+        return cutap_cu_cudnnDestroyConvolutionDescriptor(convDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyConvolutionDescriptor(cutap_c, convDesc);
@@ -3288,12 +3666,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyDropout
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyDropoutDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyDropoutDescriptor(void *dropoutDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyDropoutDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyDropoutDescriptor(cutap_c, dropoutDesc);
+    return cutap_slow_cudnnDestroyDropoutDescriptor(dropoutDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyDropoutDescriptor(void *dropoutDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyDropoutDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyDropoutDescriptor(dropoutDesc);
+        return cutap_cu_cudnnDestroyDropoutDescriptor(dropoutDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyDropoutDescriptor(cutap_c, dropoutDesc);
@@ -3337,12 +3722,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyFilterD
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyFilterDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyFilterDescriptor(void *filterDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyFilterDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyFilterDescriptor(cutap_c, filterDesc);
+    return cutap_slow_cudnnDestroyFilterDescriptor(filterDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyFilterDescriptor(void *filterDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyFilterDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyFilterDescriptor(filterDesc);
+        return cutap_cu_cudnnDestroyFilterDescriptor(filterDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyFilterDescriptor(cutap_c, filterDesc);
@@ -3386,12 +3778,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyFusedOp
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyFusedOpsConstParamPack, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyFusedOpsConstParamPack(void *constPack)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyFusedOpsConstParamPack);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyFusedOpsConstParamPack(cutap_c, constPack);
+    return cutap_slow_cudnnDestroyFusedOpsConstParamPack(constPack);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyFusedOpsConstParamPack(void *constPack)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyFusedOpsConstParamPack, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyFusedOpsConstParamPack(constPack);
+        return cutap_cu_cudnnDestroyFusedOpsConstParamPack(constPack);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyFusedOpsConstParamPack(cutap_c, constPack);
@@ -3435,12 +3834,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyFusedOp
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyFusedOpsPlan, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyFusedOpsPlan(void *plan)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyFusedOpsPlan);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyFusedOpsPlan(cutap_c, plan);
+    return cutap_slow_cudnnDestroyFusedOpsPlan(plan);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyFusedOpsPlan(void *plan)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyFusedOpsPlan, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyFusedOpsPlan(plan);
+        return cutap_cu_cudnnDestroyFusedOpsPlan(plan);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyFusedOpsPlan(cutap_c, plan);
@@ -3484,12 +3890,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyFusedOp
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyFusedOpsVariantParamPack(void *varPack)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyFusedOpsVariantParamPack(cutap_c, varPack);
+    return cutap_slow_cudnnDestroyFusedOpsVariantParamPack(varPack);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyFusedOpsVariantParamPack(void *varPack)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyFusedOpsVariantParamPack(varPack);
+        return cutap_cu_cudnnDestroyFusedOpsVariantParamPack(varPack);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyFusedOpsVariantParamPack(cutap_c, varPack);
@@ -3533,12 +3946,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyLRNDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyLRNDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyLRNDescriptor(void *lrnDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyLRNDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyLRNDescriptor(cutap_c, lrnDesc);
+    return cutap_slow_cudnnDestroyLRNDescriptor(lrnDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyLRNDescriptor(void *lrnDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyLRNDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyLRNDescriptor(lrnDesc);
+        return cutap_cu_cudnnDestroyLRNDescriptor(lrnDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyLRNDescriptor(cutap_c, lrnDesc);
@@ -3582,12 +4002,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyOpTenso
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyOpTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyOpTensorDescriptor(void *opTensorDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyOpTensorDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyOpTensorDescriptor(cutap_c, opTensorDesc);
+    return cutap_slow_cudnnDestroyOpTensorDescriptor(opTensorDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyOpTensorDescriptor(void *opTensorDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyOpTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyOpTensorDescriptor(opTensorDesc);
+        return cutap_cu_cudnnDestroyOpTensorDescriptor(opTensorDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyOpTensorDescriptor(cutap_c, opTensorDesc);
@@ -3631,12 +4058,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyPooling
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyPoolingDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyPoolingDescriptor(void *poolingDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyPoolingDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyPoolingDescriptor(cutap_c, poolingDesc);
+    return cutap_slow_cudnnDestroyPoolingDescriptor(poolingDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyPoolingDescriptor(void *poolingDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyPoolingDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyPoolingDescriptor(poolingDesc);
+        return cutap_cu_cudnnDestroyPoolingDescriptor(poolingDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyPoolingDescriptor(cutap_c, poolingDesc);
@@ -3680,12 +4114,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyRNNData
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyRNNDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyRNNDataDescriptor(void *rnnDataDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyRNNDataDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyRNNDataDescriptor(cutap_c, rnnDataDesc);
+    return cutap_slow_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyRNNDataDescriptor(void *rnnDataDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyRNNDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
+        return cutap_cu_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyRNNDataDescriptor(cutap_c, rnnDataDesc);
@@ -3729,12 +4170,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyRNNDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyRNNDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyRNNDescriptor(void *rnnDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyRNNDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyRNNDescriptor(cutap_c, rnnDesc);
+    return cutap_slow_cudnnDestroyRNNDescriptor(rnnDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyRNNDescriptor(void *rnnDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyRNNDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyRNNDescriptor(rnnDesc);
+        return cutap_cu_cudnnDestroyRNNDescriptor(rnnDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyRNNDescriptor(cutap_c, rnnDesc);
@@ -3778,12 +4226,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyReduceT
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyReduceTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyReduceTensorDescriptor(void *reduceTensorDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyReduceTensorDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyReduceTensorDescriptor(cutap_c, reduceTensorDesc);
+    return cutap_slow_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyReduceTensorDescriptor(void *reduceTensorDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyReduceTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
+        return cutap_cu_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyReduceTensorDescriptor(cutap_c, reduceTensorDesc);
@@ -3827,12 +4282,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroySeqData
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroySeqDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroySeqDataDescriptor(void *seqDataDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroySeqDataDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroySeqDataDescriptor(cutap_c, seqDataDesc);
+    return cutap_slow_cudnnDestroySeqDataDescriptor(seqDataDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroySeqDataDescriptor(void *seqDataDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroySeqDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroySeqDataDescriptor(seqDataDesc);
+        return cutap_cu_cudnnDestroySeqDataDescriptor(seqDataDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroySeqDataDescriptor(cutap_c, seqDataDesc);
@@ -3876,12 +4338,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroySpatial
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroySpatialTransformerDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroySpatialTransformerDescriptor(void *stDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroySpatialTransformerDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroySpatialTransformerDescriptor(cutap_c, stDesc);
+    return cutap_slow_cudnnDestroySpatialTransformerDescriptor(stDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroySpatialTransformerDescriptor(void *stDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroySpatialTransformerDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroySpatialTransformerDescriptor(stDesc);
+        return cutap_cu_cudnnDestroySpatialTransformerDescriptor(stDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroySpatialTransformerDescriptor(cutap_c, stDesc);
@@ -3925,12 +4394,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyTensorD
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyTensorDescriptor(void *tensorDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyTensorDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyTensorDescriptor(cutap_c, tensorDesc);
+    return cutap_slow_cudnnDestroyTensorDescriptor(tensorDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyTensorDescriptor(void *tensorDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyTensorDescriptor(tensorDesc);
+        return cutap_cu_cudnnDestroyTensorDescriptor(tensorDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyTensorDescriptor(cutap_c, tensorDesc);
@@ -3974,12 +4450,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyTensorT
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyTensorTransformDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyTensorTransformDescriptor(void *transformDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDestroyTensorTransformDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnDestroyTensorTransformDescriptor(cutap_c, transformDesc);
+    return cutap_slow_cudnnDestroyTensorTransformDescriptor(transformDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyTensorTransformDescriptor(void *transformDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyTensorTransformDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDestroyTensorTransformDescriptor(transformDesc);
+        return cutap_cu_cudnnDestroyTensorTransformDescriptor(transformDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyTensorTransformDescriptor(cutap_c, transformDesc);
@@ -4036,12 +4519,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDivisiveNormal
     cutap_fp_sample_end(CUTAP_ID_cudnnDivisiveNormalizationBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDivisiveNormalizationBackward(void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *dy, void *temp, void *temp2, void *beta, void *dXdMeansDesc, void *dx, void *dMeans)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDivisiveNormalizationBackward);
+    if (cutap_c)
+        return cutap_cs_cudnnDivisiveNormalizationBackward(cutap_c, handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+    return cutap_slow_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDivisiveNormalizationBackward(void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *dy, void *temp, void *temp2, void *beta, void *dXdMeansDesc, void *dx, void *dMeans)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDivisiveNormalizationBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+        return cutap_cu_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDivisiveNormalizationBackward(cutap_c, handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
@@ -4096,12 +4586,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDivisiveNormal
     cutap_fp_sample_end(CUTAP_ID_cudnnDivisiveNormalizationForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDivisiveNormalizationForward(void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *temp, void *temp2, void *beta, void *yDesc, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDivisiveNormalizationForward);
+    if (cutap_c)
+        return cutap_cs_cudnnDivisiveNormalizationForward(cutap_c, handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+    return cutap_slow_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDivisiveNormalizationForward(void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *temp, void *temp2, void *beta, void *yDesc, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDivisiveNormalizationForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+        return cutap_cu_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDivisiveNormalizationForward(cutap_c, handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
@@ -4152,12 +4649,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDropoutBackwar
     cutap_fp_sample_end(CUTAP_ID_cudnnDropoutBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDropoutBackward(void *handle, void *dropoutDesc, void *dydesc, void *dy, void *dxdesc, void *dx, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDropoutBackward);
+    if (cutap_c)
+        return cutap_cs_cudnnDropoutBackward(cutap_c, handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+    return cutap_slow_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDropoutBackward(void *handle, void *dropoutDesc, void *dydesc, void *dy, void *dxdesc, void *dx, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDropoutBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+        return cutap_cu_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDropoutBackward(cutap_c, handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
@@ -4208,12 +4712,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDropoutForward
     cutap_fp_sample_end(CUTAP_ID_cudnnDropoutForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDropoutForward(void *handle, void *dropoutDesc, void *xdesc, void *x, void *ydesc, void *y, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDropoutForward);
+    if (cutap_c)
+        return cutap_cs_cudnnDropoutForward(cutap_c, handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+    return cutap_slow_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDropoutForward(void *handle, void *dropoutDesc, void *xdesc, void *x, void *ydesc, void *y, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDropoutForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+        return cutap_cu_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDropoutForward(cutap_c, handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
@@ -4258,12 +4769,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDropoutGetRese
     cutap_fp_sample_end(CUTAP_ID_cudnnDropoutGetReserveSpaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDropoutGetReserveSpaceSize(void *xdesc, void *sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDropoutGetReserveSpaceSize);
+    if (cutap_c)
+        return cutap_cs_cudnnDropoutGetReserveSpaceSize(cutap_c, xdesc, sizeInBytes);
+    return cutap_slow_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDropoutGetReserveSpaceSize(void *xdesc, void *sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDropoutGetReserveSpaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
+        return cutap_cu_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDropoutGetReserveSpaceSize(cutap_c, xdesc, sizeInBytes);
@@ -4308,12 +4826,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDropoutGetStat
     cutap_fp_sample_end(CUTAP_ID_cudnnDropoutGetStatesSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDropoutGetStatesSize(void *handle, void *sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnDropoutGetStatesSize);
+    if (cutap_c)
+        return cutap_cs_cudnnDropoutGetStatesSize(cutap_c, handle, sizeInBytes);
+    return cutap_slow_cudnnDropoutGetStatesSize(handle, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnDropoutGetStatesSize(void *handle, void *sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDropoutGetStatesSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnDropoutGetStatesSize(handle, sizeInBytes);
+        return cutap_cu_cudnnDropoutGetStatesSize(handle, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDropoutGetStatesSize(cutap_c, handle, sizeInBytes);
@@ -4364,12 +4889,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutio
     cutap_fp_sample_end(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFindConvolutionBackwardDataAlgorithm(void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm);
+    if (cutap_c)
+        return cutap_cs_cudnnFindConvolutionBackwardDataAlgorithm(cutap_c, handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return cutap_slow_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionBackwardDataAlgorithm(void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        return cutap_cu_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionBackwardDataAlgorithm(cutap_c, handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
@@ -4425,12 +4957,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutio
     cutap_fp_sample_end(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFindConvolutionBackwardDataAlgorithmEx(void *handle, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, void *dxDesc, void *dx, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx);
+    if (cutap_c)
+        return cutap_cs_cudnnFindConvolutionBackwardDataAlgorithmEx(cutap_c, handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    return cutap_slow_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionBackwardDataAlgorithmEx(void *handle, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, void *dxDesc, void *dx, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+        return cutap_cu_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionBackwardDataAlgorithmEx(cutap_c, handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
@@ -4481,12 +5020,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutio
     cutap_fp_sample_end(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFindConvolutionBackwardFilterAlgorithm(void *handle, void *xDesc, void *dyDesc, void *convDesc, void *dwDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm);
+    if (cutap_c)
+        return cutap_cs_cudnnFindConvolutionBackwardFilterAlgorithm(cutap_c, handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return cutap_slow_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionBackwardFilterAlgorithm(void *handle, void *xDesc, void *dyDesc, void *convDesc, void *dwDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        return cutap_cu_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionBackwardFilterAlgorithm(cutap_c, handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
@@ -4542,12 +5088,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutio
     cutap_fp_sample_end(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFindConvolutionBackwardFilterAlgorithmEx(void *handle, void *xDesc, void *x, void *dyDesc, void *y, void *convDesc, void *dwDesc, void *dw, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx);
+    if (cutap_c)
+        return cutap_cs_cudnnFindConvolutionBackwardFilterAlgorithmEx(cutap_c, handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    return cutap_slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionBackwardFilterAlgorithmEx(void *handle, void *xDesc, void *x, void *dyDesc, void *y, void *convDesc, void *dwDesc, void *dw, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+        return cutap_cu_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionBackwardFilterAlgorithmEx(cutap_c, handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
@@ -4598,12 +5151,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutio
     cutap_fp_sample_end(CUTAP_ID_cudnnFindConvolutionForwardAlgorithm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFindConvolutionForwardAlgorithm(void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnFindConvolutionForwardAlgorithm);
+    if (cutap_c)
+        return cutap_cs_cudnnFindConvolutionForwardAlgorithm(cutap_c, handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return cutap_slow_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionForwardAlgorithm(void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFindConvolutionForwardAlgorithm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        return cutap_cu_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionForwardAlgorithm(cutap_c, handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
@@ -4659,12 +5219,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutio
     cutap_fp_sample_end(CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFindConvolutionForwardAlgorithmEx(void *handle, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, void *yDesc, void *y, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx);
+    if (cutap_c)
+        return cutap_cs_cudnnFindConvolutionForwardAlgorithmEx(cutap_c, handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    return cutap_slow_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionForwardAlgorithmEx(void *handle, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, void *yDesc, void *y, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+        return cutap_cu_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionForwardAlgorithmEx(cutap_c, handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
@@ -4710,12 +5277,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFusedOpsExecut
     cutap_fp_sample_end(CUTAP_ID_cudnnFusedOpsExecute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFusedOpsExecute(void *handle, void *plan, void *varPack)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnFusedOpsExecute);
+    if (cutap_c)
+        return cutap_cs_cudnnFusedOpsExecute(cutap_c, handle, plan, varPack);
+    return cutap_slow_cudnnFusedOpsExecute(handle, plan, varPack);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnFusedOpsExecute(void *handle, void *plan, void *varPack)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFusedOpsExecute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnFusedOpsExecute(handle, plan, varPack);
+        return cutap_cu_cudnnFusedOpsExecute(handle, plan, varPack);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFusedOpsExecute(cutap_c, handle, plan, varPack);
@@ -4762,12 +5336,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetActivationD
     cutap_fp_sample_end(CUTAP_ID_cudnnGetActivationDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetActivationDescriptor(void *activationDesc, void *mode, void *reluNanOpt, void *coef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetActivationDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetActivationDescriptor(cutap_c, activationDesc, mode, reluNanOpt, coef);
+    return cutap_slow_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetActivationDescriptor(void *activationDesc, void *mode, void *reluNanOpt, void *coef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetActivationDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+        return cutap_cu_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetActivationDescriptor(cutap_c, activationDesc, mode, reluNanOpt, coef);
@@ -4812,12 +5393,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetActivationD
     cutap_fp_sample_end(CUTAP_ID_cudnnGetActivationDescriptorSwishBeta, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetActivationDescriptorSwishBeta(void *activationDesc, void *swish_beta)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetActivationDescriptorSwishBeta);
+    if (cutap_c)
+        return cutap_cs_cudnnGetActivationDescriptorSwishBeta(cutap_c, activationDesc, swish_beta);
+    return cutap_slow_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetActivationDescriptorSwishBeta(void *activationDesc, void *swish_beta)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetActivationDescriptorSwishBeta, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+        return cutap_cu_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetActivationDescriptorSwishBeta(cutap_c, activationDesc, swish_beta);
@@ -4892,12 +5480,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetAttnDescrip
     cutap_fp_sample_end(CUTAP_ID_cudnnGetAttnDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetAttnDescriptor(void *attnDesc, void *attnMode, void *nHeads, void *smScaler, void *dataType, void *computePrec, void *mathType, void *attnDropoutDesc, void *postDropoutDesc, void *qSize, void *kSize, void *vSize, void *qProjSize, void *kProjSize, void *vProjSize, void *oProjSize, void *qoMaxSeqLength, void *kvMaxSeqLength, void *maxBatchSize, void *maxBeamSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetAttnDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetAttnDescriptor(cutap_c, attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    return cutap_slow_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetAttnDescriptor(void *attnDesc, void *attnMode, void *nHeads, void *smScaler, void *dataType, void *computePrec, void *mathType, void *attnDropoutDesc, void *postDropoutDesc, void *qSize, void *kSize, void *vSize, void *qProjSize, void *kProjSize, void *vProjSize, void *oProjSize, void *qoMaxSeqLength, void *kvMaxSeqLength, void *maxBatchSize, void *maxBeamSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetAttnDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+        return cutap_cu_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetAttnDescriptor(cutap_c, attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
@@ -4951,12 +5546,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetBatchNormal
     cutap_fp_sample_end(CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetBatchNormalizationBackwardExWorkspaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dBnScaleBiasDesc, void *activationDesc, void *sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize);
+    if (cutap_c)
+        return cutap_cs_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cutap_c, handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+    return cutap_slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetBatchNormalizationBackwardExWorkspaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dBnScaleBiasDesc, void *activationDesc, void *sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+        return cutap_cu_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cutap_c, handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
@@ -5008,12 +5610,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetBatchNormal
     cutap_fp_sample_end(CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *zDesc, void *yDesc, void *bnScaleBiasMeanVarDesc, void *activationDesc, void *sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize);
+    if (cutap_c)
+        return cutap_cs_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cutap_c, handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+    return cutap_slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *zDesc, void *yDesc, void *bnScaleBiasMeanVarDesc, void *activationDesc, void *sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+        return cutap_cu_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cutap_c, handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
@@ -5062,12 +5671,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetBatchNormal
     cutap_fp_sample_end(CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *activationDesc, void *xDesc, void *sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize);
+    if (cutap_c)
+        return cutap_cs_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cutap_c, handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+    return cutap_slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *activationDesc, void *xDesc, void *sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+        return cutap_cu_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cutap_c, handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
@@ -5112,12 +5728,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCTCLossDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCTCLossDescriptor(void *ctcLossDesc, void *compType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetCTCLossDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetCTCLossDescriptor(cutap_c, ctcLossDesc, compType);
+    return cutap_slow_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossDescriptor(void *ctcLossDesc, void *compType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCTCLossDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
+        return cutap_cu_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossDescriptor(cutap_c, ctcLossDesc, compType);
@@ -5164,12 +5787,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCTCLossDescriptorEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCTCLossDescriptorEx(void *ctcLossDesc, void *compType, void *normMode, void *gradMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetCTCLossDescriptorEx);
+    if (cutap_c)
+        return cutap_cs_cudnnGetCTCLossDescriptorEx(cutap_c, ctcLossDesc, compType, normMode, gradMode);
+    return cutap_slow_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossDescriptorEx(void *ctcLossDesc, void *compType, void *normMode, void *gradMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCTCLossDescriptorEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+        return cutap_cu_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossDescriptorEx(cutap_c, ctcLossDesc, compType, normMode, gradMode);
@@ -5217,12 +5847,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCTCLossDescriptor_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCTCLossDescriptor_v8(void *ctcLossDesc, void *compType, void *normMode, void *gradMode, void *maxLabelLength)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetCTCLossDescriptor_v8);
+    if (cutap_c)
+        return cutap_cs_cudnnGetCTCLossDescriptor_v8(cutap_c, ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    return cutap_slow_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossDescriptor_v8(void *ctcLossDesc, void *compType, void *normMode, void *gradMode, void *maxLabelLength)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCTCLossDescriptor_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+        return cutap_cu_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossDescriptor_v8(cutap_c, ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
@@ -5270,12 +5907,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCTCLossDescriptor_v9, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCTCLossDescriptor_v9(void *ctcLossDesc, void *compType, void *normMode, void *ctcGradMode, void *maxLabelLength)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetCTCLossDescriptor_v9);
+    if (cutap_c)
+        return cutap_cs_cudnnGetCTCLossDescriptor_v9(cutap_c, ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    return cutap_slow_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossDescriptor_v9(void *ctcLossDesc, void *compType, void *normMode, void *ctcGradMode, void *maxLabelLength)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCTCLossDescriptor_v9, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+        return cutap_cu_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossDescriptor_v9(cutap_c, ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
@@ -5327,12 +5971,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossWork
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCTCLossWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCTCLossWorkspaceSize(void *handle, void *probsDesc, void *gradientsDesc, void *labels, void *labelLengths, void *inputLengths, unsigned int algo, void *ctcLossDesc, void *sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetCTCLossWorkspaceSize);
+    if (cutap_c)
+        return cutap_cs_cudnnGetCTCLossWorkspaceSize(cutap_c, handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+    return cutap_slow_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossWorkspaceSize(void *handle, void *probsDesc, void *gradientsDesc, void *labels, void *labelLengths, void *inputLengths, unsigned int algo, void *ctcLossDesc, void *sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCTCLossWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+        return cutap_cu_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossWorkspaceSize(cutap_c, handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
@@ -5381,12 +6032,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossWork
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCTCLossWorkspaceSize_v8(void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *gradientsDesc, void *sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8);
+    if (cutap_c)
+        return cutap_cs_cudnnGetCTCLossWorkspaceSize_v8(cutap_c, handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+    return cutap_slow_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossWorkspaceSize_v8(void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *gradientsDesc, void *sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+        return cutap_cu_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossWorkspaceSize_v8(cutap_c, handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
@@ -5444,12 +6102,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCallback(st
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCallback(void *mask, void *udata, void *fptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetCallback);
+    if (cutap_c)
+        return cutap_cs_cudnnGetCallback(cutap_c, mask, udata, fptr);
+    return cutap_slow_cudnnGetCallback(mask, udata, fptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCallback(void *mask, void *udata, void *fptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetCallback(mask, udata, fptr);
+        return cutap_cu_cudnnGetCallback(mask, udata, fptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCallback(cutap_c, mask, udata, fptr);
@@ -5501,12 +6166,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolution2dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution2dDescriptor(void *convDesc, void *pad_h, void *pad_w, void *u, void *v, void *dilation_h, void *dilation_w, void *mode, void *computeType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolution2dDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolution2dDescriptor(cutap_c, convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    return cutap_slow_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolution2dDescriptor(void *convDesc, void *pad_h, void *pad_w, void *u, void *v, void *dilation_h, void *dilation_w, void *mode, void *computeType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolution2dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+        return cutap_cu_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolution2dDescriptor(cutap_c, convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
@@ -5556,12 +6228,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolution2dForwardOutputDim, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution2dForwardOutputDim(void *convDesc, void *inputTensorDesc, void *filterDesc, void *n, void *c, void *h, void *w)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolution2dForwardOutputDim);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolution2dForwardOutputDim(cutap_c, convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+    return cutap_slow_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolution2dForwardOutputDim(void *convDesc, void *inputTensorDesc, void *filterDesc, void *n, void *c, void *h, void *w)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolution2dForwardOutputDim, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+        return cutap_cu_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolution2dForwardOutputDim(cutap_c, convDesc, inputTensorDesc, filterDesc, n, c, h, w);
@@ -5606,12 +6285,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(void *handle, void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cutap_c, handle, count);
+    return cutap_slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(void *handle, void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
+        return cutap_cu_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cutap_c, handle, count);
@@ -5662,12 +6348,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionBackwardDataAlgorithm_v7(void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionBackwardDataAlgorithm_v7(cutap_c, handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return cutap_slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardDataAlgorithm_v7(void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        return cutap_cu_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardDataAlgorithm_v7(cutap_c, handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
@@ -5717,12 +6410,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionBackwardDataWorkspaceSize(void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, unsigned int algo, void *sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionBackwardDataWorkspaceSize(cutap_c, handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+    return cutap_slow_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardDataWorkspaceSize(void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, unsigned int algo, void *sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+        return cutap_cu_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardDataWorkspaceSize(cutap_c, handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
@@ -5767,12 +6467,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(void *handle, void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cutap_c, handle, count);
+    return cutap_slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(void *handle, void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
+        return cutap_cu_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cutap_c, handle, count);
@@ -5823,12 +6530,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionBackwardFilterAlgorithm_v7(void *handle, void *srcDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cutap_c, handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return cutap_slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardFilterAlgorithm_v7(void *handle, void *srcDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        return cutap_cu_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cutap_c, handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
@@ -5878,12 +6592,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionBackwardFilterWorkspaceSize(void *handle, void *xDesc, void *dyDesc, void *convDesc, void *gradDesc, unsigned int algo, void *sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionBackwardFilterWorkspaceSize(cutap_c, handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+    return cutap_slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardFilterWorkspaceSize(void *handle, void *xDesc, void *dyDesc, void *convDesc, void *gradDesc, unsigned int algo, void *sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+        return cutap_cu_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardFilterWorkspaceSize(cutap_c, handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
@@ -5928,12 +6649,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionForwardAlgorithmMaxCount(void *handle, void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionForwardAlgorithmMaxCount(cutap_c, handle, count);
+    return cutap_slow_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionForwardAlgorithmMaxCount(void *handle, void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
+        return cutap_cu_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionForwardAlgorithmMaxCount(cutap_c, handle, count);
@@ -5984,12 +6712,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionForwardAlgorithm_v7(void *handle, void *srcDesc, void *filterDesc, void *convDesc, void *destDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionForwardAlgorithm_v7(cutap_c, handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return cutap_slow_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionForwardAlgorithm_v7(void *handle, void *srcDesc, void *filterDesc, void *convDesc, void *destDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        return cutap_cu_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionForwardAlgorithm_v7(cutap_c, handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
@@ -6039,12 +6774,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionForwardWorkspaceSize(void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, unsigned int algo, void *sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionForwardWorkspaceSize(cutap_c, handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+    return cutap_slow_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionForwardWorkspaceSize(void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, unsigned int algo, void *sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+        return cutap_cu_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionForwardWorkspaceSize(cutap_c, handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
@@ -6089,12 +6831,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionGroupCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionGroupCount(void *convDesc, void *groupCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionGroupCount);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionGroupCount(cutap_c, convDesc, groupCount);
+    return cutap_slow_cudnnGetConvolutionGroupCount(convDesc, groupCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionGroupCount(void *convDesc, void *groupCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionGroupCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionGroupCount(convDesc, groupCount);
+        return cutap_cu_cudnnGetConvolutionGroupCount(convDesc, groupCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionGroupCount(cutap_c, convDesc, groupCount);
@@ -6139,12 +6888,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionMathType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionMathType(void *convDesc, void *mathType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionMathType);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionMathType(cutap_c, convDesc, mathType);
+    return cutap_slow_cudnnGetConvolutionMathType(convDesc, mathType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionMathType(void *convDesc, void *mathType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionMathType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionMathType(convDesc, mathType);
+        return cutap_cu_cudnnGetConvolutionMathType(convDesc, mathType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionMathType(cutap_c, convDesc, mathType);
@@ -6195,12 +6951,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionNdDescriptor(void *convDesc, int arrayLengthRequested, void *arrayLength, void *padA, void *strideA, void *dilationA, void *mode, void *computeType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionNdDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionNdDescriptor(cutap_c, convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+    return cutap_slow_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionNdDescriptor(void *convDesc, int arrayLengthRequested, void *arrayLength, void *padA, void *strideA, void *dilationA, void *mode, void *computeType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+        return cutap_cu_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionNdDescriptor(cutap_c, convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
@@ -6248,12 +7011,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionNdForwardOutputDim(void *convDesc, void *inputTensorDesc, void *filterDesc, int nbDims, void *tensorOuputDimA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionNdForwardOutputDim(cutap_c, convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+    return cutap_slow_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionNdForwardOutputDim(void *convDesc, void *inputTensorDesc, void *filterDesc, int nbDims, void *tensorOuputDimA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+        return cutap_cu_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionNdForwardOutputDim(cutap_c, convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
@@ -6298,12 +7068,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionReorderType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolutionReorderType(void *convDesc, void *reorderType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetConvolutionReorderType);
+    if (cutap_c)
+        return cutap_cs_cudnnGetConvolutionReorderType(cutap_c, convDesc, reorderType);
+    return cutap_slow_cudnnGetConvolutionReorderType(convDesc, reorderType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionReorderType(void *convDesc, void *reorderType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionReorderType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetConvolutionReorderType(convDesc, reorderType);
+        return cutap_cu_cudnnGetConvolutionReorderType(convDesc, reorderType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionReorderType(cutap_c, convDesc, reorderType);
@@ -6345,12 +7122,19 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_cudnnGetCudartVers
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCudartVersion, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned long cutap_cu_cudnnGetCudartVersion(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetCudartVersion);
+    if (cutap_c)
+        return cutap_cs_cudnnGetCudartVersion(cutap_c);
+    return cutap_slow_cudnnGetCudartVersion();
+}
 CUTAP_SLOW unsigned long cutap_ct_cudnnGetCudartVersion(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCudartVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetCudartVersion();
+        return cutap_cu_cudnnGetCudartVersion();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCudartVersion(cutap_c);
@@ -6405,12 +7189,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetDropoutDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnGetDropoutDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetDropoutDescriptor(void *dropoutDesc, void *handle, void *dropout, void *states, void *seed)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetDropoutDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetDropoutDescriptor(cutap_c, dropoutDesc, handle, dropout, states, seed);
+    return cutap_slow_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetDropoutDescriptor(void *dropoutDesc, void *handle, void *dropout, void *states, void *seed)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetDropoutDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
+        return cutap_cu_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetDropoutDescriptor(cutap_c, dropoutDesc, handle, dropout, states, seed);
@@ -6454,12 +7245,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_cudnnGetErrorString(struc
     cutap_fp_sample_end(CUTAP_ID_cudnnGetErrorString, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_cudnnGetErrorString(unsigned int status)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetErrorString);
+    if (cutap_c)
+        return cutap_cs_cudnnGetErrorString(cutap_c, status);
+    return cutap_slow_cudnnGetErrorString(status);
+}
 CUTAP_SLOW void * cutap_ct_cudnnGetErrorString(unsigned int status)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetErrorString, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetErrorString(status);
+        return cutap_cu_cudnnGetErrorString(status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetErrorString(cutap_c, status);
@@ -6509,12 +7307,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFilter4dDes
     cutap_fp_sample_end(CUTAP_ID_cudnnGetFilter4dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetFilter4dDescriptor(void *filterDesc, void *dataType, void *format, void *k, void *c, void *h, void *w)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetFilter4dDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetFilter4dDescriptor(cutap_c, filterDesc, dataType, format, k, c, h, w);
+    return cutap_slow_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetFilter4dDescriptor(void *filterDesc, void *dataType, void *format, void *k, void *c, void *h, void *w)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetFilter4dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+        return cutap_cu_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFilter4dDescriptor(cutap_c, filterDesc, dataType, format, k, c, h, w);
@@ -6563,12 +7368,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFilterNdDes
     cutap_fp_sample_end(CUTAP_ID_cudnnGetFilterNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetFilterNdDescriptor(void *filterDesc, int nbDimsRequested, void *dataType, void *format, void *nbDims, void *filterDimA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetFilterNdDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetFilterNdDescriptor(cutap_c, filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+    return cutap_slow_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetFilterNdDescriptor(void *filterDesc, int nbDimsRequested, void *dataType, void *format, void *nbDims, void *filterDimA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetFilterNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+        return cutap_cu_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFilterNdDescriptor(cutap_c, filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
@@ -6613,12 +7425,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFilterSizeI
     cutap_fp_sample_end(CUTAP_ID_cudnnGetFilterSizeInBytes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetFilterSizeInBytes(void *filterDesc, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetFilterSizeInBytes);
+    if (cutap_c)
+        return cutap_cs_cudnnGetFilterSizeInBytes(cutap_c, filterDesc, size);
+    return cutap_slow_cudnnGetFilterSizeInBytes(filterDesc, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetFilterSizeInBytes(void *filterDesc, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetFilterSizeInBytes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetFilterSizeInBytes(filterDesc, size);
+        return cutap_cu_cudnnGetFilterSizeInBytes(filterDesc, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFilterSizeInBytes(cutap_c, filterDesc, size);
@@ -6675,12 +7494,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFoldedConvB
     cutap_fp_sample_end(CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetFoldedConvBackwardDataDescriptors(void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, unsigned int transformFormat, void *foldedFilterDesc, void *paddedDiffDesc, void *foldedConvDesc, void *foldedGradDesc, void *filterFoldTransDesc, void *diffPadTransDesc, void *gradFoldTransDesc, void *gradUnfoldTransDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors);
+    if (cutap_c)
+        return cutap_cs_cudnnGetFoldedConvBackwardDataDescriptors(cutap_c, handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+    return cutap_slow_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetFoldedConvBackwardDataDescriptors(void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, unsigned int transformFormat, void *foldedFilterDesc, void *paddedDiffDesc, void *foldedConvDesc, void *foldedGradDesc, void *filterFoldTransDesc, void *diffPadTransDesc, void *gradFoldTransDesc, void *gradUnfoldTransDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+        return cutap_cu_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFoldedConvBackwardDataDescriptors(cutap_c, handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
@@ -6727,12 +7553,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFusedOpsCon
     cutap_fp_sample_end(CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetFusedOpsConstParamPackAttribute(void *constPack, unsigned int paramLabel, void *param, void *isNULL)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute);
+    if (cutap_c)
+        return cutap_cs_cudnnGetFusedOpsConstParamPackAttribute(cutap_c, constPack, paramLabel, param, isNULL);
+    return cutap_slow_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetFusedOpsConstParamPackAttribute(void *constPack, unsigned int paramLabel, void *param, void *isNULL)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
+        return cutap_cu_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFusedOpsConstParamPackAttribute(cutap_c, constPack, paramLabel, param, isNULL);
@@ -6778,12 +7611,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFusedOpsVar
     cutap_fp_sample_end(CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetFusedOpsVariantParamPackAttribute(void *varPack, unsigned int paramLabel, void *ptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute);
+    if (cutap_c)
+        return cutap_cs_cudnnGetFusedOpsVariantParamPackAttribute(cutap_c, varPack, paramLabel, ptr);
+    return cutap_slow_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetFusedOpsVariantParamPackAttribute(void *varPack, unsigned int paramLabel, void *ptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+        return cutap_cu_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFusedOpsVariantParamPackAttribute(cutap_c, varPack, paramLabel, ptr);
@@ -6831,12 +7671,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetLRNDescript
     cutap_fp_sample_end(CUTAP_ID_cudnnGetLRNDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetLRNDescriptor(void *normDesc, void *lrnN, void *lrnAlpha, void *lrnBeta, void *lrnK)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetLRNDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetLRNDescriptor(cutap_c, normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    return cutap_slow_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetLRNDescriptor(void *normDesc, void *lrnN, void *lrnAlpha, void *lrnBeta, void *lrnK)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetLRNDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+        return cutap_cu_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetLRNDescriptor(cutap_c, normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
@@ -6878,12 +7725,19 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_cudnnGetMaxDeviceV
     cutap_fp_sample_end(CUTAP_ID_cudnnGetMaxDeviceVersion, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned long cutap_cu_cudnnGetMaxDeviceVersion(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetMaxDeviceVersion);
+    if (cutap_c)
+        return cutap_cs_cudnnGetMaxDeviceVersion(cutap_c);
+    return cutap_slow_cudnnGetMaxDeviceVersion();
+}
 CUTAP_SLOW unsigned long cutap_ct_cudnnGetMaxDeviceVersion(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetMaxDeviceVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetMaxDeviceVersion();
+        return cutap_cu_cudnnGetMaxDeviceVersion();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetMaxDeviceVersion(cutap_c);
@@ -6931,12 +7785,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetMultiHeadAt
     cutap_fp_sample_end(CUTAP_ID_cudnnGetMultiHeadAttnBuffers, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetMultiHeadAttnBuffers(void *handle, void *attnDesc, void *weightSizeInBytes, void *workSpaceSizeInBytes, void *reserveSpaceSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetMultiHeadAttnBuffers);
+    if (cutap_c)
+        return cutap_cs_cudnnGetMultiHeadAttnBuffers(cutap_c, handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+    return cutap_slow_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetMultiHeadAttnBuffers(void *handle, void *attnDesc, void *weightSizeInBytes, void *workSpaceSizeInBytes, void *reserveSpaceSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetMultiHeadAttnBuffers, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+        return cutap_cu_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetMultiHeadAttnBuffers(cutap_c, handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
@@ -6993,12 +7854,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetMultiHeadAt
     cutap_fp_sample_end(CUTAP_ID_cudnnGetMultiHeadAttnWeights, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetMultiHeadAttnWeights(void *handle, void *attnDesc, unsigned int wKind, unsigned long weightSizeInBytes, void *weights, void *wDesc, void *wAddr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetMultiHeadAttnWeights);
+    if (cutap_c)
+        return cutap_cs_cudnnGetMultiHeadAttnWeights(cutap_c, handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+    return cutap_slow_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetMultiHeadAttnWeights(void *handle, void *attnDesc, unsigned int wKind, unsigned long weightSizeInBytes, void *weights, void *wDesc, void *wAddr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetMultiHeadAttnWeights, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+        return cutap_cu_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetMultiHeadAttnWeights(cutap_c, handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
@@ -7055,12 +7923,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetNormalizati
     cutap_fp_sample_end(CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetNormalizationBackwardWorkspaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dNormScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize);
+    if (cutap_c)
+        return cutap_cs_cudnnGetNormalizationBackwardWorkspaceSize(cutap_c, handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    return cutap_slow_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetNormalizationBackwardWorkspaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dNormScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+        return cutap_cu_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetNormalizationBackwardWorkspaceSize(cutap_c, handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
@@ -7115,12 +7990,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetNormalizati
     cutap_fp_sample_end(CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetNormalizationForwardTrainingWorkspaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *zDesc, void *yDesc, void *normScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize);
+    if (cutap_c)
+        return cutap_cs_cudnnGetNormalizationForwardTrainingWorkspaceSize(cutap_c, handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    return cutap_slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetNormalizationForwardTrainingWorkspaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *zDesc, void *yDesc, void *normScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+        return cutap_cu_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetNormalizationForwardTrainingWorkspaceSize(cutap_c, handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
@@ -7171,12 +8053,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetNormalizati
     cutap_fp_sample_end(CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetNormalizationTrainingReserveSpaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *activationDesc, void *xDesc, void *sizeInBytes, int groupCnt)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize);
+    if (cutap_c)
+        return cutap_cs_cudnnGetNormalizationTrainingReserveSpaceSize(cutap_c, handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+    return cutap_slow_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetNormalizationTrainingReserveSpaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *activationDesc, void *xDesc, void *sizeInBytes, int groupCnt)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+        return cutap_cu_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetNormalizationTrainingReserveSpaceSize(cutap_c, handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
@@ -7223,12 +8112,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetOpTensorDes
     cutap_fp_sample_end(CUTAP_ID_cudnnGetOpTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetOpTensorDescriptor(void *opTensorDesc, void *opTensorOp, void *opTensorCompType, void *opTensorNanOpt)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetOpTensorDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetOpTensorDescriptor(cutap_c, opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    return cutap_slow_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetOpTensorDescriptor(void *opTensorDesc, void *opTensorOp, void *opTensorCompType, void *opTensorNanOpt)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetOpTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+        return cutap_cu_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetOpTensorDescriptor(cutap_c, opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
@@ -7280,12 +8176,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetPooling2dDe
     cutap_fp_sample_end(CUTAP_ID_cudnnGetPooling2dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetPooling2dDescriptor(void *poolingDesc, void *mode, void *maxpoolingNanOpt, void *windowHeight, void *windowWidth, void *verticalPadding, void *horizontalPadding, void *verticalStride, void *horizontalStride)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetPooling2dDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetPooling2dDescriptor(cutap_c, poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    return cutap_slow_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetPooling2dDescriptor(void *poolingDesc, void *mode, void *maxpoolingNanOpt, void *windowHeight, void *windowWidth, void *verticalPadding, void *horizontalPadding, void *verticalStride, void *horizontalStride)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetPooling2dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+        return cutap_cu_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetPooling2dDescriptor(cutap_c, poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
@@ -7334,12 +8237,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetPooling2dFo
     cutap_fp_sample_end(CUTAP_ID_cudnnGetPooling2dForwardOutputDim, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetPooling2dForwardOutputDim(void *poolingDesc, void *inputTensorDesc, void *n, void *c, void *h, void *w)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetPooling2dForwardOutputDim);
+    if (cutap_c)
+        return cutap_cs_cudnnGetPooling2dForwardOutputDim(cutap_c, poolingDesc, inputTensorDesc, n, c, h, w);
+    return cutap_slow_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetPooling2dForwardOutputDim(void *poolingDesc, void *inputTensorDesc, void *n, void *c, void *h, void *w)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetPooling2dForwardOutputDim, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
+        return cutap_cu_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetPooling2dForwardOutputDim(cutap_c, poolingDesc, inputTensorDesc, n, c, h, w);
@@ -7390,12 +8300,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetPoolingNdDe
     cutap_fp_sample_end(CUTAP_ID_cudnnGetPoolingNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetPoolingNdDescriptor(void *poolingDesc, int nbDimsRequested, void *mode, void *maxpoolingNanOpt, void *nbDims, void *windowDimA, void *paddingA, void *strideA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetPoolingNdDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetPoolingNdDescriptor(cutap_c, poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    return cutap_slow_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetPoolingNdDescriptor(void *poolingDesc, int nbDimsRequested, void *mode, void *maxpoolingNanOpt, void *nbDims, void *windowDimA, void *paddingA, void *strideA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetPoolingNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+        return cutap_cu_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetPoolingNdDescriptor(cutap_c, poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
@@ -7442,12 +8359,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetPoolingNdFo
     cutap_fp_sample_end(CUTAP_ID_cudnnGetPoolingNdForwardOutputDim, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetPoolingNdForwardOutputDim(void *poolingDesc, void *inputTensorDesc, int nbDims, void *outputTensorDimA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetPoolingNdForwardOutputDim);
+    if (cutap_c)
+        return cutap_cs_cudnnGetPoolingNdForwardOutputDim(cutap_c, poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+    return cutap_slow_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetPoolingNdForwardOutputDim(void *poolingDesc, void *inputTensorDesc, int nbDims, void *outputTensorDimA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetPoolingNdForwardOutputDim, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+        return cutap_cu_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetPoolingNdForwardOutputDim(cutap_c, poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
@@ -7492,12 +8416,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetProperty(st
     cutap_fp_sample_end(CUTAP_ID_cudnnGetProperty, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetProperty(unsigned int type, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetProperty);
+    if (cutap_c)
+        return cutap_cs_cudnnGetProperty(cutap_c, type, value);
+    return cutap_slow_cudnnGetProperty(type, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetProperty(unsigned int type, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetProperty, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetProperty(type, value);
+        return cutap_cu_cudnnGetProperty(type, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetProperty(cutap_c, type, value);
@@ -7549,12 +8480,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNDataDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnGetRNNDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetRNNDataDescriptor(void *rnnDataDesc, void *dataType, void *layout, void *maxSeqLength, void *batchSize, void *vectorSize, int arrayLengthRequested, void *seqLengthArray, void *paddingFill)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetRNNDataDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetRNNDataDescriptor(cutap_c, rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+    return cutap_slow_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNDataDescriptor(void *rnnDataDesc, void *dataType, void *layout, void *maxSeqLength, void *batchSize, void *vectorSize, int arrayLengthRequested, void *seqLengthArray, void *paddingFill)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetRNNDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+        return cutap_cu_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNDataDescriptor(cutap_c, rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
@@ -7619,12 +8557,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNDescript
     cutap_fp_sample_end(CUTAP_ID_cudnnGetRNNDescriptor_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetRNNDescriptor_v8(void *rnnDesc, void *algo, void *cellMode, void *biasMode, void *dirMode, void *inputMode, void *dataType, void *mathPrec, void *mathType, void *inputSize, void *hiddenSize, void *projSize, void *numLayers, void *dropoutDesc, void *auxFlags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetRNNDescriptor_v8);
+    if (cutap_c)
+        return cutap_cs_cudnnGetRNNDescriptor_v8(cutap_c, rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    return cutap_slow_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNDescriptor_v8(void *rnnDesc, void *algo, void *cellMode, void *biasMode, void *dirMode, void *inputMode, void *dataType, void *mathPrec, void *mathType, void *inputSize, void *hiddenSize, void *projSize, void *numLayers, void *dropoutDesc, void *auxFlags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetRNNDescriptor_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+        return cutap_cu_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNDescriptor_v8(cutap_c, rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
@@ -7673,12 +8618,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNTempSpac
     cutap_fp_sample_end(CUTAP_ID_cudnnGetRNNTempSpaceSizes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetRNNTempSpaceSizes(void *handle, void *rnnDesc, unsigned int fwdMode, void *xDesc, void *workSpaceSize, void *reserveSpaceSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetRNNTempSpaceSizes);
+    if (cutap_c)
+        return cutap_cs_cudnnGetRNNTempSpaceSizes(cutap_c, handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+    return cutap_slow_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNTempSpaceSizes(void *handle, void *rnnDesc, unsigned int fwdMode, void *xDesc, void *workSpaceSize, void *reserveSpaceSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetRNNTempSpaceSizes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+        return cutap_cu_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNTempSpaceSizes(cutap_c, handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
@@ -7743,12 +8695,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNWeightPa
     cutap_fp_sample_end(CUTAP_ID_cudnnGetRNNWeightParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetRNNWeightParams(void *handle, void *rnnDesc, int pseudoLayer, unsigned long weightSpaceSize, void *weightSpace, int linLayerID, void *mDesc, void *mAddr, void *bDesc, void *bAddr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetRNNWeightParams);
+    if (cutap_c)
+        return cutap_cs_cudnnGetRNNWeightParams(cutap_c, handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+    return cutap_slow_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNWeightParams(void *handle, void *rnnDesc, int pseudoLayer, unsigned long weightSpaceSize, void *weightSpace, int linLayerID, void *mDesc, void *mAddr, void *bDesc, void *bAddr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetRNNWeightParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+        return cutap_cu_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNWeightParams(cutap_c, handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
@@ -7794,12 +8753,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNWeightSp
     cutap_fp_sample_end(CUTAP_ID_cudnnGetRNNWeightSpaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetRNNWeightSpaceSize(void *handle, void *rnnDesc, void *weightSpaceSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetRNNWeightSpaceSize);
+    if (cutap_c)
+        return cutap_cs_cudnnGetRNNWeightSpaceSize(cutap_c, handle, rnnDesc, weightSpaceSize);
+    return cutap_slow_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNWeightSpaceSize(void *handle, void *rnnDesc, void *weightSpaceSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetRNNWeightSpaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
+        return cutap_cu_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNWeightSpaceSize(cutap_c, handle, rnnDesc, weightSpaceSize);
@@ -7848,12 +8814,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetReduceTenso
     cutap_fp_sample_end(CUTAP_ID_cudnnGetReduceTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetReduceTensorDescriptor(void *reduceTensorDesc, void *reduceTensorOp, void *reduceTensorCompType, void *reduceTensorNanOpt, void *reduceTensorIndices, void *reduceTensorIndicesType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetReduceTensorDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetReduceTensorDescriptor(cutap_c, reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    return cutap_slow_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetReduceTensorDescriptor(void *reduceTensorDesc, void *reduceTensorOp, void *reduceTensorCompType, void *reduceTensorNanOpt, void *reduceTensorIndices, void *reduceTensorIndicesType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetReduceTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+        return cutap_cu_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetReduceTensorDescriptor(cutap_c, reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
@@ -7901,12 +8874,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetReductionIn
     cutap_fp_sample_end(CUTAP_ID_cudnnGetReductionIndicesSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetReductionIndicesSize(void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetReductionIndicesSize);
+    if (cutap_c)
+        return cutap_cs_cudnnGetReductionIndicesSize(cutap_c, handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    return cutap_slow_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetReductionIndicesSize(void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetReductionIndicesSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+        return cutap_cu_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetReductionIndicesSize(cutap_c, handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
@@ -7954,12 +8934,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetReductionWo
     cutap_fp_sample_end(CUTAP_ID_cudnnGetReductionWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetReductionWorkspaceSize(void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetReductionWorkspaceSize);
+    if (cutap_c)
+        return cutap_cs_cudnnGetReductionWorkspaceSize(cutap_c, handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    return cutap_slow_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetReductionWorkspaceSize(void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetReductionWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+        return cutap_cu_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetReductionWorkspaceSize(cutap_c, handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
@@ -8012,12 +8999,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetSeqDataDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnGetSeqDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetSeqDataDescriptor(void *seqDataDesc, void *dataType, void *nbDims, int nbDimsRequested, void *dimA, void *axes, void *seqLengthArraySize, unsigned long seqLengthSizeRequested, void *seqLengthArray, void *paddingFill)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetSeqDataDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetSeqDataDescriptor(cutap_c, seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+    return cutap_slow_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetSeqDataDescriptor(void *seqDataDesc, void *dataType, void *nbDims, int nbDimsRequested, void *dimA, void *axes, void *seqLengthArraySize, unsigned long seqLengthSizeRequested, void *seqLengthArray, void *paddingFill)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetSeqDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+        return cutap_cu_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetSeqDataDescriptor(cutap_c, seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
@@ -8069,12 +9063,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetStream(stru
     cutap_fp_sample_end(CUTAP_ID_cudnnGetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetStream(void *handle, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetStream);
+    if (cutap_c)
+        return cutap_cs_cudnnGetStream(cutap_c, handle, streamId);
+    return cutap_slow_cudnnGetStream(handle, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetStream(void *handle, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetStream(handle, streamId);
+        return cutap_cu_cudnnGetStream(handle, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetStream(cutap_c, handle, streamId);
@@ -8127,12 +9128,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetTensor4dDes
     cutap_fp_sample_end(CUTAP_ID_cudnnGetTensor4dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetTensor4dDescriptor(void *tensorDesc, void *dataType, void *n, void *c, void *h, void *w, void *nStride, void *cStride, void *hStride, void *wStride)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetTensor4dDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetTensor4dDescriptor(cutap_c, tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    return cutap_slow_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetTensor4dDescriptor(void *tensorDesc, void *dataType, void *n, void *c, void *h, void *w, void *nStride, void *cStride, void *hStride, void *wStride)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetTensor4dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+        return cutap_cu_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetTensor4dDescriptor(cutap_c, tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
@@ -8181,12 +9189,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetTensorNdDes
     cutap_fp_sample_end(CUTAP_ID_cudnnGetTensorNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetTensorNdDescriptor(void *tensorDesc, int nbDimsRequested, void *dataType, void *nbDims, void *dimA, void *strideA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetTensorNdDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetTensorNdDescriptor(cutap_c, tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+    return cutap_slow_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetTensorNdDescriptor(void *tensorDesc, int nbDimsRequested, void *dataType, void *nbDims, void *dimA, void *strideA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetTensorNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+        return cutap_cu_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetTensorNdDescriptor(cutap_c, tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
@@ -8231,12 +9246,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetTensorSizeI
     cutap_fp_sample_end(CUTAP_ID_cudnnGetTensorSizeInBytes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetTensorSizeInBytes(void *tensorDesc, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetTensorSizeInBytes);
+    if (cutap_c)
+        return cutap_cs_cudnnGetTensorSizeInBytes(cutap_c, tensorDesc, size);
+    return cutap_slow_cudnnGetTensorSizeInBytes(tensorDesc, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetTensorSizeInBytes(void *tensorDesc, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetTensorSizeInBytes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetTensorSizeInBytes(tensorDesc, size);
+        return cutap_cu_cudnnGetTensorSizeInBytes(tensorDesc, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetTensorSizeInBytes(cutap_c, tensorDesc, size);
@@ -8286,12 +9308,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetTensorTrans
     cutap_fp_sample_end(CUTAP_ID_cudnnGetTensorTransformDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetTensorTransformDescriptor(void *transformDesc, unsigned int nbDimsRequested, void *destFormat, void *padBeforeA, void *padAfterA, void *foldA, void *direction)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetTensorTransformDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnGetTensorTransformDescriptor(cutap_c, transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+    return cutap_slow_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetTensorTransformDescriptor(void *transformDesc, unsigned int nbDimsRequested, void *destFormat, void *padBeforeA, void *padAfterA, void *foldA, void *direction)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetTensorTransformDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+        return cutap_cu_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetTensorTransformDescriptor(cutap_c, transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
@@ -8333,12 +9362,19 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_cudnnGetVersion(st
     cutap_fp_sample_end(CUTAP_ID_cudnnGetVersion, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned long cutap_cu_cudnnGetVersion(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGetVersion);
+    if (cutap_c)
+        return cutap_cs_cudnnGetVersion(cutap_c);
+    return cutap_slow_cudnnGetVersion();
+}
 CUTAP_SLOW unsigned long cutap_ct_cudnnGetVersion(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGetVersion();
+        return cutap_cu_cudnnGetVersion();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetVersion(cutap_c);
@@ -8380,12 +9416,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGraphVersionCh
     cutap_fp_sample_end(CUTAP_ID_cudnnGraphVersionCheck, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGraphVersionCheck(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnGraphVersionCheck);
+    if (cutap_c)
+        return cutap_cs_cudnnGraphVersionCheck(cutap_c);
+    return cutap_slow_cudnnGraphVersionCheck();
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnGraphVersionCheck(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGraphVersionCheck, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnGraphVersionCheck();
+        return cutap_cu_cudnnGraphVersionCheck();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGraphVersionCheck(cutap_c);
@@ -8434,12 +9477,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnIm2Col(struct 
     cutap_fp_sample_end(CUTAP_ID_cudnnIm2Col, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnIm2Col(void *handle, void *xDesc, void *x, void *wDesc, void *convDesc, void *colBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnIm2Col);
+    if (cutap_c)
+        return cutap_cs_cudnnIm2Col(cutap_c, handle, xDesc, x, wDesc, convDesc, colBuffer);
+    return cutap_slow_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnIm2Col(void *handle, void *xDesc, void *x, void *wDesc, void *convDesc, void *colBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnIm2Col, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
+        return cutap_cu_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnIm2Col(cutap_c, handle, xDesc, x, wDesc, convDesc, colBuffer);
@@ -8486,12 +9536,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnInitTransformD
     cutap_fp_sample_end(CUTAP_ID_cudnnInitTransformDest, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnInitTransformDest(void *transformDesc, void *srcDesc, void *destDesc, void *destSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnInitTransformDest);
+    if (cutap_c)
+        return cutap_cs_cudnnInitTransformDest(cutap_c, transformDesc, srcDesc, destDesc, destSizeInBytes);
+    return cutap_slow_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnInitTransformDest(void *transformDesc, void *srcDesc, void *destDesc, void *destSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnInitTransformDest, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
+        return cutap_cu_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnInitTransformDest(cutap_c, transformDesc, srcDesc, destDesc, destSizeInBytes);
@@ -8547,12 +9604,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnLRNCrossChanne
     cutap_fp_sample_end(CUTAP_ID_cudnnLRNCrossChannelBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnLRNCrossChannelBackward(void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnLRNCrossChannelBackward);
+    if (cutap_c)
+        return cutap_cs_cudnnLRNCrossChannelBackward(cutap_c, handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    return cutap_slow_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnLRNCrossChannelBackward(void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnLRNCrossChannelBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+        return cutap_cu_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnLRNCrossChannelBackward(cutap_c, handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
@@ -8604,12 +9668,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnLRNCrossChanne
     cutap_fp_sample_end(CUTAP_ID_cudnnLRNCrossChannelForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnLRNCrossChannelForward(void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnLRNCrossChannelForward);
+    if (cutap_c)
+        return cutap_cs_cudnnLRNCrossChannelForward(cutap_c, handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+    return cutap_slow_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnLRNCrossChannelForward(void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnLRNCrossChannelForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+        return cutap_cu_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnLRNCrossChannelForward(cutap_c, handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
@@ -8656,12 +9727,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnMakeFusedOpsPl
     cutap_fp_sample_end(CUTAP_ID_cudnnMakeFusedOpsPlan, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnMakeFusedOpsPlan(void *handle, void *plan, void *constPack, void *workspaceSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnMakeFusedOpsPlan);
+    if (cutap_c)
+        return cutap_cs_cudnnMakeFusedOpsPlan(cutap_c, handle, plan, constPack, workspaceSizeInBytes);
+    return cutap_slow_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnMakeFusedOpsPlan(void *handle, void *plan, void *constPack, void *workspaceSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnMakeFusedOpsPlan, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
+        return cutap_cu_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnMakeFusedOpsPlan(cutap_c, handle, plan, constPack, workspaceSizeInBytes);
@@ -8727,12 +9805,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnMultiHeadAttnB
     cutap_fp_sample_end(CUTAP_ID_cudnnMultiHeadAttnBackwardData, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnMultiHeadAttnBackwardData(void *handle, void *attnDesc, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsDQDO, void *devSeqLengthsDKDV, void *doDesc, void *dout, void *dqDesc, void *dqueries, void *queries, void *dkDesc, void *dkeys, void *keys, void *dvDesc, void *dvalues, void *values, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnMultiHeadAttnBackwardData);
+    if (cutap_c)
+        return cutap_cs_cudnnMultiHeadAttnBackwardData(cutap_c, handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    return cutap_slow_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnMultiHeadAttnBackwardData(void *handle, void *attnDesc, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsDQDO, void *devSeqLengthsDKDV, void *doDesc, void *dout, void *dqDesc, void *dqueries, void *queries, void *dkDesc, void *dkeys, void *keys, void *dvDesc, void *dvalues, void *values, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnMultiHeadAttnBackwardData, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+        return cutap_cu_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnMultiHeadAttnBackwardData(cutap_c, handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
@@ -8793,12 +9878,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnMultiHeadAttnB
     cutap_fp_sample_end(CUTAP_ID_cudnnMultiHeadAttnBackwardWeights, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnMultiHeadAttnBackwardWeights(void *handle, void *attnDesc, unsigned int addGrad, void *qDesc, void *queries, void *kDesc, void *keys, void *vDesc, void *values, void *doDesc, void *dout, unsigned long weightSizeInBytes, void *weights, void *dweights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnMultiHeadAttnBackwardWeights);
+    if (cutap_c)
+        return cutap_cs_cudnnMultiHeadAttnBackwardWeights(cutap_c, handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    return cutap_slow_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnMultiHeadAttnBackwardWeights(void *handle, void *attnDesc, unsigned int addGrad, void *qDesc, void *queries, void *kDesc, void *keys, void *vDesc, void *values, void *doDesc, void *dout, unsigned long weightSizeInBytes, void *weights, void *dweights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnMultiHeadAttnBackwardWeights, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+        return cutap_cu_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnMultiHeadAttnBackwardWeights(cutap_c, handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
@@ -8863,12 +9955,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnMultiHeadAttnF
     cutap_fp_sample_end(CUTAP_ID_cudnnMultiHeadAttnForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnMultiHeadAttnForward(void *handle, void *attnDesc, int currIdx, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsQO, void *devSeqLengthsKV, void *qDesc, void *queries, void *residuals, void *kDesc, void *keys, void *vDesc, void *values, void *oDesc, void *out, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnMultiHeadAttnForward);
+    if (cutap_c)
+        return cutap_cs_cudnnMultiHeadAttnForward(cutap_c, handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    return cutap_slow_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnMultiHeadAttnForward(void *handle, void *attnDesc, int currIdx, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsQO, void *devSeqLengthsKV, void *qDesc, void *queries, void *residuals, void *kDesc, void *keys, void *vDesc, void *values, void *oDesc, void *out, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnMultiHeadAttnForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+        return cutap_cu_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnMultiHeadAttnForward(cutap_c, handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
@@ -8944,12 +10043,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnNormalizationB
     cutap_fp_sample_end(CUTAP_ID_cudnnNormalizationBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnNormalizationBackward(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dNormScaleBiasDesc, void *normScaleData, void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, void *normMeanVarDesc, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnNormalizationBackward);
+    if (cutap_c)
+        return cutap_cs_cudnnNormalizationBackward(cutap_c, handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    return cutap_slow_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnNormalizationBackward(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dNormScaleBiasDesc, void *normScaleData, void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, void *normMeanVarDesc, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnNormalizationBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+        return cutap_cu_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnNormalizationBackward(cutap_c, handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
@@ -9013,12 +10119,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnNormalizationF
     cutap_fp_sample_end(CUTAP_ID_cudnnNormalizationForwardInference, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnNormalizationForwardInference(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *x, void *normScaleBiasDesc, void *normScale, void *normBias, void *normMeanVarDesc, void *estimatedMean, void *estimatedVariance, void *zDesc, void *z, void *activationDesc, void *yDesc, void *y, double epsilon, int groupCnt)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnNormalizationForwardInference);
+    if (cutap_c)
+        return cutap_cs_cudnnNormalizationForwardInference(cutap_c, handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+    return cutap_slow_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnNormalizationForwardInference(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *x, void *normScaleBiasDesc, void *normScale, void *normBias, void *normMeanVarDesc, void *estimatedMean, void *estimatedVariance, void *zDesc, void *z, void *activationDesc, void *yDesc, void *y, double epsilon, int groupCnt)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnNormalizationForwardInference, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+        return cutap_cu_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnNormalizationForwardInference(cutap_c, handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
@@ -9089,12 +10202,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnNormalizationF
     cutap_fp_sample_end(CUTAP_ID_cudnnNormalizationForwardTraining, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnNormalizationForwardTraining(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *xData, void *normScaleBiasDesc, void *normScale, void *normBias, double exponentialAverageFactor, void *normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *zDesc, void *zData, void *yDesc, void *yData, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnNormalizationForwardTraining);
+    if (cutap_c)
+        return cutap_cs_cudnnNormalizationForwardTraining(cutap_c, handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    return cutap_slow_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnNormalizationForwardTraining(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *xData, void *normScaleBiasDesc, void *normScale, void *normBias, double exponentialAverageFactor, void *normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *zDesc, void *zData, void *yDesc, void *yData, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnNormalizationForwardTraining, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+        return cutap_cu_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnNormalizationForwardTraining(cutap_c, handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
@@ -9148,12 +10268,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnOpTensor(struc
     cutap_fp_sample_end(CUTAP_ID_cudnnOpTensor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnOpTensor(void *handle, void *opTensorDesc, void *alpha1, void *aDesc, void *A, void *alpha2, void *bDesc, void *B, void *beta, void *cDesc, void *C)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnOpTensor);
+    if (cutap_c)
+        return cutap_cs_cudnnOpTensor(cutap_c, handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+    return cutap_slow_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnOpTensor(void *handle, void *opTensorDesc, void *alpha1, void *aDesc, void *A, void *alpha2, void *bDesc, void *B, void *beta, void *cDesc, void *C)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnOpTensor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+        return cutap_cu_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnOpTensor(cutap_c, handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
@@ -9195,12 +10322,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnOpsVersionChec
     cutap_fp_sample_end(CUTAP_ID_cudnnOpsVersionCheck, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnOpsVersionCheck(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnOpsVersionCheck);
+    if (cutap_c)
+        return cutap_cs_cudnnOpsVersionCheck(cutap_c);
+    return cutap_slow_cudnnOpsVersionCheck();
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnOpsVersionCheck(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnOpsVersionCheck, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnOpsVersionCheck();
+        return cutap_cu_cudnnOpsVersionCheck();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnOpsVersionCheck(cutap_c);
@@ -9255,12 +10389,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnPoolingBackwar
     cutap_fp_sample_end(CUTAP_ID_cudnnPoolingBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnPoolingBackward(void *handle, void *poolingDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnPoolingBackward);
+    if (cutap_c)
+        return cutap_cs_cudnnPoolingBackward(cutap_c, handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    return cutap_slow_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnPoolingBackward(void *handle, void *poolingDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnPoolingBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+        return cutap_cu_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnPoolingBackward(cutap_c, handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
@@ -9311,12 +10452,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnPoolingForward
     cutap_fp_sample_end(CUTAP_ID_cudnnPoolingForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnPoolingForward(void *handle, void *poolingDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnPoolingForward);
+    if (cutap_c)
+        return cutap_cs_cudnnPoolingForward(cutap_c, handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+    return cutap_slow_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnPoolingForward(void *handle, void *poolingDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnPoolingForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+        return cutap_cu_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnPoolingForward(cutap_c, handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
@@ -9363,12 +10511,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnQueryRuntimeEr
     cutap_fp_sample_end(CUTAP_ID_cudnnQueryRuntimeError, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnQueryRuntimeError(void *handle, void *rstatus, unsigned int mode, void *tag)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnQueryRuntimeError);
+    if (cutap_c)
+        return cutap_cs_cudnnQueryRuntimeError(cutap_c, handle, rstatus, mode, tag);
+    return cutap_slow_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnQueryRuntimeError(void *handle, void *rstatus, unsigned int mode, void *tag)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnQueryRuntimeError, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
+        return cutap_cu_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnQueryRuntimeError(cutap_c, handle, rstatus, mode, tag);
@@ -9433,12 +10588,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNBackwardDat
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNBackwardData_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNBackwardData_v8(void *handle, void *rnnDesc, void *devSeqLengths, void *yDesc, void *y, void *dy, void *xDesc, void *dx, void *hDesc, void *hx, void *dhy, void *dhx, void *cDesc, void *cx, void *dcy, void *dcx, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnRNNBackwardData_v8);
+    if (cutap_c)
+        return cutap_cs_cudnnRNNBackwardData_v8(cutap_c, handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    return cutap_slow_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNBackwardData_v8(void *handle, void *rnnDesc, void *devSeqLengths, void *yDesc, void *y, void *dy, void *xDesc, void *dx, void *hDesc, void *hx, void *dhy, void *dhx, void *cDesc, void *cx, void *dcy, void *dcx, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNBackwardData_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+        return cutap_cu_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNBackwardData_v8(cutap_c, handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
@@ -9497,12 +10659,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNBackwardWei
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNBackwardWeights_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNBackwardWeights_v8(void *handle, void *rnnDesc, unsigned int addGrad, void *devSeqLengths, void *xDesc, void *x, void *hDesc, void *hx, void *yDesc, void *y, unsigned long weightSpaceSize, void *dweightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnRNNBackwardWeights_v8);
+    if (cutap_c)
+        return cutap_cs_cudnnRNNBackwardWeights_v8(cutap_c, handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    return cutap_slow_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNBackwardWeights_v8(void *handle, void *rnnDesc, unsigned int addGrad, void *devSeqLengths, void *xDesc, void *x, void *hDesc, void *hx, void *yDesc, void *y, unsigned long weightSpaceSize, void *dweightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNBackwardWeights_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+        return cutap_cu_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNBackwardWeights_v8(cutap_c, handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
@@ -9565,12 +10734,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNForward(str
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNForward(void *handle, void *rnnDesc, unsigned int fwdMode, void *devSeqLengths, void *xDesc, void *x, void *yDesc, void *y, void *hDesc, void *hx, void *hy, void *cDesc, void *cx, void *cy, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnRNNForward);
+    if (cutap_c)
+        return cutap_cs_cudnnRNNForward(cutap_c, handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    return cutap_slow_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNForward(void *handle, void *rnnDesc, unsigned int fwdMode, void *devSeqLengths, void *xDesc, void *x, void *yDesc, void *y, void *hDesc, void *hx, void *hy, void *cDesc, void *cx, void *cy, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+        return cutap_cu_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNForward(cutap_c, handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
@@ -9618,12 +10794,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNGetClip_v8(
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNGetClip_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNGetClip_v8(void *rnnDesc, void *clipMode, void *clipNanOpt, void *lclip, void *rclip)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnRNNGetClip_v8);
+    if (cutap_c)
+        return cutap_cs_cudnnRNNGetClip_v8(cutap_c, rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    return cutap_slow_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNGetClip_v8(void *rnnDesc, void *clipMode, void *clipNanOpt, void *lclip, void *rclip)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNGetClip_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+        return cutap_cu_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNGetClip_v8(cutap_c, rnnDesc, clipMode, clipNanOpt, lclip, rclip);
@@ -9670,12 +10853,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNGetClip_v9(
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNGetClip_v9, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNGetClip_v9(void *rnnDesc, void *clipMode, void *lclip, void *rclip)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnRNNGetClip_v9);
+    if (cutap_c)
+        return cutap_cs_cudnnRNNGetClip_v9(cutap_c, rnnDesc, clipMode, lclip, rclip);
+    return cutap_slow_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNGetClip_v9(void *rnnDesc, void *clipMode, void *lclip, void *rclip)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNGetClip_v9, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
+        return cutap_cu_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNGetClip_v9(cutap_c, rnnDesc, clipMode, lclip, rclip);
@@ -9723,12 +10913,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNSetClip_v8(
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNSetClip_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNSetClip_v8(void *rnnDesc, unsigned int clipMode, unsigned int clipNanOpt, double lclip, double rclip)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnRNNSetClip_v8);
+    if (cutap_c)
+        return cutap_cs_cudnnRNNSetClip_v8(cutap_c, rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    return cutap_slow_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNSetClip_v8(void *rnnDesc, unsigned int clipMode, unsigned int clipNanOpt, double lclip, double rclip)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNSetClip_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+        return cutap_cu_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNSetClip_v8(cutap_c, rnnDesc, clipMode, clipNanOpt, lclip, rclip);
@@ -9775,12 +10972,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNSetClip_v9(
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNSetClip_v9, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNSetClip_v9(void *rnnDesc, unsigned int clipMode, double lclip, double rclip)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnRNNSetClip_v9);
+    if (cutap_c)
+        return cutap_cs_cudnnRNNSetClip_v9(cutap_c, rnnDesc, clipMode, lclip, rclip);
+    return cutap_slow_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNSetClip_v9(void *rnnDesc, unsigned int clipMode, double lclip, double rclip)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNSetClip_v9, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
+        return cutap_cu_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNSetClip_v9(cutap_c, rnnDesc, clipMode, lclip, rclip);
@@ -9835,12 +11039,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnReduceTensor(s
     cutap_fp_sample_end(CUTAP_ID_cudnnReduceTensor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnReduceTensor(void *handle, void *reduceTensorDesc, void *indices, unsigned long indicesSizeInBytes, void *workspace, unsigned long workspaceSizeInBytes, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnReduceTensor);
+    if (cutap_c)
+        return cutap_cs_cudnnReduceTensor(cutap_c, handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+    return cutap_slow_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnReduceTensor(void *handle, void *reduceTensorDesc, void *indices, unsigned long indicesSizeInBytes, void *workspace, unsigned long workspaceSizeInBytes, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnReduceTensor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+        return cutap_cu_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnReduceTensor(cutap_c, handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
@@ -9891,12 +11102,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnReorderFilterA
     cutap_fp_sample_end(CUTAP_ID_cudnnReorderFilterAndBias, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnReorderFilterAndBias(void *handle, void *filterDesc, unsigned int reorderType, void *filterData, void *reorderedFilterData, int reorderBias, void *biasData, void *reorderedBiasData)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnReorderFilterAndBias);
+    if (cutap_c)
+        return cutap_cs_cudnnReorderFilterAndBias(cutap_c, handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+    return cutap_slow_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnReorderFilterAndBias(void *handle, void *filterDesc, unsigned int reorderType, void *filterData, void *reorderedFilterData, int reorderBias, void *biasData, void *reorderedBiasData)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnReorderFilterAndBias, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+        return cutap_cu_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnReorderFilterAndBias(cutap_c, handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
@@ -9945,12 +11163,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRestoreDropout
     cutap_fp_sample_end(CUTAP_ID_cudnnRestoreDropoutDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRestoreDropoutDescriptor(void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnRestoreDropoutDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnRestoreDropoutDescriptor(cutap_c, dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    return cutap_slow_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnRestoreDropoutDescriptor(void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRestoreDropoutDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+        return cutap_cu_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRestoreDropoutDescriptor(cutap_c, dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
@@ -9997,12 +11222,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnScaleTensor(st
     cutap_fp_sample_end(CUTAP_ID_cudnnScaleTensor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnScaleTensor(void *handle, void *yDesc, void *y, void *alpha)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnScaleTensor);
+    if (cutap_c)
+        return cutap_cs_cudnnScaleTensor(cutap_c, handle, yDesc, y, alpha);
+    return cutap_slow_cudnnScaleTensor(handle, yDesc, y, alpha);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnScaleTensor(void *handle, void *yDesc, void *y, void *alpha)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnScaleTensor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnScaleTensor(handle, yDesc, y, alpha);
+        return cutap_cu_cudnnScaleTensor(handle, yDesc, y, alpha);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnScaleTensor(cutap_c, handle, yDesc, y, alpha);
@@ -10049,12 +11281,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetActivationD
     cutap_fp_sample_end(CUTAP_ID_cudnnSetActivationDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetActivationDescriptor(void *activationDesc, unsigned int mode, unsigned int reluNanOpt, double coef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetActivationDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetActivationDescriptor(cutap_c, activationDesc, mode, reluNanOpt, coef);
+    return cutap_slow_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetActivationDescriptor(void *activationDesc, unsigned int mode, unsigned int reluNanOpt, double coef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetActivationDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+        return cutap_cu_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetActivationDescriptor(cutap_c, activationDesc, mode, reluNanOpt, coef);
@@ -10099,12 +11338,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetActivationD
     cutap_fp_sample_end(CUTAP_ID_cudnnSetActivationDescriptorSwishBeta, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetActivationDescriptorSwishBeta(void *activationDesc, double swish_beta)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetActivationDescriptorSwishBeta);
+    if (cutap_c)
+        return cutap_cs_cudnnSetActivationDescriptorSwishBeta(cutap_c, activationDesc, swish_beta);
+    return cutap_slow_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetActivationDescriptorSwishBeta(void *activationDesc, double swish_beta)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetActivationDescriptorSwishBeta, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+        return cutap_cu_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetActivationDescriptorSwishBeta(cutap_c, activationDesc, swish_beta);
@@ -10167,12 +11413,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetAttnDescrip
     cutap_fp_sample_end(CUTAP_ID_cudnnSetAttnDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetAttnDescriptor(void *attnDesc, unsigned int attnMode, int nHeads, double smScaler, unsigned int dataType, unsigned int computePrec, unsigned int mathType, void *attnDropoutDesc, void *postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetAttnDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetAttnDescriptor(cutap_c, attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    return cutap_slow_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetAttnDescriptor(void *attnDesc, unsigned int attnMode, int nHeads, double smScaler, unsigned int dataType, unsigned int computePrec, unsigned int mathType, void *attnDropoutDesc, void *postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetAttnDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+        return cutap_cu_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetAttnDescriptor(cutap_c, attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
@@ -10217,12 +11470,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCTCLossDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnSetCTCLossDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetCTCLossDescriptor(void *ctcLossDesc, unsigned int compType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetCTCLossDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetCTCLossDescriptor(cutap_c, ctcLossDesc, compType);
+    return cutap_slow_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetCTCLossDescriptor(void *ctcLossDesc, unsigned int compType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetCTCLossDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
+        return cutap_cu_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCTCLossDescriptor(cutap_c, ctcLossDesc, compType);
@@ -10269,12 +11529,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCTCLossDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnSetCTCLossDescriptorEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetCTCLossDescriptorEx(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetCTCLossDescriptorEx);
+    if (cutap_c)
+        return cutap_cs_cudnnSetCTCLossDescriptorEx(cutap_c, ctcLossDesc, compType, normMode, gradMode);
+    return cutap_slow_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetCTCLossDescriptorEx(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetCTCLossDescriptorEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+        return cutap_cu_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCTCLossDescriptorEx(cutap_c, ctcLossDesc, compType, normMode, gradMode);
@@ -10322,12 +11589,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCTCLossDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnSetCTCLossDescriptor_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetCTCLossDescriptor_v8(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode, int maxLabelLength)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetCTCLossDescriptor_v8);
+    if (cutap_c)
+        return cutap_cs_cudnnSetCTCLossDescriptor_v8(cutap_c, ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    return cutap_slow_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetCTCLossDescriptor_v8(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode, int maxLabelLength)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetCTCLossDescriptor_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+        return cutap_cu_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCTCLossDescriptor_v8(cutap_c, ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
@@ -10375,12 +11649,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCTCLossDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnSetCTCLossDescriptor_v9, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetCTCLossDescriptor_v9(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int ctcGradMode, int maxLabelLength)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetCTCLossDescriptor_v9);
+    if (cutap_c)
+        return cutap_cs_cudnnSetCTCLossDescriptor_v9(cutap_c, ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    return cutap_slow_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetCTCLossDescriptor_v9(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int ctcGradMode, int maxLabelLength)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetCTCLossDescriptor_v9, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+        return cutap_cu_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCTCLossDescriptor_v9(cutap_c, ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
@@ -10426,12 +11707,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCallback(st
     cutap_fp_sample_end(CUTAP_ID_cudnnSetCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetCallback(unsigned int mask, void *udata, void *fptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetCallback);
+    if (cutap_c)
+        return cutap_cs_cudnnSetCallback(cutap_c, mask, udata, fptr);
+    return cutap_slow_cudnnSetCallback(mask, udata, fptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetCallback(unsigned int mask, void *udata, void *fptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetCallback(mask, udata, fptr);
+        return cutap_cu_cudnnSetCallback(mask, udata, fptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCallback(cutap_c, mask, udata, fptr);
@@ -10483,12 +11771,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnSetConvolution2dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetConvolution2dDescriptor(void *convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, unsigned int mode, unsigned int computeType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetConvolution2dDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetConvolution2dDescriptor(cutap_c, convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    return cutap_slow_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolution2dDescriptor(void *convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, unsigned int mode, unsigned int computeType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetConvolution2dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+        return cutap_cu_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolution2dDescriptor(cutap_c, convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
@@ -10533,12 +11828,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnSetConvolutionGroupCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetConvolutionGroupCount(void *convDesc, int groupCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetConvolutionGroupCount);
+    if (cutap_c)
+        return cutap_cs_cudnnSetConvolutionGroupCount(cutap_c, convDesc, groupCount);
+    return cutap_slow_cudnnSetConvolutionGroupCount(convDesc, groupCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolutionGroupCount(void *convDesc, int groupCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetConvolutionGroupCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetConvolutionGroupCount(convDesc, groupCount);
+        return cutap_cu_cudnnSetConvolutionGroupCount(convDesc, groupCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolutionGroupCount(cutap_c, convDesc, groupCount);
@@ -10583,12 +11885,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnSetConvolutionMathType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetConvolutionMathType(void *convDesc, unsigned int mathType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetConvolutionMathType);
+    if (cutap_c)
+        return cutap_cs_cudnnSetConvolutionMathType(cutap_c, convDesc, mathType);
+    return cutap_slow_cudnnSetConvolutionMathType(convDesc, mathType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolutionMathType(void *convDesc, unsigned int mathType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetConvolutionMathType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetConvolutionMathType(convDesc, mathType);
+        return cutap_cu_cudnnSetConvolutionMathType(convDesc, mathType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolutionMathType(cutap_c, convDesc, mathType);
@@ -10638,12 +11947,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnSetConvolutionNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetConvolutionNdDescriptor(void *convDesc, int arrayLength, void *padA, void *filterStrideA, void *dilationA, unsigned int mode, unsigned int computeType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetConvolutionNdDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetConvolutionNdDescriptor(cutap_c, convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+    return cutap_slow_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolutionNdDescriptor(void *convDesc, int arrayLength, void *padA, void *filterStrideA, void *dilationA, unsigned int mode, unsigned int computeType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetConvolutionNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+        return cutap_cu_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolutionNdDescriptor(cutap_c, convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
@@ -10688,12 +12004,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolution
     cutap_fp_sample_end(CUTAP_ID_cudnnSetConvolutionReorderType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetConvolutionReorderType(void *convDesc, unsigned int reorderType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetConvolutionReorderType);
+    if (cutap_c)
+        return cutap_cs_cudnnSetConvolutionReorderType(cutap_c, convDesc, reorderType);
+    return cutap_slow_cudnnSetConvolutionReorderType(convDesc, reorderType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolutionReorderType(void *convDesc, unsigned int reorderType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetConvolutionReorderType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetConvolutionReorderType(convDesc, reorderType);
+        return cutap_cu_cudnnSetConvolutionReorderType(convDesc, reorderType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolutionReorderType(cutap_c, convDesc, reorderType);
@@ -10742,12 +12065,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetDropoutDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnSetDropoutDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetDropoutDescriptor(void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetDropoutDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetDropoutDescriptor(cutap_c, dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    return cutap_slow_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetDropoutDescriptor(void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetDropoutDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+        return cutap_cu_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetDropoutDescriptor(cutap_c, dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
@@ -10797,12 +12127,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetFilter4dDes
     cutap_fp_sample_end(CUTAP_ID_cudnnSetFilter4dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetFilter4dDescriptor(void *filterDesc, unsigned int dataType, unsigned int format, int k, int c, int h, int w)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetFilter4dDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetFilter4dDescriptor(cutap_c, filterDesc, dataType, format, k, c, h, w);
+    return cutap_slow_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetFilter4dDescriptor(void *filterDesc, unsigned int dataType, unsigned int format, int k, int c, int h, int w)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetFilter4dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+        return cutap_cu_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetFilter4dDescriptor(cutap_c, filterDesc, dataType, format, k, c, h, w);
@@ -10850,12 +12187,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetFilterNdDes
     cutap_fp_sample_end(CUTAP_ID_cudnnSetFilterNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetFilterNdDescriptor(void *filterDesc, unsigned int dataType, unsigned int format, int nbDims, void *filterDimA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetFilterNdDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetFilterNdDescriptor(cutap_c, filterDesc, dataType, format, nbDims, filterDimA);
+    return cutap_slow_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetFilterNdDescriptor(void *filterDesc, unsigned int dataType, unsigned int format, int nbDims, void *filterDimA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetFilterNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
+        return cutap_cu_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetFilterNdDescriptor(cutap_c, filterDesc, dataType, format, nbDims, filterDimA);
@@ -10901,12 +12245,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetFusedOpsCon
     cutap_fp_sample_end(CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetFusedOpsConstParamPackAttribute(void *constPack, unsigned int paramLabel, void *param)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute);
+    if (cutap_c)
+        return cutap_cs_cudnnSetFusedOpsConstParamPackAttribute(cutap_c, constPack, paramLabel, param);
+    return cutap_slow_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetFusedOpsConstParamPackAttribute(void *constPack, unsigned int paramLabel, void *param)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
+        return cutap_cu_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetFusedOpsConstParamPackAttribute(cutap_c, constPack, paramLabel, param);
@@ -10952,12 +12303,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetFusedOpsVar
     cutap_fp_sample_end(CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetFusedOpsVariantParamPackAttribute(void *varPack, unsigned int paramLabel, void *ptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute);
+    if (cutap_c)
+        return cutap_cs_cudnnSetFusedOpsVariantParamPackAttribute(cutap_c, varPack, paramLabel, ptr);
+    return cutap_slow_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetFusedOpsVariantParamPackAttribute(void *varPack, unsigned int paramLabel, void *ptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+        return cutap_cu_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetFusedOpsVariantParamPackAttribute(cutap_c, varPack, paramLabel, ptr);
@@ -11005,12 +12363,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetLRNDescript
     cutap_fp_sample_end(CUTAP_ID_cudnnSetLRNDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetLRNDescriptor(void *normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetLRNDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetLRNDescriptor(cutap_c, normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    return cutap_slow_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetLRNDescriptor(void *normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetLRNDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+        return cutap_cu_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetLRNDescriptor(cutap_c, normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
@@ -11057,12 +12422,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetOpTensorDes
     cutap_fp_sample_end(CUTAP_ID_cudnnSetOpTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetOpTensorDescriptor(void *opTensorDesc, unsigned int opTensorOp, unsigned int opTensorCompType, unsigned int opTensorNanOpt)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetOpTensorDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetOpTensorDescriptor(cutap_c, opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    return cutap_slow_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetOpTensorDescriptor(void *opTensorDesc, unsigned int opTensorOp, unsigned int opTensorCompType, unsigned int opTensorNanOpt)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetOpTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+        return cutap_cu_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetOpTensorDescriptor(cutap_c, opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
@@ -11114,12 +12486,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetPooling2dDe
     cutap_fp_sample_end(CUTAP_ID_cudnnSetPooling2dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetPooling2dDescriptor(void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetPooling2dDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetPooling2dDescriptor(cutap_c, poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    return cutap_slow_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetPooling2dDescriptor(void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetPooling2dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+        return cutap_cu_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetPooling2dDescriptor(cutap_c, poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
@@ -11169,12 +12548,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetPoolingNdDe
     cutap_fp_sample_end(CUTAP_ID_cudnnSetPoolingNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetPoolingNdDescriptor(void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int nbDims, void *windowDimA, void *paddingA, void *strideA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetPoolingNdDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetPoolingNdDescriptor(cutap_c, poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    return cutap_slow_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetPoolingNdDescriptor(void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int nbDims, void *windowDimA, void *paddingA, void *strideA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetPoolingNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+        return cutap_cu_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetPoolingNdDescriptor(cutap_c, poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
@@ -11225,12 +12611,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetRNNDataDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnSetRNNDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetRNNDataDescriptor(void *rnnDataDesc, unsigned int dataType, unsigned int layout, int maxSeqLength, int batchSize, int vectorSize, void *seqLengthArray, void *paddingFill)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetRNNDataDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetRNNDataDescriptor(cutap_c, rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+    return cutap_slow_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetRNNDataDescriptor(void *rnnDataDesc, unsigned int dataType, unsigned int layout, int maxSeqLength, int batchSize, int vectorSize, void *seqLengthArray, void *paddingFill)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetRNNDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+        return cutap_cu_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetRNNDataDescriptor(cutap_c, rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
@@ -11288,12 +12681,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetRNNDescript
     cutap_fp_sample_end(CUTAP_ID_cudnnSetRNNDescriptor_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetRNNDescriptor_v8(void *rnnDesc, unsigned int algo, unsigned int cellMode, unsigned int biasMode, unsigned int dirMode, unsigned int inputMode, unsigned int dataType, unsigned int mathPrec, unsigned int mathType, int inputSize, int hiddenSize, int projSize, int numLayers, void *dropoutDesc, unsigned int auxFlags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetRNNDescriptor_v8);
+    if (cutap_c)
+        return cutap_cs_cudnnSetRNNDescriptor_v8(cutap_c, rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    return cutap_slow_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetRNNDescriptor_v8(void *rnnDesc, unsigned int algo, unsigned int cellMode, unsigned int biasMode, unsigned int dirMode, unsigned int inputMode, unsigned int dataType, unsigned int mathPrec, unsigned int mathType, int inputSize, int hiddenSize, int projSize, int numLayers, void *dropoutDesc, unsigned int auxFlags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetRNNDescriptor_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+        return cutap_cu_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetRNNDescriptor_v8(cutap_c, rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
@@ -11342,12 +12742,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetReduceTenso
     cutap_fp_sample_end(CUTAP_ID_cudnnSetReduceTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetReduceTensorDescriptor(void *reduceTensorDesc, unsigned int reduceTensorOp, unsigned int reduceTensorCompType, unsigned int reduceTensorNanOpt, unsigned int reduceTensorIndices, unsigned int reduceTensorIndicesType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetReduceTensorDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetReduceTensorDescriptor(cutap_c, reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    return cutap_slow_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetReduceTensorDescriptor(void *reduceTensorDesc, unsigned int reduceTensorOp, unsigned int reduceTensorCompType, unsigned int reduceTensorNanOpt, unsigned int reduceTensorIndices, unsigned int reduceTensorIndicesType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetReduceTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+        return cutap_cu_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetReduceTensorDescriptor(cutap_c, reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
@@ -11398,12 +12805,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetSeqDataDesc
     cutap_fp_sample_end(CUTAP_ID_cudnnSetSeqDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetSeqDataDescriptor(void *seqDataDesc, unsigned int dataType, int nbDims, void *dimA, void *axes, unsigned long seqLengthArraySize, void *seqLengthArray, void *paddingFill)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetSeqDataDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetSeqDataDescriptor(cutap_c, seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+    return cutap_slow_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetSeqDataDescriptor(void *seqDataDesc, unsigned int dataType, int nbDims, void *dimA, void *axes, unsigned long seqLengthArraySize, void *seqLengthArray, void *paddingFill)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetSeqDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+        return cutap_cu_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetSeqDataDescriptor(cutap_c, seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
@@ -11451,12 +12865,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetSpatialTran
     cutap_fp_sample_end(CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetSpatialTransformerNdDescriptor(void *stDesc, unsigned int samplerType, unsigned int dataType, int nbDims, void *dimA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetSpatialTransformerNdDescriptor(cutap_c, stDesc, samplerType, dataType, nbDims, dimA);
+    return cutap_slow_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetSpatialTransformerNdDescriptor(void *stDesc, unsigned int samplerType, unsigned int dataType, int nbDims, void *dimA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
+        return cutap_cu_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetSpatialTransformerNdDescriptor(cutap_c, stDesc, samplerType, dataType, nbDims, dimA);
@@ -11501,12 +12922,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetStream(stru
     cutap_fp_sample_end(CUTAP_ID_cudnnSetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetStream(void *handle, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetStream);
+    if (cutap_c)
+        return cutap_cs_cudnnSetStream(cutap_c, handle, streamId);
+    return cutap_slow_cudnnSetStream(handle, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetStream(void *handle, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetStream(handle, streamId);
+        return cutap_cu_cudnnSetStream(handle, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetStream(cutap_c, handle, streamId);
@@ -11553,12 +12981,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensor(stru
     cutap_fp_sample_end(CUTAP_ID_cudnnSetTensor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetTensor(void *handle, void *yDesc, void *y, void *valuePtr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetTensor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetTensor(cutap_c, handle, yDesc, y, valuePtr);
+    return cutap_slow_cudnnSetTensor(handle, yDesc, y, valuePtr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensor(void *handle, void *yDesc, void *y, void *valuePtr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetTensor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetTensor(handle, yDesc, y, valuePtr);
+        return cutap_cu_cudnnSetTensor(handle, yDesc, y, valuePtr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensor(cutap_c, handle, yDesc, y, valuePtr);
@@ -11608,12 +13043,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensor4dDes
     cutap_fp_sample_end(CUTAP_ID_cudnnSetTensor4dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetTensor4dDescriptor(void *tensorDesc, unsigned int format, unsigned int dataType, int n, int c, int h, int w)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetTensor4dDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetTensor4dDescriptor(cutap_c, tensorDesc, format, dataType, n, c, h, w);
+    return cutap_slow_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensor4dDescriptor(void *tensorDesc, unsigned int format, unsigned int dataType, int n, int c, int h, int w)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetTensor4dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
+        return cutap_cu_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensor4dDescriptor(cutap_c, tensorDesc, format, dataType, n, c, h, w);
@@ -11666,12 +13108,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensor4dDes
     cutap_fp_sample_end(CUTAP_ID_cudnnSetTensor4dDescriptorEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetTensor4dDescriptorEx(void *tensorDesc, unsigned int dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetTensor4dDescriptorEx);
+    if (cutap_c)
+        return cutap_cs_cudnnSetTensor4dDescriptorEx(cutap_c, tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    return cutap_slow_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensor4dDescriptorEx(void *tensorDesc, unsigned int dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetTensor4dDescriptorEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+        return cutap_cu_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensor4dDescriptorEx(cutap_c, tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
@@ -11719,12 +13168,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensorNdDes
     cutap_fp_sample_end(CUTAP_ID_cudnnSetTensorNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetTensorNdDescriptor(void *tensorDesc, unsigned int dataType, int nbDims, void *dimA, void *strideA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetTensorNdDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetTensorNdDescriptor(cutap_c, tensorDesc, dataType, nbDims, dimA, strideA);
+    return cutap_slow_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensorNdDescriptor(void *tensorDesc, unsigned int dataType, int nbDims, void *dimA, void *strideA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetTensorNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
+        return cutap_cu_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensorNdDescriptor(cutap_c, tensorDesc, dataType, nbDims, dimA, strideA);
@@ -11772,12 +13228,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensorNdDes
     cutap_fp_sample_end(CUTAP_ID_cudnnSetTensorNdDescriptorEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetTensorNdDescriptorEx(void *tensorDesc, unsigned int format, unsigned int dataType, int nbDims, void *dimA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetTensorNdDescriptorEx);
+    if (cutap_c)
+        return cutap_cs_cudnnSetTensorNdDescriptorEx(cutap_c, tensorDesc, format, dataType, nbDims, dimA);
+    return cutap_slow_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensorNdDescriptorEx(void *tensorDesc, unsigned int format, unsigned int dataType, int nbDims, void *dimA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetTensorNdDescriptorEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
+        return cutap_cu_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensorNdDescriptorEx(cutap_c, tensorDesc, format, dataType, nbDims, dimA);
@@ -11827,12 +13290,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensorTrans
     cutap_fp_sample_end(CUTAP_ID_cudnnSetTensorTransformDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetTensorTransformDescriptor(void *transformDesc, unsigned int nbDims, unsigned int destFormat, void *padBeforeA, void *padAfterA, void *foldA, unsigned int direction)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSetTensorTransformDescriptor);
+    if (cutap_c)
+        return cutap_cs_cudnnSetTensorTransformDescriptor(cutap_c, transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+    return cutap_slow_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensorTransformDescriptor(void *transformDesc, unsigned int nbDims, unsigned int destFormat, void *padBeforeA, void *padAfterA, void *foldA, unsigned int direction)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetTensorTransformDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+        return cutap_cu_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensorTransformDescriptor(cutap_c, transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
@@ -11886,12 +13356,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSoftmaxBackwar
     cutap_fp_sample_end(CUTAP_ID_cudnnSoftmaxBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSoftmaxBackward(void *handle, unsigned int algo, unsigned int mode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *beta, void *dxDesc, void *dx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSoftmaxBackward);
+    if (cutap_c)
+        return cutap_cs_cudnnSoftmaxBackward(cutap_c, handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+    return cutap_slow_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSoftmaxBackward(void *handle, unsigned int algo, unsigned int mode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *beta, void *dxDesc, void *dx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSoftmaxBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+        return cutap_cu_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSoftmaxBackward(cutap_c, handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
@@ -11943,12 +13420,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSoftmaxForward
     cutap_fp_sample_end(CUTAP_ID_cudnnSoftmaxForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSoftmaxForward(void *handle, unsigned int algo, unsigned int mode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSoftmaxForward);
+    if (cutap_c)
+        return cutap_cs_cudnnSoftmaxForward(cutap_c, handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+    return cutap_slow_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSoftmaxForward(void *handle, unsigned int algo, unsigned int mode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSoftmaxForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+        return cutap_cu_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSoftmaxForward(cutap_c, handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
@@ -11995,12 +13479,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSpatialTfGridG
     cutap_fp_sample_end(CUTAP_ID_cudnnSpatialTfGridGeneratorBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSpatialTfGridGeneratorBackward(void *handle, void *stDesc, void *dgrid, void *dtheta)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSpatialTfGridGeneratorBackward);
+    if (cutap_c)
+        return cutap_cs_cudnnSpatialTfGridGeneratorBackward(cutap_c, handle, stDesc, dgrid, dtheta);
+    return cutap_slow_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSpatialTfGridGeneratorBackward(void *handle, void *stDesc, void *dgrid, void *dtheta)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSpatialTfGridGeneratorBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
+        return cutap_cu_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSpatialTfGridGeneratorBackward(cutap_c, handle, stDesc, dgrid, dtheta);
@@ -12047,12 +13538,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSpatialTfGridG
     cutap_fp_sample_end(CUTAP_ID_cudnnSpatialTfGridGeneratorForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSpatialTfGridGeneratorForward(void *handle, void *stDesc, void *theta, void *grid)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSpatialTfGridGeneratorForward);
+    if (cutap_c)
+        return cutap_cs_cudnnSpatialTfGridGeneratorForward(cutap_c, handle, stDesc, theta, grid);
+    return cutap_slow_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSpatialTfGridGeneratorForward(void *handle, void *stDesc, void *theta, void *grid)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSpatialTfGridGeneratorForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
+        return cutap_cu_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSpatialTfGridGeneratorForward(cutap_c, handle, stDesc, theta, grid);
@@ -12109,12 +13607,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSpatialTfSampl
     cutap_fp_sample_end(CUTAP_ID_cudnnSpatialTfSamplerBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSpatialTfSamplerBackward(void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *beta, void *dxDesc, void *dx, void *alphaDgrid, void *dyDesc, void *dy, void *grid, void *betaDgrid, void *dgrid)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSpatialTfSamplerBackward);
+    if (cutap_c)
+        return cutap_cs_cudnnSpatialTfSamplerBackward(cutap_c, handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+    return cutap_slow_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSpatialTfSamplerBackward(void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *beta, void *dxDesc, void *dx, void *alphaDgrid, void *dyDesc, void *dy, void *grid, void *betaDgrid, void *dgrid)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSpatialTfSamplerBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+        return cutap_cu_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSpatialTfSamplerBackward(cutap_c, handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
@@ -12166,12 +13671,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSpatialTfSampl
     cutap_fp_sample_end(CUTAP_ID_cudnnSpatialTfSamplerForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSpatialTfSamplerForward(void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *grid, void *beta, void *yDesc, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnSpatialTfSamplerForward);
+    if (cutap_c)
+        return cutap_cs_cudnnSpatialTfSamplerForward(cutap_c, handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+    return cutap_slow_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnSpatialTfSamplerForward(void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *grid, void *beta, void *yDesc, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSpatialTfSamplerForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+        return cutap_cu_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSpatialTfSamplerForward(cutap_c, handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
@@ -12222,12 +13734,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnTransformFilte
     cutap_fp_sample_end(CUTAP_ID_cudnnTransformFilter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnTransformFilter(void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnTransformFilter);
+    if (cutap_c)
+        return cutap_cs_cudnnTransformFilter(cutap_c, handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    return cutap_slow_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnTransformFilter(void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnTransformFilter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+        return cutap_cu_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnTransformFilter(cutap_c, handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
@@ -12277,12 +13796,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnTransformTenso
     cutap_fp_sample_end(CUTAP_ID_cudnnTransformTensor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnTransformTensor(void *handle, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnTransformTensor);
+    if (cutap_c)
+        return cutap_cs_cudnnTransformTensor(cutap_c, handle, alpha, xDesc, x, beta, yDesc, y);
+    return cutap_slow_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnTransformTensor(void *handle, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnTransformTensor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
+        return cutap_cu_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnTransformTensor(cutap_c, handle, alpha, xDesc, x, beta, yDesc, y);
@@ -12333,12 +13859,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnTransformTenso
     cutap_fp_sample_end(CUTAP_ID_cudnnTransformTensorEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnTransformTensorEx(void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudnnTransformTensorEx);
+    if (cutap_c)
+        return cutap_cs_cudnnTransformTensorEx(cutap_c, handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    return cutap_slow_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudnnTransformTensorEx(void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnTransformTensorEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+        return cutap_cu_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnTransformTensorEx(cutap_c, handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);

@@ -100,12 +100,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftCreate(struct 
     cutap_fp_sample_end(CUTAP_ID_cufftCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftCreate(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftCreate);
+    if (cutap_c)
+        return cutap_cs_cufftCreate(cutap_c, handle);
+    return cutap_slow_cufftCreate(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftCreate(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftCreate(handle);
+        return cutap_cu_cufftCreate(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftCreate(cutap_c, handle);
@@ -149,12 +156,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftDestroy(struct
     cutap_fp_sample_end(CUTAP_ID_cufftDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftDestroy(int plan)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftDestroy);
+    if (cutap_c)
+        return cutap_cs_cufftDestroy(cutap_c, plan);
+    return cutap_slow_cufftDestroy(plan);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftDestroy(int plan)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftDestroy(plan);
+        return cutap_cu_cufftDestroy(plan);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftDestroy(cutap_c, plan);
@@ -201,12 +215,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftEstimate1d(str
     cutap_fp_sample_end(CUTAP_ID_cufftEstimate1d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftEstimate1d(int nx, unsigned int type, int batch, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftEstimate1d);
+    if (cutap_c)
+        return cutap_cs_cufftEstimate1d(cutap_c, nx, type, batch, workSize);
+    return cutap_slow_cufftEstimate1d(nx, type, batch, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftEstimate1d(int nx, unsigned int type, int batch, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftEstimate1d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftEstimate1d(nx, type, batch, workSize);
+        return cutap_cu_cufftEstimate1d(nx, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftEstimate1d(cutap_c, nx, type, batch, workSize);
@@ -253,12 +274,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftEstimate2d(str
     cutap_fp_sample_end(CUTAP_ID_cufftEstimate2d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftEstimate2d(int nx, int ny, unsigned int type, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftEstimate2d);
+    if (cutap_c)
+        return cutap_cs_cufftEstimate2d(cutap_c, nx, ny, type, workSize);
+    return cutap_slow_cufftEstimate2d(nx, ny, type, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftEstimate2d(int nx, int ny, unsigned int type, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftEstimate2d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftEstimate2d(nx, ny, type, workSize);
+        return cutap_cu_cufftEstimate2d(nx, ny, type, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftEstimate2d(cutap_c, nx, ny, type, workSize);
@@ -306,12 +334,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftEstimate3d(str
     cutap_fp_sample_end(CUTAP_ID_cufftEstimate3d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftEstimate3d(int nx, int ny, int nz, unsigned int type, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftEstimate3d);
+    if (cutap_c)
+        return cutap_cs_cufftEstimate3d(cutap_c, nx, ny, nz, type, workSize);
+    return cutap_slow_cufftEstimate3d(nx, ny, nz, type, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftEstimate3d(int nx, int ny, int nz, unsigned int type, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftEstimate3d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftEstimate3d(nx, ny, nz, type, workSize);
+        return cutap_cu_cufftEstimate3d(nx, ny, nz, type, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftEstimate3d(cutap_c, nx, ny, nz, type, workSize);
@@ -365,12 +400,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftEstimateMany(s
     cutap_fp_sample_end(CUTAP_ID_cufftEstimateMany, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftEstimateMany(int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftEstimateMany);
+    if (cutap_c)
+        return cutap_cs_cufftEstimateMany(cutap_c, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    return cutap_slow_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftEstimateMany(int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftEstimateMany, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        return cutap_cu_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftEstimateMany(cutap_c, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
@@ -417,12 +459,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecC2C(struct
     cutap_fp_sample_end(CUTAP_ID_cufftExecC2C, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftExecC2C(int plan, void *idata, void *odata, int direction)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftExecC2C);
+    if (cutap_c)
+        return cutap_cs_cufftExecC2C(cutap_c, plan, idata, odata, direction);
+    return cutap_slow_cufftExecC2C(plan, idata, odata, direction);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftExecC2C(int plan, void *idata, void *odata, int direction)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftExecC2C, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftExecC2C(plan, idata, odata, direction);
+        return cutap_cu_cufftExecC2C(plan, idata, odata, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecC2C(cutap_c, plan, idata, odata, direction);
@@ -468,12 +517,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecC2R(struct
     cutap_fp_sample_end(CUTAP_ID_cufftExecC2R, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftExecC2R(int plan, void *idata, void *odata)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftExecC2R);
+    if (cutap_c)
+        return cutap_cs_cufftExecC2R(cutap_c, plan, idata, odata);
+    return cutap_slow_cufftExecC2R(plan, idata, odata);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftExecC2R(int plan, void *idata, void *odata)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftExecC2R, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftExecC2R(plan, idata, odata);
+        return cutap_cu_cufftExecC2R(plan, idata, odata);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecC2R(cutap_c, plan, idata, odata);
@@ -519,12 +575,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecD2Z(struct
     cutap_fp_sample_end(CUTAP_ID_cufftExecD2Z, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftExecD2Z(int plan, void *idata, void *odata)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftExecD2Z);
+    if (cutap_c)
+        return cutap_cs_cufftExecD2Z(cutap_c, plan, idata, odata);
+    return cutap_slow_cufftExecD2Z(plan, idata, odata);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftExecD2Z(int plan, void *idata, void *odata)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftExecD2Z, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftExecD2Z(plan, idata, odata);
+        return cutap_cu_cufftExecD2Z(plan, idata, odata);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecD2Z(cutap_c, plan, idata, odata);
@@ -570,12 +633,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecR2C(struct
     cutap_fp_sample_end(CUTAP_ID_cufftExecR2C, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftExecR2C(int plan, void *idata, void *odata)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftExecR2C);
+    if (cutap_c)
+        return cutap_cs_cufftExecR2C(cutap_c, plan, idata, odata);
+    return cutap_slow_cufftExecR2C(plan, idata, odata);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftExecR2C(int plan, void *idata, void *odata)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftExecR2C, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftExecR2C(plan, idata, odata);
+        return cutap_cu_cufftExecR2C(plan, idata, odata);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecR2C(cutap_c, plan, idata, odata);
@@ -621,12 +691,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecZ2D(struct
     cutap_fp_sample_end(CUTAP_ID_cufftExecZ2D, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftExecZ2D(int plan, void *idata, void *odata)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftExecZ2D);
+    if (cutap_c)
+        return cutap_cs_cufftExecZ2D(cutap_c, plan, idata, odata);
+    return cutap_slow_cufftExecZ2D(plan, idata, odata);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftExecZ2D(int plan, void *idata, void *odata)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftExecZ2D, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftExecZ2D(plan, idata, odata);
+        return cutap_cu_cufftExecZ2D(plan, idata, odata);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecZ2D(cutap_c, plan, idata, odata);
@@ -673,12 +750,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecZ2Z(struct
     cutap_fp_sample_end(CUTAP_ID_cufftExecZ2Z, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftExecZ2Z(int plan, void *idata, void *odata, int direction)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftExecZ2Z);
+    if (cutap_c)
+        return cutap_cs_cufftExecZ2Z(cutap_c, plan, idata, odata, direction);
+    return cutap_slow_cufftExecZ2Z(plan, idata, odata, direction);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftExecZ2Z(int plan, void *idata, void *odata, int direction)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftExecZ2Z, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftExecZ2Z(plan, idata, odata, direction);
+        return cutap_cu_cufftExecZ2Z(plan, idata, odata, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecZ2Z(cutap_c, plan, idata, odata, direction);
@@ -724,12 +808,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetPlanPropert
     cutap_fp_sample_end(CUTAP_ID_cufftGetPlanPropertyInt64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetPlanPropertyInt64(int plan, unsigned int property, void *returnPtrValue)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftGetPlanPropertyInt64);
+    if (cutap_c)
+        return cutap_cs_cufftGetPlanPropertyInt64(cutap_c, plan, property, returnPtrValue);
+    return cutap_slow_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftGetPlanPropertyInt64(int plan, unsigned int property, void *returnPtrValue)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetPlanPropertyInt64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
+        return cutap_cu_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetPlanPropertyInt64(cutap_c, plan, property, returnPtrValue);
@@ -774,12 +865,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetProperty(st
     cutap_fp_sample_end(CUTAP_ID_cufftGetProperty, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetProperty(unsigned int type, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftGetProperty);
+    if (cutap_c)
+        return cutap_cs_cufftGetProperty(cutap_c, type, value);
+    return cutap_slow_cufftGetProperty(type, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftGetProperty(unsigned int type, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetProperty, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftGetProperty(type, value);
+        return cutap_cu_cufftGetProperty(type, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetProperty(cutap_c, type, value);
@@ -824,12 +922,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSize(struct
     cutap_fp_sample_end(CUTAP_ID_cufftGetSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetSize(int handle, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftGetSize);
+    if (cutap_c)
+        return cutap_cs_cufftGetSize(cutap_c, handle, workSize);
+    return cutap_slow_cufftGetSize(handle, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftGetSize(int handle, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftGetSize(handle, workSize);
+        return cutap_cu_cufftGetSize(handle, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSize(cutap_c, handle, workSize);
@@ -877,12 +982,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSize1d(stru
     cutap_fp_sample_end(CUTAP_ID_cufftGetSize1d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetSize1d(int handle, int nx, unsigned int type, int batch, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftGetSize1d);
+    if (cutap_c)
+        return cutap_cs_cufftGetSize1d(cutap_c, handle, nx, type, batch, workSize);
+    return cutap_slow_cufftGetSize1d(handle, nx, type, batch, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftGetSize1d(int handle, int nx, unsigned int type, int batch, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetSize1d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftGetSize1d(handle, nx, type, batch, workSize);
+        return cutap_cu_cufftGetSize1d(handle, nx, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSize1d(cutap_c, handle, nx, type, batch, workSize);
@@ -930,12 +1042,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSize2d(stru
     cutap_fp_sample_end(CUTAP_ID_cufftGetSize2d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetSize2d(int handle, int nx, int ny, unsigned int type, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftGetSize2d);
+    if (cutap_c)
+        return cutap_cs_cufftGetSize2d(cutap_c, handle, nx, ny, type, workSize);
+    return cutap_slow_cufftGetSize2d(handle, nx, ny, type, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftGetSize2d(int handle, int nx, int ny, unsigned int type, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetSize2d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftGetSize2d(handle, nx, ny, type, workSize);
+        return cutap_cu_cufftGetSize2d(handle, nx, ny, type, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSize2d(cutap_c, handle, nx, ny, type, workSize);
@@ -984,12 +1103,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSize3d(stru
     cutap_fp_sample_end(CUTAP_ID_cufftGetSize3d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetSize3d(int handle, int nx, int ny, int nz, unsigned int type, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftGetSize3d);
+    if (cutap_c)
+        return cutap_cs_cufftGetSize3d(cutap_c, handle, nx, ny, nz, type, workSize);
+    return cutap_slow_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftGetSize3d(int handle, int nx, int ny, int nz, unsigned int type, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetSize3d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
+        return cutap_cu_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSize3d(cutap_c, handle, nx, ny, nz, type, workSize);
@@ -1044,12 +1170,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSizeMany(st
     cutap_fp_sample_end(CUTAP_ID_cufftGetSizeMany, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetSizeMany(int handle, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workArea)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftGetSizeMany);
+    if (cutap_c)
+        return cutap_cs_cufftGetSizeMany(cutap_c, handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    return cutap_slow_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftGetSizeMany(int handle, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workArea)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetSizeMany, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+        return cutap_cu_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSizeMany(cutap_c, handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
@@ -1104,12 +1237,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSizeMany64(
     cutap_fp_sample_end(CUTAP_ID_cufftGetSizeMany64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetSizeMany64(int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftGetSizeMany64);
+    if (cutap_c)
+        return cutap_cs_cufftGetSizeMany64(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    return cutap_slow_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftGetSizeMany64(int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetSizeMany64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        return cutap_cu_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSizeMany64(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
@@ -1153,12 +1293,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetVersion(str
     cutap_fp_sample_end(CUTAP_ID_cufftGetVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetVersion(void *version)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftGetVersion);
+    if (cutap_c)
+        return cutap_cs_cufftGetVersion(cutap_c, version);
+    return cutap_slow_cufftGetVersion(version);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftGetVersion(void *version)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftGetVersion(version);
+        return cutap_cu_cufftGetVersion(version);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetVersion(cutap_c, version);
@@ -1206,12 +1353,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlan1d(str
     cutap_fp_sample_end(CUTAP_ID_cufftMakePlan1d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftMakePlan1d(int plan, int nx, unsigned int type, int batch, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftMakePlan1d);
+    if (cutap_c)
+        return cutap_cs_cufftMakePlan1d(cutap_c, plan, nx, type, batch, workSize);
+    return cutap_slow_cufftMakePlan1d(plan, nx, type, batch, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftMakePlan1d(int plan, int nx, unsigned int type, int batch, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftMakePlan1d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftMakePlan1d(plan, nx, type, batch, workSize);
+        return cutap_cu_cufftMakePlan1d(plan, nx, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlan1d(cutap_c, plan, nx, type, batch, workSize);
@@ -1259,12 +1413,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlan2d(str
     cutap_fp_sample_end(CUTAP_ID_cufftMakePlan2d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftMakePlan2d(int plan, int nx, int ny, unsigned int type, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftMakePlan2d);
+    if (cutap_c)
+        return cutap_cs_cufftMakePlan2d(cutap_c, plan, nx, ny, type, workSize);
+    return cutap_slow_cufftMakePlan2d(plan, nx, ny, type, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftMakePlan2d(int plan, int nx, int ny, unsigned int type, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftMakePlan2d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftMakePlan2d(plan, nx, ny, type, workSize);
+        return cutap_cu_cufftMakePlan2d(plan, nx, ny, type, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlan2d(cutap_c, plan, nx, ny, type, workSize);
@@ -1313,12 +1474,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlan3d(str
     cutap_fp_sample_end(CUTAP_ID_cufftMakePlan3d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftMakePlan3d(int plan, int nx, int ny, int nz, unsigned int type, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftMakePlan3d);
+    if (cutap_c)
+        return cutap_cs_cufftMakePlan3d(cutap_c, plan, nx, ny, nz, type, workSize);
+    return cutap_slow_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftMakePlan3d(int plan, int nx, int ny, int nz, unsigned int type, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftMakePlan3d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
+        return cutap_cu_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlan3d(cutap_c, plan, nx, ny, nz, type, workSize);
@@ -1373,12 +1541,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlanMany(s
     cutap_fp_sample_end(CUTAP_ID_cufftMakePlanMany, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftMakePlanMany(int plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftMakePlanMany);
+    if (cutap_c)
+        return cutap_cs_cufftMakePlanMany(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    return cutap_slow_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftMakePlanMany(int plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftMakePlanMany, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        return cutap_cu_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlanMany(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
@@ -1433,12 +1608,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlanMany64
     cutap_fp_sample_end(CUTAP_ID_cufftMakePlanMany64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftMakePlanMany64(int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftMakePlanMany64);
+    if (cutap_c)
+        return cutap_cs_cufftMakePlanMany64(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    return cutap_slow_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftMakePlanMany64(int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftMakePlanMany64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        return cutap_cu_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlanMany64(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
@@ -1485,12 +1667,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftPlan1d(struct 
     cutap_fp_sample_end(CUTAP_ID_cufftPlan1d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftPlan1d(void *plan, int nx, unsigned int type, int batch)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftPlan1d);
+    if (cutap_c)
+        return cutap_cs_cufftPlan1d(cutap_c, plan, nx, type, batch);
+    return cutap_slow_cufftPlan1d(plan, nx, type, batch);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftPlan1d(void *plan, int nx, unsigned int type, int batch)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftPlan1d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftPlan1d(plan, nx, type, batch);
+        return cutap_cu_cufftPlan1d(plan, nx, type, batch);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftPlan1d(cutap_c, plan, nx, type, batch);
@@ -1537,12 +1726,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftPlan2d(struct 
     cutap_fp_sample_end(CUTAP_ID_cufftPlan2d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftPlan2d(void *plan, int nx, int ny, unsigned int type)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftPlan2d);
+    if (cutap_c)
+        return cutap_cs_cufftPlan2d(cutap_c, plan, nx, ny, type);
+    return cutap_slow_cufftPlan2d(plan, nx, ny, type);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftPlan2d(void *plan, int nx, int ny, unsigned int type)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftPlan2d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftPlan2d(plan, nx, ny, type);
+        return cutap_cu_cufftPlan2d(plan, nx, ny, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftPlan2d(cutap_c, plan, nx, ny, type);
@@ -1590,12 +1786,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftPlan3d(struct 
     cutap_fp_sample_end(CUTAP_ID_cufftPlan3d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftPlan3d(void *plan, int nx, int ny, int nz, unsigned int type)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftPlan3d);
+    if (cutap_c)
+        return cutap_cs_cufftPlan3d(cutap_c, plan, nx, ny, nz, type);
+    return cutap_slow_cufftPlan3d(plan, nx, ny, nz, type);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftPlan3d(void *plan, int nx, int ny, int nz, unsigned int type)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftPlan3d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftPlan3d(plan, nx, ny, nz, type);
+        return cutap_cu_cufftPlan3d(plan, nx, ny, nz, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftPlan3d(cutap_c, plan, nx, ny, nz, type);
@@ -1649,12 +1852,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftPlanMany(struc
     cutap_fp_sample_end(CUTAP_ID_cufftPlanMany, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftPlanMany(void *plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftPlanMany);
+    if (cutap_c)
+        return cutap_cs_cufftPlanMany(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    return cutap_slow_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftPlanMany(void *plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftPlanMany, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+        return cutap_cu_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftPlanMany(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
@@ -1699,12 +1909,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftResetPlanPrope
     cutap_fp_sample_end(CUTAP_ID_cufftResetPlanProperty, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftResetPlanProperty(int plan, unsigned int property)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftResetPlanProperty);
+    if (cutap_c)
+        return cutap_cs_cufftResetPlanProperty(cutap_c, plan, property);
+    return cutap_slow_cufftResetPlanProperty(plan, property);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftResetPlanProperty(int plan, unsigned int property)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftResetPlanProperty, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftResetPlanProperty(plan, property);
+        return cutap_cu_cufftResetPlanProperty(plan, property);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftResetPlanProperty(cutap_c, plan, property);
@@ -1749,12 +1966,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftSetAutoAllocat
     cutap_fp_sample_end(CUTAP_ID_cufftSetAutoAllocation, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftSetAutoAllocation(int plan, int autoAllocate)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftSetAutoAllocation);
+    if (cutap_c)
+        return cutap_cs_cufftSetAutoAllocation(cutap_c, plan, autoAllocate);
+    return cutap_slow_cufftSetAutoAllocation(plan, autoAllocate);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftSetAutoAllocation(int plan, int autoAllocate)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftSetAutoAllocation, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftSetAutoAllocation(plan, autoAllocate);
+        return cutap_cu_cufftSetAutoAllocation(plan, autoAllocate);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftSetAutoAllocation(cutap_c, plan, autoAllocate);
@@ -1800,12 +2024,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftSetPlanPropert
     cutap_fp_sample_end(CUTAP_ID_cufftSetPlanPropertyInt64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftSetPlanPropertyInt64(int plan, unsigned int property, long long inputValueInt)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftSetPlanPropertyInt64);
+    if (cutap_c)
+        return cutap_cs_cufftSetPlanPropertyInt64(cutap_c, plan, property, inputValueInt);
+    return cutap_slow_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftSetPlanPropertyInt64(int plan, unsigned int property, long long inputValueInt)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftSetPlanPropertyInt64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
+        return cutap_cu_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftSetPlanPropertyInt64(cutap_c, plan, property, inputValueInt);
@@ -1850,12 +2081,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftSetStream(stru
     cutap_fp_sample_end(CUTAP_ID_cufftSetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftSetStream(int plan, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftSetStream);
+    if (cutap_c)
+        return cutap_cs_cufftSetStream(cutap_c, plan, stream);
+    return cutap_slow_cufftSetStream(plan, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftSetStream(int plan, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftSetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftSetStream(plan, stream);
+        return cutap_cu_cufftSetStream(plan, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftSetStream(cutap_c, plan, stream);
@@ -1900,12 +2138,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftSetWorkArea(st
     cutap_fp_sample_end(CUTAP_ID_cufftSetWorkArea, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftSetWorkArea(int plan, void *workArea)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftSetWorkArea);
+    if (cutap_c)
+        return cutap_cs_cufftSetWorkArea(cutap_c, plan, workArea);
+    return cutap_slow_cufftSetWorkArea(plan, workArea);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftSetWorkArea(int plan, void *workArea)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftSetWorkArea, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftSetWorkArea(plan, workArea);
+        return cutap_cu_cufftSetWorkArea(plan, workArea);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftSetWorkArea(cutap_c, plan, workArea);
@@ -1950,12 +2195,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtClearCallbac
     cutap_fp_sample_end(CUTAP_ID_cufftXtClearCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtClearCallback(int plan, unsigned int cbType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtClearCallback);
+    if (cutap_c)
+        return cutap_cs_cufftXtClearCallback(cutap_c, plan, cbType);
+    return cutap_slow_cufftXtClearCallback(plan, cbType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtClearCallback(int plan, unsigned int cbType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtClearCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtClearCallback(plan, cbType);
+        return cutap_cu_cufftXtClearCallback(plan, cbType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtClearCallback(cutap_c, plan, cbType);
@@ -2002,12 +2254,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExec(struct 
     cutap_fp_sample_end(CUTAP_ID_cufftXtExec, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExec(int plan, void *input, void *output, int direction)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtExec);
+    if (cutap_c)
+        return cutap_cs_cufftXtExec(cutap_c, plan, input, output, direction);
+    return cutap_slow_cufftXtExec(plan, input, output, direction);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExec(int plan, void *input, void *output, int direction)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExec, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtExec(plan, input, output, direction);
+        return cutap_cu_cufftXtExec(plan, input, output, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExec(cutap_c, plan, input, output, direction);
@@ -2054,12 +2313,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescriptor(int plan, void *input, void *output, int direction)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtExecDescriptor);
+    if (cutap_c)
+        return cutap_cs_cufftXtExecDescriptor(cutap_c, plan, input, output, direction);
+    return cutap_slow_cufftXtExecDescriptor(plan, input, output, direction);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptor(int plan, void *input, void *output, int direction)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtExecDescriptor(plan, input, output, direction);
+        return cutap_cu_cufftXtExecDescriptor(plan, input, output, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptor(cutap_c, plan, input, output, direction);
@@ -2106,12 +2372,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptorC2C, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescriptorC2C(int plan, void *input, void *output, int direction)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtExecDescriptorC2C);
+    if (cutap_c)
+        return cutap_cs_cufftXtExecDescriptorC2C(cutap_c, plan, input, output, direction);
+    return cutap_slow_cufftXtExecDescriptorC2C(plan, input, output, direction);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorC2C(int plan, void *input, void *output, int direction)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptorC2C, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtExecDescriptorC2C(plan, input, output, direction);
+        return cutap_cu_cufftXtExecDescriptorC2C(plan, input, output, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorC2C(cutap_c, plan, input, output, direction);
@@ -2157,12 +2430,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptorC2R, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescriptorC2R(int plan, void *input, void *output)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtExecDescriptorC2R);
+    if (cutap_c)
+        return cutap_cs_cufftXtExecDescriptorC2R(cutap_c, plan, input, output);
+    return cutap_slow_cufftXtExecDescriptorC2R(plan, input, output);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorC2R(int plan, void *input, void *output)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptorC2R, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtExecDescriptorC2R(plan, input, output);
+        return cutap_cu_cufftXtExecDescriptorC2R(plan, input, output);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorC2R(cutap_c, plan, input, output);
@@ -2208,12 +2488,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptorD2Z, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescriptorD2Z(int plan, void *input, void *output)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtExecDescriptorD2Z);
+    if (cutap_c)
+        return cutap_cs_cufftXtExecDescriptorD2Z(cutap_c, plan, input, output);
+    return cutap_slow_cufftXtExecDescriptorD2Z(plan, input, output);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorD2Z(int plan, void *input, void *output)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptorD2Z, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtExecDescriptorD2Z(plan, input, output);
+        return cutap_cu_cufftXtExecDescriptorD2Z(plan, input, output);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorD2Z(cutap_c, plan, input, output);
@@ -2259,12 +2546,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptorR2C, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescriptorR2C(int plan, void *input, void *output)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtExecDescriptorR2C);
+    if (cutap_c)
+        return cutap_cs_cufftXtExecDescriptorR2C(cutap_c, plan, input, output);
+    return cutap_slow_cufftXtExecDescriptorR2C(plan, input, output);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorR2C(int plan, void *input, void *output)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptorR2C, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtExecDescriptorR2C(plan, input, output);
+        return cutap_cu_cufftXtExecDescriptorR2C(plan, input, output);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorR2C(cutap_c, plan, input, output);
@@ -2310,12 +2604,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptorZ2D, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescriptorZ2D(int plan, void *input, void *output)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtExecDescriptorZ2D);
+    if (cutap_c)
+        return cutap_cs_cufftXtExecDescriptorZ2D(cutap_c, plan, input, output);
+    return cutap_slow_cufftXtExecDescriptorZ2D(plan, input, output);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorZ2D(int plan, void *input, void *output)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptorZ2D, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtExecDescriptorZ2D(plan, input, output);
+        return cutap_cu_cufftXtExecDescriptorZ2D(plan, input, output);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorZ2D(cutap_c, plan, input, output);
@@ -2362,12 +2663,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptorZ2Z, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescriptorZ2Z(int plan, void *input, void *output, int direction)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtExecDescriptorZ2Z);
+    if (cutap_c)
+        return cutap_cs_cufftXtExecDescriptorZ2Z(cutap_c, plan, input, output, direction);
+    return cutap_slow_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorZ2Z(int plan, void *input, void *output, int direction)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptorZ2Z, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
+        return cutap_cu_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorZ2Z(cutap_c, plan, input, output, direction);
@@ -2411,12 +2719,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtFree(struct 
     cutap_fp_sample_end(CUTAP_ID_cufftXtFree, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtFree(void *descriptor)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtFree);
+    if (cutap_c)
+        return cutap_cs_cufftXtFree(cutap_c, descriptor);
+    return cutap_slow_cufftXtFree(descriptor);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtFree(void *descriptor)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtFree, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtFree(descriptor);
+        return cutap_cu_cufftXtFree(descriptor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtFree(cutap_c, descriptor);
@@ -2473,12 +2788,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtGetSizeMany(
     cutap_fp_sample_end(CUTAP_ID_cufftXtGetSizeMany, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtGetSizeMany(int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtGetSizeMany);
+    if (cutap_c)
+        return cutap_cs_cufftXtGetSizeMany(cutap_c, plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    return cutap_slow_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtGetSizeMany(int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtGetSizeMany, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+        return cutap_cu_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtGetSizeMany(cutap_c, plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
@@ -2535,12 +2857,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtMakePlanMany
     cutap_fp_sample_end(CUTAP_ID_cufftXtMakePlanMany, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtMakePlanMany(int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtMakePlanMany);
+    if (cutap_c)
+        return cutap_cs_cufftXtMakePlanMany(cutap_c, plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    return cutap_slow_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtMakePlanMany(int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtMakePlanMany, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+        return cutap_cu_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtMakePlanMany(cutap_c, plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
@@ -2593,12 +2922,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtMalloc(struc
     cutap_fp_sample_end(CUTAP_ID_cufftXtMalloc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtMalloc(int plan, void *descriptor, unsigned int format)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtMalloc);
+    if (cutap_c)
+        return cutap_cs_cufftXtMalloc(cutap_c, plan, descriptor, format);
+    return cutap_slow_cufftXtMalloc(plan, descriptor, format);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtMalloc(int plan, void *descriptor, unsigned int format)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtMalloc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtMalloc(plan, descriptor, format);
+        return cutap_cu_cufftXtMalloc(plan, descriptor, format);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtMalloc(cutap_c, plan, descriptor, format);
@@ -2645,12 +2981,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtMemcpy(struc
     cutap_fp_sample_end(CUTAP_ID_cufftXtMemcpy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtMemcpy(int plan, void *dstPointer, void *srcPointer, unsigned int type)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtMemcpy);
+    if (cutap_c)
+        return cutap_cs_cufftXtMemcpy(cutap_c, plan, dstPointer, srcPointer, type);
+    return cutap_slow_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtMemcpy(int plan, void *dstPointer, void *srcPointer, unsigned int type)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtMemcpy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
+        return cutap_cu_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtMemcpy(cutap_c, plan, dstPointer, srcPointer, type);
@@ -2696,12 +3039,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtQueryPlan(st
     cutap_fp_sample_end(CUTAP_ID_cufftXtQueryPlan, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtQueryPlan(int plan, void *queryStruct, unsigned int queryType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtQueryPlan);
+    if (cutap_c)
+        return cutap_cs_cufftXtQueryPlan(cutap_c, plan, queryStruct, queryType);
+    return cutap_slow_cufftXtQueryPlan(plan, queryStruct, queryType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtQueryPlan(int plan, void *queryStruct, unsigned int queryType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtQueryPlan, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtQueryPlan(plan, queryStruct, queryType);
+        return cutap_cu_cufftXtQueryPlan(plan, queryStruct, queryType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtQueryPlan(cutap_c, plan, queryStruct, queryType);
@@ -2760,12 +3110,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetCallback(
     cutap_fp_sample_end(CUTAP_ID_cufftXtSetCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtSetCallback(int plan, void *callback_routine, unsigned int cbType, void *caller_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtSetCallback);
+    if (cutap_c)
+        return cutap_cs_cufftXtSetCallback(cutap_c, plan, callback_routine, cbType, caller_info);
+    return cutap_slow_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtSetCallback(int plan, void *callback_routine, unsigned int cbType, void *caller_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtSetCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
+        return cutap_cu_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetCallback(cutap_c, plan, callback_routine, cbType, caller_info);
@@ -2811,12 +3168,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetCallbackS
     cutap_fp_sample_end(CUTAP_ID_cufftXtSetCallbackSharedSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtSetCallbackSharedSize(int plan, unsigned int cbType, unsigned long sharedSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtSetCallbackSharedSize);
+    if (cutap_c)
+        return cutap_cs_cufftXtSetCallbackSharedSize(cutap_c, plan, cbType, sharedSize);
+    return cutap_slow_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtSetCallbackSharedSize(int plan, unsigned int cbType, unsigned long sharedSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtSetCallbackSharedSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
+        return cutap_cu_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetCallbackSharedSize(cutap_c, plan, cbType, sharedSize);
@@ -2862,12 +3226,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetDistribut
     cutap_fp_sample_end(CUTAP_ID_cufftXtSetDistribution, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtSetDistribution(int plan, void *box_in, void *box_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtSetDistribution);
+    if (cutap_c)
+        return cutap_cs_cufftXtSetDistribution(cutap_c, plan, box_in, box_out);
+    return cutap_slow_cufftXtSetDistribution(plan, box_in, box_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtSetDistribution(int plan, void *box_in, void *box_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtSetDistribution, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtSetDistribution(plan, box_in, box_out);
+        return cutap_cu_cufftXtSetDistribution(plan, box_in, box_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetDistribution(cutap_c, plan, box_in, box_out);
@@ -2913,12 +3284,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetGPUs(stru
     cutap_fp_sample_end(CUTAP_ID_cufftXtSetGPUs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtSetGPUs(int handle, int nGPUs, void *whichGPUs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtSetGPUs);
+    if (cutap_c)
+        return cutap_cs_cufftXtSetGPUs(cutap_c, handle, nGPUs, whichGPUs);
+    return cutap_slow_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtSetGPUs(int handle, int nGPUs, void *whichGPUs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtSetGPUs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
+        return cutap_cu_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetGPUs(cutap_c, handle, nGPUs, whichGPUs);
@@ -2970,12 +3348,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetWorkArea(
     cutap_fp_sample_end(CUTAP_ID_cufftXtSetWorkArea, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtSetWorkArea(int plan, void *workArea)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtSetWorkArea);
+    if (cutap_c)
+        return cutap_cs_cufftXtSetWorkArea(cutap_c, plan, workArea);
+    return cutap_slow_cufftXtSetWorkArea(plan, workArea);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtSetWorkArea(int plan, void *workArea)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtSetWorkArea, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtSetWorkArea(plan, workArea);
+        return cutap_cu_cufftXtSetWorkArea(plan, workArea);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetWorkArea(cutap_c, plan, workArea);
@@ -3021,12 +3406,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetWorkAreaP
     cutap_fp_sample_end(CUTAP_ID_cufftXtSetWorkAreaPolicy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtSetWorkAreaPolicy(int plan, unsigned int policy, void *workSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cufftXtSetWorkAreaPolicy);
+    if (cutap_c)
+        return cutap_cs_cufftXtSetWorkAreaPolicy(cutap_c, plan, policy, workSize);
+    return cutap_slow_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cufftXtSetWorkAreaPolicy(int plan, unsigned int policy, void *workSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtSetWorkAreaPolicy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
+        return cutap_cu_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetWorkAreaPolicy(cutap_c, plan, policy, workSize);

@@ -79,12 +79,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandCreateGenerat
     cutap_fp_sample_end(CUTAP_ID_curandCreateGenerator, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandCreateGenerator(void *generator, unsigned int rng_type)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandCreateGenerator);
+    if (cutap_c)
+        return cutap_cs_curandCreateGenerator(cutap_c, generator, rng_type);
+    return cutap_slow_curandCreateGenerator(generator, rng_type);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandCreateGenerator(void *generator, unsigned int rng_type)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandCreateGenerator, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandCreateGenerator(generator, rng_type);
+        return cutap_cu_curandCreateGenerator(generator, rng_type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandCreateGenerator(cutap_c, generator, rng_type);
@@ -136,12 +143,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandCreateGenerat
     cutap_fp_sample_end(CUTAP_ID_curandCreateGeneratorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandCreateGeneratorHost(void *generator, unsigned int rng_type)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandCreateGeneratorHost);
+    if (cutap_c)
+        return cutap_cs_curandCreateGeneratorHost(cutap_c, generator, rng_type);
+    return cutap_slow_curandCreateGeneratorHost(generator, rng_type);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandCreateGeneratorHost(void *generator, unsigned int rng_type)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandCreateGeneratorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandCreateGeneratorHost(generator, rng_type);
+        return cutap_cu_curandCreateGeneratorHost(generator, rng_type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandCreateGeneratorHost(cutap_c, generator, rng_type);
@@ -193,12 +207,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandCreatePoisson
     cutap_fp_sample_end(CUTAP_ID_curandCreatePoissonDistribution, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandCreatePoissonDistribution(double lambda, void *discrete_distribution)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandCreatePoissonDistribution);
+    if (cutap_c)
+        return cutap_cs_curandCreatePoissonDistribution(cutap_c, lambda, discrete_distribution);
+    return cutap_slow_curandCreatePoissonDistribution(lambda, discrete_distribution);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandCreatePoissonDistribution(double lambda, void *discrete_distribution)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandCreatePoissonDistribution, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandCreatePoissonDistribution(lambda, discrete_distribution);
+        return cutap_cu_curandCreatePoissonDistribution(lambda, discrete_distribution);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandCreatePoissonDistribution(cutap_c, lambda, discrete_distribution);
@@ -242,12 +263,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandDestroyDistri
     cutap_fp_sample_end(CUTAP_ID_curandDestroyDistribution, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandDestroyDistribution(void *discrete_distribution)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandDestroyDistribution);
+    if (cutap_c)
+        return cutap_cs_curandDestroyDistribution(cutap_c, discrete_distribution);
+    return cutap_slow_curandDestroyDistribution(discrete_distribution);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandDestroyDistribution(void *discrete_distribution)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandDestroyDistribution, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandDestroyDistribution(discrete_distribution);
+        return cutap_cu_curandDestroyDistribution(discrete_distribution);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandDestroyDistribution(cutap_c, discrete_distribution);
@@ -291,12 +319,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandDestroyGenera
     cutap_fp_sample_end(CUTAP_ID_curandDestroyGenerator, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandDestroyGenerator(void *generator)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandDestroyGenerator);
+    if (cutap_c)
+        return cutap_cs_curandDestroyGenerator(cutap_c, generator);
+    return cutap_slow_curandDestroyGenerator(generator);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandDestroyGenerator(void *generator)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandDestroyGenerator, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandDestroyGenerator(generator);
+        return cutap_cu_curandDestroyGenerator(generator);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandDestroyGenerator(cutap_c, generator);
@@ -342,12 +377,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerate(stru
     cutap_fp_sample_end(CUTAP_ID_curandGenerate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerate(void *generator, void *outputPtr, unsigned long num)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGenerate);
+    if (cutap_c)
+        return cutap_cs_curandGenerate(cutap_c, generator, outputPtr, num);
+    return cutap_slow_curandGenerate(generator, outputPtr, num);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGenerate(void *generator, void *outputPtr, unsigned long num)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGenerate(generator, outputPtr, num);
+        return cutap_cu_curandGenerate(generator, outputPtr, num);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerate(cutap_c, generator, outputPtr, num);
@@ -395,12 +437,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateLogNo
     cutap_fp_sample_end(CUTAP_ID_curandGenerateLogNormal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateLogNormal(void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGenerateLogNormal);
+    if (cutap_c)
+        return cutap_cs_curandGenerateLogNormal(cutap_c, generator, outputPtr, n, mean, stddev);
+    return cutap_slow_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateLogNormal(void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateLogNormal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
+        return cutap_cu_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateLogNormal(cutap_c, generator, outputPtr, n, mean, stddev);
@@ -448,12 +497,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateLogNo
     cutap_fp_sample_end(CUTAP_ID_curandGenerateLogNormalDouble, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateLogNormalDouble(void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGenerateLogNormalDouble);
+    if (cutap_c)
+        return cutap_cs_curandGenerateLogNormalDouble(cutap_c, generator, outputPtr, n, mean, stddev);
+    return cutap_slow_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateLogNormalDouble(void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateLogNormalDouble, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
+        return cutap_cu_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateLogNormalDouble(cutap_c, generator, outputPtr, n, mean, stddev);
@@ -499,12 +555,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateLongL
     cutap_fp_sample_end(CUTAP_ID_curandGenerateLongLong, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateLongLong(void *generator, void *outputPtr, unsigned long num)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGenerateLongLong);
+    if (cutap_c)
+        return cutap_cs_curandGenerateLongLong(cutap_c, generator, outputPtr, num);
+    return cutap_slow_curandGenerateLongLong(generator, outputPtr, num);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateLongLong(void *generator, void *outputPtr, unsigned long num)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateLongLong, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGenerateLongLong(generator, outputPtr, num);
+        return cutap_cu_curandGenerateLongLong(generator, outputPtr, num);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateLongLong(cutap_c, generator, outputPtr, num);
@@ -552,12 +615,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateNorma
     cutap_fp_sample_end(CUTAP_ID_curandGenerateNormal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateNormal(void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGenerateNormal);
+    if (cutap_c)
+        return cutap_cs_curandGenerateNormal(cutap_c, generator, outputPtr, n, mean, stddev);
+    return cutap_slow_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateNormal(void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateNormal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
+        return cutap_cu_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateNormal(cutap_c, generator, outputPtr, n, mean, stddev);
@@ -605,12 +675,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateNorma
     cutap_fp_sample_end(CUTAP_ID_curandGenerateNormalDouble, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateNormalDouble(void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGenerateNormalDouble);
+    if (cutap_c)
+        return cutap_cs_curandGenerateNormalDouble(cutap_c, generator, outputPtr, n, mean, stddev);
+    return cutap_slow_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateNormalDouble(void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateNormalDouble, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
+        return cutap_cu_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateNormalDouble(cutap_c, generator, outputPtr, n, mean, stddev);
@@ -657,12 +734,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGeneratePoiss
     cutap_fp_sample_end(CUTAP_ID_curandGeneratePoisson, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGeneratePoisson(void *generator, void *outputPtr, unsigned long n, double lambda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGeneratePoisson);
+    if (cutap_c)
+        return cutap_cs_curandGeneratePoisson(cutap_c, generator, outputPtr, n, lambda);
+    return cutap_slow_curandGeneratePoisson(generator, outputPtr, n, lambda);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGeneratePoisson(void *generator, void *outputPtr, unsigned long n, double lambda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGeneratePoisson, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGeneratePoisson(generator, outputPtr, n, lambda);
+        return cutap_cu_curandGeneratePoisson(generator, outputPtr, n, lambda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGeneratePoisson(cutap_c, generator, outputPtr, n, lambda);
@@ -710,12 +794,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGeneratePoiss
     cutap_fp_sample_end(CUTAP_ID_curandGeneratePoissonMethod, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGeneratePoissonMethod(void *generator, void *outputPtr, unsigned long n, double lambda, unsigned int method)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGeneratePoissonMethod);
+    if (cutap_c)
+        return cutap_cs_curandGeneratePoissonMethod(cutap_c, generator, outputPtr, n, lambda, method);
+    return cutap_slow_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGeneratePoissonMethod(void *generator, void *outputPtr, unsigned long n, double lambda, unsigned int method)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGeneratePoissonMethod, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
+        return cutap_cu_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGeneratePoissonMethod(cutap_c, generator, outputPtr, n, lambda, method);
@@ -759,12 +850,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateSeeds
     cutap_fp_sample_end(CUTAP_ID_curandGenerateSeeds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateSeeds(void *generator)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGenerateSeeds);
+    if (cutap_c)
+        return cutap_cs_curandGenerateSeeds(cutap_c, generator);
+    return cutap_slow_curandGenerateSeeds(generator);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateSeeds(void *generator)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateSeeds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGenerateSeeds(generator);
+        return cutap_cu_curandGenerateSeeds(generator);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateSeeds(cutap_c, generator);
@@ -810,12 +908,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateUnifo
     cutap_fp_sample_end(CUTAP_ID_curandGenerateUniform, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateUniform(void *generator, void *outputPtr, unsigned long num)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGenerateUniform);
+    if (cutap_c)
+        return cutap_cs_curandGenerateUniform(cutap_c, generator, outputPtr, num);
+    return cutap_slow_curandGenerateUniform(generator, outputPtr, num);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateUniform(void *generator, void *outputPtr, unsigned long num)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateUniform, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGenerateUniform(generator, outputPtr, num);
+        return cutap_cu_curandGenerateUniform(generator, outputPtr, num);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateUniform(cutap_c, generator, outputPtr, num);
@@ -861,12 +966,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateUnifo
     cutap_fp_sample_end(CUTAP_ID_curandGenerateUniformDouble, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateUniformDouble(void *generator, void *outputPtr, unsigned long num)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGenerateUniformDouble);
+    if (cutap_c)
+        return cutap_cs_curandGenerateUniformDouble(cutap_c, generator, outputPtr, num);
+    return cutap_slow_curandGenerateUniformDouble(generator, outputPtr, num);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateUniformDouble(void *generator, void *outputPtr, unsigned long num)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateUniformDouble, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGenerateUniformDouble(generator, outputPtr, num);
+        return cutap_cu_curandGenerateUniformDouble(generator, outputPtr, num);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateUniformDouble(cutap_c, generator, outputPtr, num);
@@ -911,12 +1023,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetDirectionV
     cutap_fp_sample_end(CUTAP_ID_curandGetDirectionVectors32, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGetDirectionVectors32(void *vectors, unsigned int set)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGetDirectionVectors32);
+    if (cutap_c)
+        return cutap_cs_curandGetDirectionVectors32(cutap_c, vectors, set);
+    return cutap_slow_curandGetDirectionVectors32(vectors, set);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGetDirectionVectors32(void *vectors, unsigned int set)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGetDirectionVectors32, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGetDirectionVectors32(vectors, set);
+        return cutap_cu_curandGetDirectionVectors32(vectors, set);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetDirectionVectors32(cutap_c, vectors, set);
@@ -961,12 +1080,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetDirectionV
     cutap_fp_sample_end(CUTAP_ID_curandGetDirectionVectors64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGetDirectionVectors64(void *vectors, unsigned int set)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGetDirectionVectors64);
+    if (cutap_c)
+        return cutap_cs_curandGetDirectionVectors64(cutap_c, vectors, set);
+    return cutap_slow_curandGetDirectionVectors64(vectors, set);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGetDirectionVectors64(void *vectors, unsigned int set)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGetDirectionVectors64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGetDirectionVectors64(vectors, set);
+        return cutap_cu_curandGetDirectionVectors64(vectors, set);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetDirectionVectors64(cutap_c, vectors, set);
@@ -1011,12 +1137,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetProperty(s
     cutap_fp_sample_end(CUTAP_ID_curandGetProperty, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGetProperty(unsigned int type, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGetProperty);
+    if (cutap_c)
+        return cutap_cs_curandGetProperty(cutap_c, type, value);
+    return cutap_slow_curandGetProperty(type, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGetProperty(unsigned int type, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGetProperty, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGetProperty(type, value);
+        return cutap_cu_curandGetProperty(type, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetProperty(cutap_c, type, value);
@@ -1067,12 +1200,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetScrambleCo
     cutap_fp_sample_end(CUTAP_ID_curandGetScrambleConstants32, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGetScrambleConstants32(void *constants)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGetScrambleConstants32);
+    if (cutap_c)
+        return cutap_cs_curandGetScrambleConstants32(cutap_c, constants);
+    return cutap_slow_curandGetScrambleConstants32(constants);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGetScrambleConstants32(void *constants)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGetScrambleConstants32, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGetScrambleConstants32(constants);
+        return cutap_cu_curandGetScrambleConstants32(constants);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetScrambleConstants32(cutap_c, constants);
@@ -1123,12 +1263,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetScrambleCo
     cutap_fp_sample_end(CUTAP_ID_curandGetScrambleConstants64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGetScrambleConstants64(void *constants)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGetScrambleConstants64);
+    if (cutap_c)
+        return cutap_cs_curandGetScrambleConstants64(cutap_c, constants);
+    return cutap_slow_curandGetScrambleConstants64(constants);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGetScrambleConstants64(void *constants)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGetScrambleConstants64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGetScrambleConstants64(constants);
+        return cutap_cu_curandGetScrambleConstants64(constants);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetScrambleConstants64(cutap_c, constants);
@@ -1172,12 +1319,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetVersion(st
     cutap_fp_sample_end(CUTAP_ID_curandGetVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGetVersion(void *version)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandGetVersion);
+    if (cutap_c)
+        return cutap_cs_curandGetVersion(cutap_c, version);
+    return cutap_slow_curandGetVersion(version);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandGetVersion(void *version)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandGetVersion(version);
+        return cutap_cu_curandGetVersion(version);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetVersion(cutap_c, version);
@@ -1222,12 +1376,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetGeneratorO
     cutap_fp_sample_end(CUTAP_ID_curandSetGeneratorOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandSetGeneratorOffset(void *generator, unsigned long long offset)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandSetGeneratorOffset);
+    if (cutap_c)
+        return cutap_cs_curandSetGeneratorOffset(cutap_c, generator, offset);
+    return cutap_slow_curandSetGeneratorOffset(generator, offset);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandSetGeneratorOffset(void *generator, unsigned long long offset)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandSetGeneratorOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandSetGeneratorOffset(generator, offset);
+        return cutap_cu_curandSetGeneratorOffset(generator, offset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetGeneratorOffset(cutap_c, generator, offset);
@@ -1272,12 +1433,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetGeneratorO
     cutap_fp_sample_end(CUTAP_ID_curandSetGeneratorOrdering, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandSetGeneratorOrdering(void *generator, unsigned int order)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandSetGeneratorOrdering);
+    if (cutap_c)
+        return cutap_cs_curandSetGeneratorOrdering(cutap_c, generator, order);
+    return cutap_slow_curandSetGeneratorOrdering(generator, order);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandSetGeneratorOrdering(void *generator, unsigned int order)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandSetGeneratorOrdering, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandSetGeneratorOrdering(generator, order);
+        return cutap_cu_curandSetGeneratorOrdering(generator, order);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetGeneratorOrdering(cutap_c, generator, order);
@@ -1322,12 +1490,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetPseudoRand
     cutap_fp_sample_end(CUTAP_ID_curandSetPseudoRandomGeneratorSeed, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandSetPseudoRandomGeneratorSeed(void *generator, unsigned long long seed)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandSetPseudoRandomGeneratorSeed);
+    if (cutap_c)
+        return cutap_cs_curandSetPseudoRandomGeneratorSeed(cutap_c, generator, seed);
+    return cutap_slow_curandSetPseudoRandomGeneratorSeed(generator, seed);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandSetPseudoRandomGeneratorSeed(void *generator, unsigned long long seed)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandSetPseudoRandomGeneratorSeed, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandSetPseudoRandomGeneratorSeed(generator, seed);
+        return cutap_cu_curandSetPseudoRandomGeneratorSeed(generator, seed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetPseudoRandomGeneratorSeed(cutap_c, generator, seed);
@@ -1372,12 +1547,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetQuasiRando
     cutap_fp_sample_end(CUTAP_ID_curandSetQuasiRandomGeneratorDimensions, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandSetQuasiRandomGeneratorDimensions(void *generator, unsigned int num_dimensions)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandSetQuasiRandomGeneratorDimensions);
+    if (cutap_c)
+        return cutap_cs_curandSetQuasiRandomGeneratorDimensions(cutap_c, generator, num_dimensions);
+    return cutap_slow_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandSetQuasiRandomGeneratorDimensions(void *generator, unsigned int num_dimensions)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandSetQuasiRandomGeneratorDimensions, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
+        return cutap_cu_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetQuasiRandomGeneratorDimensions(cutap_c, generator, num_dimensions);
@@ -1422,12 +1604,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetStream(str
     cutap_fp_sample_end(CUTAP_ID_curandSetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_curandSetStream(void *generator, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_curandSetStream);
+    if (cutap_c)
+        return cutap_cs_curandSetStream(cutap_c, generator, stream);
+    return cutap_slow_curandSetStream(generator, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_curandSetStream(void *generator, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_curandSetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_curandSetStream(generator, stream);
+        return cutap_cu_curandSetStream(generator, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetStream(cutap_c, generator, stream);

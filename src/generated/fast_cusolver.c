@@ -648,12 +648,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCCgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCCgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCCgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCCgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCCgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnCCgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCCgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCCgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCCgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnCCgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCCgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -708,12 +715,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCCgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCCgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCCgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCCgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCCgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnCCgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCCgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCCgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCCgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnCCgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCCgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -770,12 +784,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCCgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCCgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCCgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCCgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCCgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnCCgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCCgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCCgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCCgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnCCgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCCgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -830,12 +851,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCCgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCCgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCCgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCCgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCCgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnCCgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCCgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCCgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCCgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnCCgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCCgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -892,12 +920,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCEgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCEgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCEgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCEgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCEgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnCEgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCEgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCEgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCEgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnCEgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCEgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -952,12 +987,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCEgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCEgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCEgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCEgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCEgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnCEgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCEgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCEgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCEgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnCEgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCEgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -1014,12 +1056,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCEgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCEgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCEgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCEgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCEgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnCEgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCEgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCEgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCEgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnCEgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCEgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -1074,12 +1123,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCEgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCEgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCEgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCEgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCEgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnCEgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCEgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCEgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCEgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnCEgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCEgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -1136,12 +1192,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCKgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCKgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCKgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCKgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCKgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnCKgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCKgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCKgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCKgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnCKgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCKgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -1196,12 +1259,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCKgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCKgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCKgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCKgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCKgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnCKgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCKgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCKgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCKgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnCKgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCKgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -1258,12 +1328,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCKgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCKgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCKgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCKgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCKgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnCKgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCKgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCKgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCKgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnCKgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCKgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -1318,12 +1395,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCKgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCKgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCKgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCKgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCKgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnCKgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCKgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCKgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCKgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnCKgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCKgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -1380,12 +1464,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCYgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCYgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCYgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCYgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCYgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnCYgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCYgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCYgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCYgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnCYgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCYgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -1440,12 +1531,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCYgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCYgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCYgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCYgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCYgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnCYgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCYgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCYgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCYgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnCYgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCYgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -1502,12 +1600,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCYgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCYgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCYgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCYgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCYgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnCYgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCYgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCYgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCYgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnCYgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCYgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -1562,12 +1667,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCYgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCYgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCYgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCYgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCYgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnCYgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCYgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCYgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCYgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnCYgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCYgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -1622,12 +1734,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgebrd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgebrd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgebrd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgebrd(cutap_c, handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+    return cutap_slow_cusolverDnCgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgebrd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+        return cutap_cu_cusolverDnCgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgebrd(cutap_c, handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
@@ -1674,12 +1793,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgebrd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgebrd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgebrd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgebrd_bufferSize(cutap_c, handle, m, n, Lwork);
+    return cutap_slow_cusolverDnCgebrd_bufferSize(handle, m, n, Lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgebrd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgebrd_bufferSize(handle, m, n, Lwork);
+        return cutap_cu_cusolverDnCgebrd_bufferSize(handle, m, n, Lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgebrd_bufferSize(cutap_c, handle, m, n, Lwork);
@@ -1731,12 +1857,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgeqrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgeqrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgeqrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgeqrf(cutap_c, handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+    return cutap_slow_cusolverDnCgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgeqrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+        return cutap_cu_cusolverDnCgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgeqrf(cutap_c, handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
@@ -1785,12 +1918,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgeqrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgeqrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgeqrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgeqrf_bufferSize(cutap_c, handle, m, n, A, lda, lwork);
+    return cutap_slow_cusolverDnCgeqrf_bufferSize(handle, m, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgeqrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgeqrf_bufferSize(handle, m, n, A, lda, lwork);
+        return cutap_cu_cusolverDnCgeqrf_bufferSize(handle, m, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgeqrf_bufferSize(cutap_c, handle, m, n, A, lda, lwork);
@@ -1849,12 +1989,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgesvd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgesvd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgesvd(cutap_c, handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+    return cutap_slow_cusolverDnCgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgesvd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+        return cutap_cu_cusolverDnCgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvd(cutap_c, handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
@@ -1901,12 +2048,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgesvd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgesvd_bufferSize(void *handle, int m, int n, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgesvd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgesvd_bufferSize(cutap_c, handle, m, n, lwork);
+    return cutap_slow_cusolverDnCgesvd_bufferSize(handle, m, n, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvd_bufferSize(void *handle, int m, int n, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgesvd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgesvd_bufferSize(handle, m, n, lwork);
+        return cutap_cu_cusolverDnCgesvd_bufferSize(handle, m, n, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvd_bufferSize(cutap_c, handle, m, n, lwork);
@@ -1970,12 +2124,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvdaSt
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgesvdaStridedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgesvdaStridedBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgesvdaStridedBatched(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+    return cutap_slow_cusolverDnCgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgesvdaStridedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+        return cutap_cu_cusolverDnCgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvdaStridedBatched(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
@@ -2036,12 +2197,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvdaSt
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgesvdaStridedBatched_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgesvdaStridedBatched_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgesvdaStridedBatched_bufferSize(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+    return cutap_slow_cusolverDnCgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgesvdaStridedBatched_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+        return cutap_cu_cusolverDnCgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvdaStridedBatched_bufferSize(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
@@ -2100,12 +2268,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvdj(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgesvdj, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgesvdj);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgesvdj(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+    return cutap_slow_cusolverDnCgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgesvdj, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+        return cutap_cu_cusolverDnCgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvdj(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
@@ -2164,12 +2339,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvdjBa
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgesvdjBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgesvdjBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgesvdjBatched(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+    return cutap_slow_cusolverDnCgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgesvdjBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+        return cutap_cu_cusolverDnCgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvdjBatched(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
@@ -2226,12 +2408,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvdjBa
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgesvdjBatched_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgesvdjBatched_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgesvdjBatched_bufferSize(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+    return cutap_slow_cusolverDnCgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgesvdjBatched_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+        return cutap_cu_cusolverDnCgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvdjBatched_bufferSize(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
@@ -2288,12 +2477,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvdj_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgesvdj_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgesvdj_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgesvdj_bufferSize(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+    return cutap_slow_cusolverDnCgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgesvdj_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+        return cutap_cu_cusolverDnCgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvdj_bufferSize(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
@@ -2344,12 +2540,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgetrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgetrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgetrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgetrf(cutap_c, handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+    return cutap_slow_cusolverDnCgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgetrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+        return cutap_cu_cusolverDnCgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgetrf(cutap_c, handle, m, n, A, lda, Workspace, devIpiv, devInfo);
@@ -2398,12 +2601,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgetrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgetrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgetrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgetrf_bufferSize(cutap_c, handle, m, n, A, lda, Lwork);
+    return cutap_slow_cusolverDnCgetrf_bufferSize(handle, m, n, A, lda, Lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgetrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgetrf_bufferSize(handle, m, n, A, lda, Lwork);
+        return cutap_cu_cusolverDnCgetrf_bufferSize(handle, m, n, A, lda, Lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgetrf_bufferSize(cutap_c, handle, m, n, A, lda, Lwork);
@@ -2456,12 +2666,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgetrs(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCgetrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCgetrs);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCgetrs(cutap_c, handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+    return cutap_slow_cusolverDnCgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCgetrs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+        return cutap_cu_cusolverDnCgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgetrs(cutap_c, handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
@@ -2514,12 +2731,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCheevd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCheevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCheevd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCheevd(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+    return cutap_slow_cusolverDnCheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCheevd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+        return cutap_cu_cusolverDnCheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevd(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info);
@@ -2570,12 +2794,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCheevd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCheevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCheevd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCheevd_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork);
+    return cutap_slow_cusolverDnCheevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCheevd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCheevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
+        return cutap_cu_cusolverDnCheevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevd_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork);
@@ -2634,12 +2865,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevdx(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCheevdx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCheevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCheevdx);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCheevdx(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+    return cutap_slow_cusolverDnCheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCheevdx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+        return cutap_cu_cusolverDnCheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevdx(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -2696,12 +2934,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevdx_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCheevdx_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCheevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCheevdx_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCheevdx_bufferSize(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+    return cutap_slow_cusolverDnCheevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCheevdx_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCheevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+        return cutap_cu_cusolverDnCheevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevdx_bufferSize(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
@@ -2755,12 +3000,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevj(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCheevj, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCheevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCheevj);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCheevj(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+    return cutap_slow_cusolverDnCheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCheevj, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+        return cutap_cu_cusolverDnCheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevj(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
@@ -2815,12 +3067,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevjBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCheevjBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCheevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCheevjBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCheevjBatched(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+    return cutap_slow_cusolverDnCheevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCheevjBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCheevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+        return cutap_cu_cusolverDnCheevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevjBatched(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
@@ -2873,12 +3132,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevjBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCheevjBatched_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCheevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCheevjBatched_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCheevjBatched_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+    return cutap_slow_cusolverDnCheevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCheevjBatched_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCheevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+        return cutap_cu_cusolverDnCheevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevjBatched_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
@@ -2930,12 +3196,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevj_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCheevj_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCheevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCheevj_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCheevj_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params);
+    return cutap_slow_cusolverDnCheevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCheevj_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCheevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
+        return cutap_cu_cusolverDnCheevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevj_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params);
@@ -2991,12 +3264,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChegvd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnChegvd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnChegvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnChegvd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnChegvd(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+    return cutap_slow_cusolverDnChegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnChegvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnChegvd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnChegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+        return cutap_cu_cusolverDnChegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChegvd(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
@@ -3050,12 +3330,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChegvd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnChegvd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnChegvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnChegvd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnChegvd_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+    return cutap_slow_cusolverDnChegvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnChegvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnChegvd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnChegvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+        return cutap_cu_cusolverDnChegvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChegvd_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
@@ -3117,12 +3404,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChegvdx(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnChegvdx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnChegvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnChegvdx);
+    if (cutap_c)
+        return cutap_cs_cusolverDnChegvdx(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+    return cutap_slow_cusolverDnChegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnChegvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnChegvdx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnChegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+        return cutap_cu_cusolverDnChegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChegvdx(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -3182,12 +3476,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChegvdx_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnChegvdx_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnChegvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnChegvdx_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnChegvdx_bufferSize(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+    return cutap_slow_cusolverDnChegvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnChegvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnChegvdx_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnChegvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+        return cutap_cu_cusolverDnChegvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChegvdx_bufferSize(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
@@ -3244,12 +3545,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChegvj(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnChegvj, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnChegvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnChegvj);
+    if (cutap_c)
+        return cutap_cs_cusolverDnChegvj(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+    return cutap_slow_cusolverDnChegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnChegvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnChegvj, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnChegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+        return cutap_cu_cusolverDnChegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChegvj(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
@@ -3304,12 +3612,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChegvj_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnChegvj_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnChegvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnChegvj_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnChegvj_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+    return cutap_slow_cusolverDnChegvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnChegvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnChegvj_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnChegvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+        return cutap_cu_cusolverDnChegvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChegvj_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
@@ -3363,12 +3678,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChetrd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnChetrd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnChetrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnChetrd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnChetrd(cutap_c, handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+    return cutap_slow_cusolverDnChetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnChetrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnChetrd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnChetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+        return cutap_cu_cusolverDnChetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChetrd(cutap_c, handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
@@ -3420,12 +3742,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChetrd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnChetrd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnChetrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnChetrd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnChetrd_bufferSize(cutap_c, handle, uplo, n, A, lda, d, e, tau, lwork);
+    return cutap_slow_cusolverDnChetrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnChetrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnChetrd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnChetrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
+        return cutap_cu_cusolverDnChetrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChetrd_bufferSize(cutap_c, handle, uplo, n, A, lda, d, e, tau, lwork);
@@ -3476,12 +3805,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnClaswp(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnClaswp, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnClaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnClaswp);
+    if (cutap_c)
+        return cutap_cs_cusolverDnClaswp(cutap_c, handle, n, A, lda, k1, k2, devIpiv, incx);
+    return cutap_slow_cusolverDnClaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnClaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnClaswp, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnClaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
+        return cutap_cu_cusolverDnClaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnClaswp(cutap_c, handle, n, A, lda, k1, k2, devIpiv, incx);
@@ -3532,12 +3868,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnClauum(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnClauum, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnClauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnClauum);
+    if (cutap_c)
+        return cutap_cs_cusolverDnClauum(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
+    return cutap_slow_cusolverDnClauum(handle, uplo, n, A, lda, work, lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnClauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnClauum, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnClauum(handle, uplo, n, A, lda, work, lwork, devInfo);
+        return cutap_cu_cusolverDnClauum(handle, uplo, n, A, lda, work, lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnClauum(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -3586,12 +3929,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnClauum_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnClauum_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnClauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnClauum_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnClauum_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
+    return cutap_slow_cusolverDnClauum_bufferSize(handle, uplo, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnClauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnClauum_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnClauum_bufferSize(handle, uplo, n, A, lda, lwork);
+        return cutap_cu_cusolverDnClauum_bufferSize(handle, uplo, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnClauum_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
@@ -3642,12 +3992,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCpotrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCpotrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCpotrf(cutap_c, handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+    return cutap_slow_cusolverDnCpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCpotrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+        return cutap_cu_cusolverDnCpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotrf(cutap_c, handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
@@ -3697,12 +4054,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotrfBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCpotrfBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCpotrfBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCpotrfBatched(cutap_c, handle, uplo, n, Aarray, lda, infoArray, batchSize);
+    return cutap_slow_cusolverDnCpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCpotrfBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+        return cutap_cu_cusolverDnCpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotrfBatched(cutap_c, handle, uplo, n, Aarray, lda, infoArray, batchSize);
@@ -3751,12 +4115,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCpotrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCpotrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCpotrf_bufferSize(cutap_c, handle, uplo, n, A, lda, Lwork);
+    return cutap_slow_cusolverDnCpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCpotrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
+        return cutap_cu_cusolverDnCpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotrf_bufferSize(cutap_c, handle, uplo, n, A, lda, Lwork);
@@ -3807,12 +4178,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotri(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCpotri, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCpotri);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCpotri(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
+    return cutap_slow_cusolverDnCpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCpotri, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+        return cutap_cu_cusolverDnCpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotri(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -3861,12 +4239,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotri_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCpotri_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCpotri_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCpotri_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
+    return cutap_slow_cusolverDnCpotri_bufferSize(handle, uplo, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCpotri_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCpotri_bufferSize(handle, uplo, n, A, lda, lwork);
+        return cutap_cu_cusolverDnCpotri_bufferSize(handle, uplo, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotri_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
@@ -3918,12 +4303,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotrs(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCpotrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCpotrs);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCpotrs(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+    return cutap_slow_cusolverDnCpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCpotrs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+        return cutap_cu_cusolverDnCpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotrs(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
@@ -3976,12 +4368,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotrsBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCpotrsBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCpotrsBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCpotrsBatched(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+    return cutap_slow_cusolverDnCpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCpotrsBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+        return cutap_cu_cusolverDnCpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotrsBatched(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
@@ -4032,12 +4431,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCreate(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCreate(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCreate);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCreate(cutap_c, handle);
+    return cutap_slow_cusolverDnCreate(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCreate(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCreate(handle);
+        return cutap_cu_cusolverDnCreate(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCreate(cutap_c, handle);
@@ -4088,12 +4494,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCreateGes
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCreateGesvdjInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCreateGesvdjInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCreateGesvdjInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCreateGesvdjInfo(cutap_c, info);
+    return cutap_slow_cusolverDnCreateGesvdjInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCreateGesvdjInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCreateGesvdjInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCreateGesvdjInfo(info);
+        return cutap_cu_cusolverDnCreateGesvdjInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCreateGesvdjInfo(cutap_c, info);
@@ -4144,12 +4557,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCreatePar
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCreateParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCreateParams(void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCreateParams);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCreateParams(cutap_c, params);
+    return cutap_slow_cusolverDnCreateParams(params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCreateParams(void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCreateParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCreateParams(params);
+        return cutap_cu_cusolverDnCreateParams(params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCreateParams(cutap_c, params);
@@ -4200,12 +4620,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCreateSye
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCreateSyevjInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCreateSyevjInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCreateSyevjInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCreateSyevjInfo(cutap_c, info);
+    return cutap_slow_cusolverDnCreateSyevjInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCreateSyevjInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCreateSyevjInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCreateSyevjInfo(info);
+        return cutap_cu_cusolverDnCreateSyevjInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCreateSyevjInfo(cutap_c, info);
@@ -4257,12 +4684,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCsytrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCsytrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCsytrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCsytrf(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    return cutap_slow_cusolverDnCsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCsytrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        return cutap_cu_cusolverDnCsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCsytrf(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -4310,12 +4744,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCsytrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCsytrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCsytrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCsytrf_bufferSize(cutap_c, handle, n, A, lda, lwork);
+    return cutap_slow_cusolverDnCsytrf_bufferSize(handle, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCsytrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCsytrf_bufferSize(handle, n, A, lda, lwork);
+        return cutap_cu_cusolverDnCsytrf_bufferSize(handle, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCsytrf_bufferSize(cutap_c, handle, n, A, lda, lwork);
@@ -4367,12 +4808,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCsytri(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCsytri, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCsytri);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCsytri(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    return cutap_slow_cusolverDnCsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCsytri, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        return cutap_cu_cusolverDnCsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCsytri(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -4422,12 +4870,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCsytri_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCsytri_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCsytri_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCsytri_bufferSize(cutap_c, handle, uplo, n, A, lda, ipiv, lwork);
+    return cutap_slow_cusolverDnCsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCsytri_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
+        return cutap_cu_cusolverDnCsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCsytri_bufferSize(cutap_c, handle, uplo, n, A, lda, ipiv, lwork);
@@ -4481,12 +4936,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCungbr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCungbr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCungbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCungbr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCungbr(cutap_c, handle, side, m, n, k, A, lda, tau, work, lwork, info);
+    return cutap_slow_cusolverDnCungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCungbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCungbr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+        return cutap_cu_cusolverDnCungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCungbr(cutap_c, handle, side, m, n, k, A, lda, tau, work, lwork, info);
@@ -4538,12 +5000,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCungbr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCungbr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCungbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCungbr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCungbr_bufferSize(cutap_c, handle, side, m, n, k, A, lda, tau, lwork);
+    return cutap_slow_cusolverDnCungbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCungbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCungbr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCungbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
+        return cutap_cu_cusolverDnCungbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCungbr_bufferSize(cutap_c, handle, side, m, n, k, A, lda, tau, lwork);
@@ -4596,12 +5065,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCungqr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCungqr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCungqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCungqr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCungqr(cutap_c, handle, m, n, k, A, lda, tau, work, lwork, info);
+    return cutap_slow_cusolverDnCungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCungqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCungqr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
+        return cutap_cu_cusolverDnCungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCungqr(cutap_c, handle, m, n, k, A, lda, tau, work, lwork, info);
@@ -4652,12 +5128,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCungqr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCungqr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCungqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCungqr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCungqr_bufferSize(cutap_c, handle, m, n, k, A, lda, tau, lwork);
+    return cutap_slow_cusolverDnCungqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCungqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCungqr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCungqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
+        return cutap_cu_cusolverDnCungqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCungqr_bufferSize(cutap_c, handle, m, n, k, A, lda, tau, lwork);
@@ -4709,12 +5192,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCungtr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCungtr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCungtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCungtr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCungtr(cutap_c, handle, uplo, n, A, lda, tau, work, lwork, info);
+    return cutap_slow_cusolverDnCungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCungtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCungtr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
+        return cutap_cu_cusolverDnCungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCungtr(cutap_c, handle, uplo, n, A, lda, tau, work, lwork, info);
@@ -4764,12 +5254,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCungtr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCungtr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCungtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCungtr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCungtr_bufferSize(cutap_c, handle, uplo, n, A, lda, tau, lwork);
+    return cutap_slow_cusolverDnCungtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCungtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCungtr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCungtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
+        return cutap_cu_cusolverDnCungtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCungtr_bufferSize(cutap_c, handle, uplo, n, A, lda, tau, lwork);
@@ -4826,12 +5323,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCunmqr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCunmqr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCunmqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCunmqr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCunmqr(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+    return cutap_slow_cusolverDnCunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCunmqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCunmqr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+        return cutap_cu_cusolverDnCunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCunmqr(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
@@ -4886,12 +5390,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCunmqr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCunmqr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCunmqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCunmqr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCunmqr_bufferSize(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+    return cutap_slow_cusolverDnCunmqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCunmqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCunmqr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCunmqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+        return cutap_cu_cusolverDnCunmqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCunmqr_bufferSize(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
@@ -4948,12 +5459,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCunmtr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCunmtr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCunmtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCunmtr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCunmtr(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+    return cutap_slow_cusolverDnCunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCunmtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCunmtr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+        return cutap_cu_cusolverDnCunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCunmtr(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
@@ -5008,12 +5526,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCunmtr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnCunmtr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnCunmtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnCunmtr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnCunmtr_bufferSize(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+    return cutap_slow_cusolverDnCunmtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnCunmtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnCunmtr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnCunmtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+        return cutap_cu_cusolverDnCunmtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCunmtr_bufferSize(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
@@ -5070,12 +5595,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDBgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDBgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDBgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDBgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDBgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnDBgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDBgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDBgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDBgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnDBgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDBgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -5130,12 +5662,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDBgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDBgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDBgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDBgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDBgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnDBgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDBgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDBgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDBgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnDBgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDBgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -5192,12 +5731,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDBgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDBgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDBgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDBgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDBgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnDBgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDBgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDBgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDBgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnDBgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDBgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -5252,12 +5798,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDBgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDBgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDBgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDBgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDBgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnDBgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDBgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDBgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDBgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnDBgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDBgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -5314,12 +5867,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDDgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDDgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDDgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDDgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDDgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnDDgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDDgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDDgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDDgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnDDgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDDgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -5374,12 +5934,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDDgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDDgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDDgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDDgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDDgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnDDgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDDgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDDgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDDgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnDDgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDDgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -5436,12 +6003,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDDgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDDgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDDgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDDgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDDgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnDDgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDDgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDDgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDDgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnDDgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDDgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -5496,12 +6070,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDDgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDDgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDDgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDDgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDDgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnDDgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDDgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDDgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDDgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnDDgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDDgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -5558,12 +6139,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDHgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDHgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDHgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDHgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDHgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnDHgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDHgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDHgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDHgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnDHgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDHgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -5618,12 +6206,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDHgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDHgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDHgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDHgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDHgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnDHgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDHgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDHgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDHgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnDHgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDHgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -5680,12 +6275,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDHgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDHgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDHgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDHgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDHgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnDHgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDHgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDHgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDHgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnDHgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDHgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -5740,12 +6342,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDHgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDHgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDHgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDHgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDHgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnDHgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDHgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDHgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDHgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnDHgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDHgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -5802,12 +6411,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDSgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDSgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDSgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDSgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDSgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnDSgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDSgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDSgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDSgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnDSgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDSgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -5862,12 +6478,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDSgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDSgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDSgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDSgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDSgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnDSgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDSgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDSgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDSgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnDSgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDSgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -5924,12 +6547,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDSgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDSgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDSgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDSgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDSgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnDSgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDSgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDSgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDSgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnDSgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDSgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -5984,12 +6614,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDSgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDSgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDSgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDSgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDSgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnDSgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDSgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDSgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDSgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnDSgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDSgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -6046,12 +6683,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDXgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDXgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDXgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDXgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDXgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnDXgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDXgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDXgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDXgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnDXgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDXgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -6106,12 +6750,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDXgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDXgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDXgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDXgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDXgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnDXgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDXgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDXgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDXgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnDXgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDXgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -6168,12 +6819,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDXgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDXgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDXgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDXgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDXgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnDXgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDXgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDXgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDXgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnDXgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDXgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -6228,12 +6886,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDXgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDXgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDXgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDXgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDXgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnDXgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDXgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDXgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDXgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnDXgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDXgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -6277,12 +6942,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDestroy(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDestroy(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDestroy);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDestroy(cutap_c, handle);
+    return cutap_slow_cusolverDnDestroy(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDestroy(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDestroy(handle);
+        return cutap_cu_cusolverDnDestroy(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDestroy(cutap_c, handle);
@@ -6326,12 +6998,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDestroyGe
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDestroyGesvdjInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDestroyGesvdjInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDestroyGesvdjInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDestroyGesvdjInfo(cutap_c, info);
+    return cutap_slow_cusolverDnDestroyGesvdjInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDestroyGesvdjInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDestroyGesvdjInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDestroyGesvdjInfo(info);
+        return cutap_cu_cusolverDnDestroyGesvdjInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDestroyGesvdjInfo(cutap_c, info);
@@ -6375,12 +7054,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDestroyPa
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDestroyParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDestroyParams(void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDestroyParams);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDestroyParams(cutap_c, params);
+    return cutap_slow_cusolverDnDestroyParams(params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDestroyParams(void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDestroyParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDestroyParams(params);
+        return cutap_cu_cusolverDnDestroyParams(params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDestroyParams(cutap_c, params);
@@ -6424,12 +7110,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDestroySy
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDestroySyevjInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDestroySyevjInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDestroySyevjInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDestroySyevjInfo(cutap_c, info);
+    return cutap_slow_cusolverDnDestroySyevjInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDestroySyevjInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDestroySyevjInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDestroySyevjInfo(info);
+        return cutap_cu_cusolverDnDestroySyevjInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDestroySyevjInfo(cutap_c, info);
@@ -6484,12 +7177,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgebrd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgebrd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgebrd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgebrd(cutap_c, handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+    return cutap_slow_cusolverDnDgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgebrd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+        return cutap_cu_cusolverDnDgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgebrd(cutap_c, handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
@@ -6536,12 +7236,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgebrd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgebrd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgebrd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgebrd_bufferSize(cutap_c, handle, m, n, Lwork);
+    return cutap_slow_cusolverDnDgebrd_bufferSize(handle, m, n, Lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgebrd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgebrd_bufferSize(handle, m, n, Lwork);
+        return cutap_cu_cusolverDnDgebrd_bufferSize(handle, m, n, Lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgebrd_bufferSize(cutap_c, handle, m, n, Lwork);
@@ -6593,12 +7300,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgeqrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgeqrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgeqrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgeqrf(cutap_c, handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+    return cutap_slow_cusolverDnDgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgeqrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+        return cutap_cu_cusolverDnDgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgeqrf(cutap_c, handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
@@ -6647,12 +7361,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgeqrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgeqrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgeqrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgeqrf_bufferSize(cutap_c, handle, m, n, A, lda, lwork);
+    return cutap_slow_cusolverDnDgeqrf_bufferSize(handle, m, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgeqrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgeqrf_bufferSize(handle, m, n, A, lda, lwork);
+        return cutap_cu_cusolverDnDgeqrf_bufferSize(handle, m, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgeqrf_bufferSize(cutap_c, handle, m, n, A, lda, lwork);
@@ -6711,12 +7432,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgesvd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgesvd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgesvd(cutap_c, handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+    return cutap_slow_cusolverDnDgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgesvd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+        return cutap_cu_cusolverDnDgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvd(cutap_c, handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
@@ -6763,12 +7491,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgesvd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgesvd_bufferSize(void *handle, int m, int n, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgesvd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgesvd_bufferSize(cutap_c, handle, m, n, lwork);
+    return cutap_slow_cusolverDnDgesvd_bufferSize(handle, m, n, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvd_bufferSize(void *handle, int m, int n, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgesvd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgesvd_bufferSize(handle, m, n, lwork);
+        return cutap_cu_cusolverDnDgesvd_bufferSize(handle, m, n, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvd_bufferSize(cutap_c, handle, m, n, lwork);
@@ -6832,12 +7567,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvdaSt
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgesvdaStridedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgesvdaStridedBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgesvdaStridedBatched(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+    return cutap_slow_cusolverDnDgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgesvdaStridedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+        return cutap_cu_cusolverDnDgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvdaStridedBatched(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
@@ -6898,12 +7640,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvdaSt
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgesvdaStridedBatched_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgesvdaStridedBatched_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgesvdaStridedBatched_bufferSize(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+    return cutap_slow_cusolverDnDgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgesvdaStridedBatched_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+        return cutap_cu_cusolverDnDgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvdaStridedBatched_bufferSize(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
@@ -6962,12 +7711,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvdj(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgesvdj, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgesvdj);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgesvdj(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+    return cutap_slow_cusolverDnDgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgesvdj, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+        return cutap_cu_cusolverDnDgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvdj(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
@@ -7026,12 +7782,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvdjBa
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgesvdjBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgesvdjBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgesvdjBatched(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+    return cutap_slow_cusolverDnDgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgesvdjBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+        return cutap_cu_cusolverDnDgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvdjBatched(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
@@ -7088,12 +7851,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvdjBa
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgesvdjBatched_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgesvdjBatched_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgesvdjBatched_bufferSize(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+    return cutap_slow_cusolverDnDgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgesvdjBatched_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+        return cutap_cu_cusolverDnDgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvdjBatched_bufferSize(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
@@ -7150,12 +7920,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvdj_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgesvdj_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgesvdj_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgesvdj_bufferSize(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+    return cutap_slow_cusolverDnDgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgesvdj_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+        return cutap_cu_cusolverDnDgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvdj_bufferSize(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
@@ -7206,12 +7983,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgetrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgetrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgetrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgetrf(cutap_c, handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+    return cutap_slow_cusolverDnDgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgetrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+        return cutap_cu_cusolverDnDgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgetrf(cutap_c, handle, m, n, A, lda, Workspace, devIpiv, devInfo);
@@ -7260,12 +8044,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgetrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgetrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgetrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgetrf_bufferSize(cutap_c, handle, m, n, A, lda, Lwork);
+    return cutap_slow_cusolverDnDgetrf_bufferSize(handle, m, n, A, lda, Lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgetrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgetrf_bufferSize(handle, m, n, A, lda, Lwork);
+        return cutap_cu_cusolverDnDgetrf_bufferSize(handle, m, n, A, lda, Lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgetrf_bufferSize(cutap_c, handle, m, n, A, lda, Lwork);
@@ -7318,12 +8109,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgetrs(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDgetrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDgetrs);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDgetrs(cutap_c, handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+    return cutap_slow_cusolverDnDgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDgetrs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+        return cutap_cu_cusolverDnDgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgetrs(cutap_c, handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
@@ -7374,12 +8172,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDlaswp(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDlaswp, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDlaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDlaswp);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDlaswp(cutap_c, handle, n, A, lda, k1, k2, devIpiv, incx);
+    return cutap_slow_cusolverDnDlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDlaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDlaswp, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
+        return cutap_cu_cusolverDnDlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDlaswp(cutap_c, handle, n, A, lda, k1, k2, devIpiv, incx);
@@ -7430,12 +8235,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDlauum(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDlauum, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDlauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDlauum);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDlauum(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
+    return cutap_slow_cusolverDnDlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDlauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDlauum, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
+        return cutap_cu_cusolverDnDlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDlauum(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -7484,12 +8296,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDlauum_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDlauum_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDlauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDlauum_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDlauum_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
+    return cutap_slow_cusolverDnDlauum_bufferSize(handle, uplo, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDlauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDlauum_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDlauum_bufferSize(handle, uplo, n, A, lda, lwork);
+        return cutap_cu_cusolverDnDlauum_bufferSize(handle, uplo, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDlauum_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
@@ -7543,12 +8362,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDorgbr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDorgbr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDorgbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDorgbr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDorgbr(cutap_c, handle, side, m, n, k, A, lda, tau, work, lwork, info);
+    return cutap_slow_cusolverDnDorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDorgbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDorgbr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+        return cutap_cu_cusolverDnDorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDorgbr(cutap_c, handle, side, m, n, k, A, lda, tau, work, lwork, info);
@@ -7600,12 +8426,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDorgbr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDorgbr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDorgbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDorgbr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDorgbr_bufferSize(cutap_c, handle, side, m, n, k, A, lda, tau, lwork);
+    return cutap_slow_cusolverDnDorgbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDorgbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDorgbr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDorgbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
+        return cutap_cu_cusolverDnDorgbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDorgbr_bufferSize(cutap_c, handle, side, m, n, k, A, lda, tau, lwork);
@@ -7658,12 +8491,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDorgqr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDorgqr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDorgqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDorgqr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDorgqr(cutap_c, handle, m, n, k, A, lda, tau, work, lwork, info);
+    return cutap_slow_cusolverDnDorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDorgqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDorgqr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
+        return cutap_cu_cusolverDnDorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDorgqr(cutap_c, handle, m, n, k, A, lda, tau, work, lwork, info);
@@ -7714,12 +8554,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDorgqr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDorgqr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDorgqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDorgqr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDorgqr_bufferSize(cutap_c, handle, m, n, k, A, lda, tau, lwork);
+    return cutap_slow_cusolverDnDorgqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDorgqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDorgqr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDorgqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
+        return cutap_cu_cusolverDnDorgqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDorgqr_bufferSize(cutap_c, handle, m, n, k, A, lda, tau, lwork);
@@ -7771,12 +8618,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDorgtr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDorgtr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDorgtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDorgtr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDorgtr(cutap_c, handle, uplo, n, A, lda, tau, work, lwork, info);
+    return cutap_slow_cusolverDnDorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDorgtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDorgtr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
+        return cutap_cu_cusolverDnDorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDorgtr(cutap_c, handle, uplo, n, A, lda, tau, work, lwork, info);
@@ -7826,12 +8680,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDorgtr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDorgtr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDorgtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDorgtr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDorgtr_bufferSize(cutap_c, handle, uplo, n, A, lda, tau, lwork);
+    return cutap_slow_cusolverDnDorgtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDorgtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDorgtr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDorgtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
+        return cutap_cu_cusolverDnDorgtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDorgtr_bufferSize(cutap_c, handle, uplo, n, A, lda, tau, lwork);
@@ -7888,12 +8749,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDormqr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDormqr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDormqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDormqr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDormqr(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+    return cutap_slow_cusolverDnDormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDormqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDormqr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+        return cutap_cu_cusolverDnDormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDormqr(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
@@ -7948,12 +8816,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDormqr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDormqr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDormqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDormqr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDormqr_bufferSize(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+    return cutap_slow_cusolverDnDormqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDormqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDormqr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDormqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+        return cutap_cu_cusolverDnDormqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDormqr_bufferSize(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
@@ -8010,12 +8885,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDormtr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDormtr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDormtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDormtr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDormtr(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+    return cutap_slow_cusolverDnDormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDormtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDormtr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+        return cutap_cu_cusolverDnDormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDormtr(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
@@ -8070,12 +8952,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDormtr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDormtr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDormtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDormtr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDormtr_bufferSize(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+    return cutap_slow_cusolverDnDormtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDormtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDormtr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDormtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+        return cutap_cu_cusolverDnDormtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDormtr_bufferSize(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
@@ -8126,12 +9015,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDpotrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDpotrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDpotrf(cutap_c, handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+    return cutap_slow_cusolverDnDpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDpotrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+        return cutap_cu_cusolverDnDpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotrf(cutap_c, handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
@@ -8181,12 +9077,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotrfBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDpotrfBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDpotrfBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDpotrfBatched(cutap_c, handle, uplo, n, Aarray, lda, infoArray, batchSize);
+    return cutap_slow_cusolverDnDpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDpotrfBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+        return cutap_cu_cusolverDnDpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotrfBatched(cutap_c, handle, uplo, n, Aarray, lda, infoArray, batchSize);
@@ -8235,12 +9138,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDpotrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDpotrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDpotrf_bufferSize(cutap_c, handle, uplo, n, A, lda, Lwork);
+    return cutap_slow_cusolverDnDpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDpotrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
+        return cutap_cu_cusolverDnDpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotrf_bufferSize(cutap_c, handle, uplo, n, A, lda, Lwork);
@@ -8291,12 +9201,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotri(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDpotri, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDpotri);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDpotri(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
+    return cutap_slow_cusolverDnDpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDpotri, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+        return cutap_cu_cusolverDnDpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotri(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -8345,12 +9262,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotri_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDpotri_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDpotri_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDpotri_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
+    return cutap_slow_cusolverDnDpotri_bufferSize(handle, uplo, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDpotri_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDpotri_bufferSize(handle, uplo, n, A, lda, lwork);
+        return cutap_cu_cusolverDnDpotri_bufferSize(handle, uplo, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotri_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
@@ -8402,12 +9326,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotrs(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDpotrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDpotrs);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDpotrs(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+    return cutap_slow_cusolverDnDpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDpotrs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+        return cutap_cu_cusolverDnDpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotrs(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
@@ -8460,12 +9391,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotrsBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDpotrsBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDpotrsBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDpotrsBatched(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+    return cutap_slow_cusolverDnDpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDpotrsBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+        return cutap_cu_cusolverDnDpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotrsBatched(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
@@ -8518,12 +9456,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsyevd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsyevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsyevd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsyevd(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+    return cutap_slow_cusolverDnDsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsyevd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+        return cutap_cu_cusolverDnDsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevd(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info);
@@ -8574,12 +9519,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsyevd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsyevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsyevd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsyevd_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork);
+    return cutap_slow_cusolverDnDsyevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsyevd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsyevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
+        return cutap_cu_cusolverDnDsyevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevd_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork);
@@ -8638,12 +9590,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevdx(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsyevdx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsyevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsyevdx);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsyevdx(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+    return cutap_slow_cusolverDnDsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsyevdx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+        return cutap_cu_cusolverDnDsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevdx(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -8700,12 +9659,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevdx_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsyevdx_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsyevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsyevdx_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsyevdx_bufferSize(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+    return cutap_slow_cusolverDnDsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsyevdx_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+        return cutap_cu_cusolverDnDsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevdx_bufferSize(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
@@ -8759,12 +9725,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevj(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsyevj, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsyevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsyevj);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsyevj(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+    return cutap_slow_cusolverDnDsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsyevj, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+        return cutap_cu_cusolverDnDsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevj(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
@@ -8819,12 +9792,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevjBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsyevjBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsyevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsyevjBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsyevjBatched(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+    return cutap_slow_cusolverDnDsyevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsyevjBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsyevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+        return cutap_cu_cusolverDnDsyevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevjBatched(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
@@ -8877,12 +9857,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevjBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsyevjBatched_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsyevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsyevjBatched_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsyevjBatched_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+    return cutap_slow_cusolverDnDsyevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsyevjBatched_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsyevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+        return cutap_cu_cusolverDnDsyevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevjBatched_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
@@ -8934,12 +9921,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevj_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsyevj_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsyevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsyevj_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsyevj_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params);
+    return cutap_slow_cusolverDnDsyevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsyevj_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsyevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
+        return cutap_cu_cusolverDnDsyevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevj_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params);
@@ -8995,12 +9989,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsygvd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsygvd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsygvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsygvd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsygvd(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+    return cutap_slow_cusolverDnDsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsygvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsygvd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+        return cutap_cu_cusolverDnDsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsygvd(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
@@ -9054,12 +10055,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsygvd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsygvd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsygvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsygvd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsygvd_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+    return cutap_slow_cusolverDnDsygvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsygvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsygvd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsygvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+        return cutap_cu_cusolverDnDsygvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsygvd_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
@@ -9121,12 +10129,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsygvdx(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsygvdx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsygvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsygvdx);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsygvdx(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+    return cutap_slow_cusolverDnDsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsygvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsygvdx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+        return cutap_cu_cusolverDnDsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsygvdx(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -9186,12 +10201,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsygvdx_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsygvdx_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsygvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsygvdx_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsygvdx_bufferSize(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+    return cutap_slow_cusolverDnDsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsygvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsygvdx_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+        return cutap_cu_cusolverDnDsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsygvdx_bufferSize(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
@@ -9248,12 +10270,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsygvj(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsygvj, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsygvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsygvj);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsygvj(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+    return cutap_slow_cusolverDnDsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsygvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsygvj, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+        return cutap_cu_cusolverDnDsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsygvj(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
@@ -9308,12 +10337,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsygvj_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsygvj_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsygvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsygvj_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsygvj_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+    return cutap_slow_cusolverDnDsygvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsygvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsygvj_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsygvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+        return cutap_cu_cusolverDnDsygvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsygvj_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
@@ -9367,12 +10403,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsytrd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsytrd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsytrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsytrd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsytrd(cutap_c, handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+    return cutap_slow_cusolverDnDsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsytrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsytrd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+        return cutap_cu_cusolverDnDsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsytrd(cutap_c, handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
@@ -9424,12 +10467,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsytrd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsytrd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsytrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsytrd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsytrd_bufferSize(cutap_c, handle, uplo, n, A, lda, d, e, tau, lwork);
+    return cutap_slow_cusolverDnDsytrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsytrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsytrd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsytrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
+        return cutap_cu_cusolverDnDsytrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsytrd_bufferSize(cutap_c, handle, uplo, n, A, lda, d, e, tau, lwork);
@@ -9481,12 +10531,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsytrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsytrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsytrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsytrf(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    return cutap_slow_cusolverDnDsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsytrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        return cutap_cu_cusolverDnDsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsytrf(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -9534,12 +10591,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsytrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsytrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsytrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsytrf_bufferSize(cutap_c, handle, n, A, lda, lwork);
+    return cutap_slow_cusolverDnDsytrf_bufferSize(handle, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsytrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsytrf_bufferSize(handle, n, A, lda, lwork);
+        return cutap_cu_cusolverDnDsytrf_bufferSize(handle, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsytrf_bufferSize(cutap_c, handle, n, A, lda, lwork);
@@ -9591,12 +10655,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsytri(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsytri, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsytri);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsytri(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    return cutap_slow_cusolverDnDsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsytri, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        return cutap_cu_cusolverDnDsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsytri(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -9646,12 +10717,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsytri_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnDsytri_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnDsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnDsytri_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnDsytri_bufferSize(cutap_c, handle, uplo, n, A, lda, ipiv, lwork);
+    return cutap_slow_cusolverDnDsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnDsytri_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnDsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
+        return cutap_cu_cusolverDnDsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsytri_bufferSize(cutap_c, handle, uplo, n, A, lda, ipiv, lwork);
@@ -9707,12 +10785,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGeqrf(str
     cutap_fp_sample_end(CUTAP_ID_cusolverDnGeqrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnGeqrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnGeqrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnGeqrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
+    return cutap_slow_cusolverDnGeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnGeqrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGeqrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnGeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
+        return cutap_cu_cusolverDnGeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGeqrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
@@ -9766,12 +10851,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGeqrf_buf
     cutap_fp_sample_end(CUTAP_ID_cusolverDnGeqrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnGeqrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnGeqrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnGeqrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
+    return cutap_slow_cusolverDnGeqrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnGeqrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGeqrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnGeqrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
+        return cutap_cu_cusolverDnGeqrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGeqrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
@@ -9835,12 +10927,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGesvd(str
     cutap_fp_sample_end(CUTAP_ID_cusolverDnGesvd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnGesvd(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnGesvd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnGesvd(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
+    return cutap_slow_cusolverDnGesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnGesvd(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGesvd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnGesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
+        return cutap_cu_cusolverDnGesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGesvd(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
@@ -9902,12 +11001,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGesvd_buf
     cutap_fp_sample_end(CUTAP_ID_cusolverDnGesvd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnGesvd_bufferSize(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnGesvd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnGesvd_bufferSize(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
+    return cutap_slow_cusolverDnGesvd_bufferSize(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnGesvd_bufferSize(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGesvd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnGesvd_bufferSize(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
+        return cutap_cu_cusolverDnGesvd_bufferSize(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGesvd_bufferSize(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
@@ -9952,12 +11058,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetDeterm
     cutap_fp_sample_end(CUTAP_ID_cusolverDnGetDeterministicMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnGetDeterministicMode(void *handle, void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnGetDeterministicMode);
+    if (cutap_c)
+        return cutap_cs_cusolverDnGetDeterministicMode(cutap_c, handle, mode);
+    return cutap_slow_cusolverDnGetDeterministicMode(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetDeterministicMode(void *handle, void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGetDeterministicMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnGetDeterministicMode(handle, mode);
+        return cutap_cu_cusolverDnGetDeterministicMode(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetDeterministicMode(cutap_c, handle, mode);
@@ -10002,12 +11115,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetEmulat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnGetEmulationStrategy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnGetEmulationStrategy(void *handle, void *strategy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnGetEmulationStrategy);
+    if (cutap_c)
+        return cutap_cs_cusolverDnGetEmulationStrategy(cutap_c, handle, strategy);
+    return cutap_slow_cusolverDnGetEmulationStrategy(handle, strategy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetEmulationStrategy(void *handle, void *strategy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGetEmulationStrategy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnGetEmulationStrategy(handle, strategy);
+        return cutap_cu_cusolverDnGetEmulationStrategy(handle, strategy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetEmulationStrategy(cutap_c, handle, strategy);
@@ -10052,12 +11172,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetMathMo
     cutap_fp_sample_end(CUTAP_ID_cusolverDnGetMathMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnGetMathMode(void *handle, void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnGetMathMode);
+    if (cutap_c)
+        return cutap_cs_cusolverDnGetMathMode(cutap_c, handle, mode);
+    return cutap_slow_cusolverDnGetMathMode(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetMathMode(void *handle, void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGetMathMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnGetMathMode(handle, mode);
+        return cutap_cu_cusolverDnGetMathMode(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetMathMode(cutap_c, handle, mode);
@@ -10109,12 +11236,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetStream
     cutap_fp_sample_end(CUTAP_ID_cusolverDnGetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnGetStream(void *handle, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnGetStream);
+    if (cutap_c)
+        return cutap_cs_cusolverDnGetStream(cutap_c, handle, streamId);
+    return cutap_slow_cusolverDnGetStream(handle, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetStream(void *handle, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnGetStream(handle, streamId);
+        return cutap_cu_cusolverDnGetStream(handle, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetStream(cutap_c, handle, streamId);
@@ -10169,12 +11303,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetrf(str
     cutap_fp_sample_end(CUTAP_ID_cusolverDnGetrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnGetrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnGetrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnGetrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
+    return cutap_slow_cusolverDnGetrf(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGetrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnGetrf(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
+        return cutap_cu_cusolverDnGetrf(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
@@ -10226,12 +11367,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetrf_buf
     cutap_fp_sample_end(CUTAP_ID_cusolverDnGetrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnGetrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnGetrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnGetrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    return cutap_slow_cusolverDnGetrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGetrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnGetrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+        return cutap_cu_cusolverDnGetrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
@@ -10287,12 +11435,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetrs(str
     cutap_fp_sample_end(CUTAP_ID_cusolverDnGetrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnGetrs(void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnGetrs);
+    if (cutap_c)
+        return cutap_cs_cusolverDnGetrs(cutap_c, handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+    return cutap_slow_cusolverDnGetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetrs(void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnGetrs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnGetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+        return cutap_cu_cusolverDnGetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetrs(cutap_c, handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
@@ -10343,12 +11498,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosC
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSInfosCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSInfosCreate(void *infos_ptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSInfosCreate);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSInfosCreate(cutap_c, infos_ptr);
+    return cutap_slow_cusolverDnIRSInfosCreate(infos_ptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosCreate(void *infos_ptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSInfosCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSInfosCreate(infos_ptr);
+        return cutap_cu_cusolverDnIRSInfosCreate(infos_ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosCreate(cutap_c, infos_ptr);
@@ -10392,12 +11554,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosD
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSInfosDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSInfosDestroy(void *infos)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSInfosDestroy);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSInfosDestroy(cutap_c, infos);
+    return cutap_slow_cusolverDnIRSInfosDestroy(infos);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosDestroy(void *infos)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSInfosDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSInfosDestroy(infos);
+        return cutap_cu_cusolverDnIRSInfosDestroy(infos);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosDestroy(cutap_c, infos);
@@ -10442,12 +11611,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosG
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSInfosGetMaxIters, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSInfosGetMaxIters(void *infos, void *maxiters)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSInfosGetMaxIters);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSInfosGetMaxIters(cutap_c, infos, maxiters);
+    return cutap_slow_cusolverDnIRSInfosGetMaxIters(infos, maxiters);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosGetMaxIters(void *infos, void *maxiters)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSInfosGetMaxIters, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSInfosGetMaxIters(infos, maxiters);
+        return cutap_cu_cusolverDnIRSInfosGetMaxIters(infos, maxiters);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosGetMaxIters(cutap_c, infos, maxiters);
@@ -10492,12 +11668,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosG
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSInfosGetNiters, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSInfosGetNiters(void *infos, void *niters)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSInfosGetNiters);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSInfosGetNiters(cutap_c, infos, niters);
+    return cutap_slow_cusolverDnIRSInfosGetNiters(infos, niters);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosGetNiters(void *infos, void *niters)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSInfosGetNiters, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSInfosGetNiters(infos, niters);
+        return cutap_cu_cusolverDnIRSInfosGetNiters(infos, niters);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosGetNiters(cutap_c, infos, niters);
@@ -10542,12 +11725,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosG
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSInfosGetOuterNiters, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSInfosGetOuterNiters(void *infos, void *outer_niters)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSInfosGetOuterNiters);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSInfosGetOuterNiters(cutap_c, infos, outer_niters);
+    return cutap_slow_cusolverDnIRSInfosGetOuterNiters(infos, outer_niters);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosGetOuterNiters(void *infos, void *outer_niters)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSInfosGetOuterNiters, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSInfosGetOuterNiters(infos, outer_niters);
+        return cutap_cu_cusolverDnIRSInfosGetOuterNiters(infos, outer_niters);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosGetOuterNiters(cutap_c, infos, outer_niters);
@@ -10599,12 +11789,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosG
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSInfosGetResidualHistory, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSInfosGetResidualHistory(void *infos, void *residual_history)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSInfosGetResidualHistory);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSInfosGetResidualHistory(cutap_c, infos, residual_history);
+    return cutap_slow_cusolverDnIRSInfosGetResidualHistory(infos, residual_history);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosGetResidualHistory(void *infos, void *residual_history)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSInfosGetResidualHistory, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSInfosGetResidualHistory(infos, residual_history);
+        return cutap_cu_cusolverDnIRSInfosGetResidualHistory(infos, residual_history);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosGetResidualHistory(cutap_c, infos, residual_history);
@@ -10648,12 +11845,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosR
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSInfosRequestResidual, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSInfosRequestResidual(void *infos)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSInfosRequestResidual);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSInfosRequestResidual(cutap_c, infos);
+    return cutap_slow_cusolverDnIRSInfosRequestResidual(infos);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosRequestResidual(void *infos)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSInfosRequestResidual, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSInfosRequestResidual(infos);
+        return cutap_cu_cusolverDnIRSInfosRequestResidual(infos);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosRequestResidual(cutap_c, infos);
@@ -10704,12 +11908,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParams
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSParamsCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSParamsCreate(void *params_ptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSParamsCreate);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSParamsCreate(cutap_c, params_ptr);
+    return cutap_slow_cusolverDnIRSParamsCreate(params_ptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsCreate(void *params_ptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSParamsCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSParamsCreate(params_ptr);
+        return cutap_cu_cusolverDnIRSParamsCreate(params_ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsCreate(cutap_c, params_ptr);
@@ -10753,12 +11964,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParams
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSParamsDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSParamsDestroy(void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSParamsDestroy);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSParamsDestroy(cutap_c, params);
+    return cutap_slow_cusolverDnIRSParamsDestroy(params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsDestroy(void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSParamsDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSParamsDestroy(params);
+        return cutap_cu_cusolverDnIRSParamsDestroy(params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsDestroy(cutap_c, params);
@@ -10802,12 +12020,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParams
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSParamsDisableFallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSParamsDisableFallback(void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSParamsDisableFallback);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSParamsDisableFallback(cutap_c, params);
+    return cutap_slow_cusolverDnIRSParamsDisableFallback(params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsDisableFallback(void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSParamsDisableFallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSParamsDisableFallback(params);
+        return cutap_cu_cusolverDnIRSParamsDisableFallback(params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsDisableFallback(cutap_c, params);
@@ -10851,12 +12076,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParams
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSParamsEnableFallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSParamsEnableFallback(void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSParamsEnableFallback);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSParamsEnableFallback(cutap_c, params);
+    return cutap_slow_cusolverDnIRSParamsEnableFallback(params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsEnableFallback(void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSParamsEnableFallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSParamsEnableFallback(params);
+        return cutap_cu_cusolverDnIRSParamsEnableFallback(params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsEnableFallback(cutap_c, params);
@@ -10901,12 +12133,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParams
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSParamsGetMaxIters, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSParamsGetMaxIters(void *params, void *maxiters)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSParamsGetMaxIters);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSParamsGetMaxIters(cutap_c, params, maxiters);
+    return cutap_slow_cusolverDnIRSParamsGetMaxIters(params, maxiters);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsGetMaxIters(void *params, void *maxiters)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSParamsGetMaxIters, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSParamsGetMaxIters(params, maxiters);
+        return cutap_cu_cusolverDnIRSParamsGetMaxIters(params, maxiters);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsGetMaxIters(cutap_c, params, maxiters);
@@ -10951,12 +12190,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParams
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSParamsSetMaxIters, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSParamsSetMaxIters(void *params, int maxiters)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSParamsSetMaxIters);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSParamsSetMaxIters(cutap_c, params, maxiters);
+    return cutap_slow_cusolverDnIRSParamsSetMaxIters(params, maxiters);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetMaxIters(void *params, int maxiters)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSParamsSetMaxIters, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSParamsSetMaxIters(params, maxiters);
+        return cutap_cu_cusolverDnIRSParamsSetMaxIters(params, maxiters);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetMaxIters(cutap_c, params, maxiters);
@@ -11001,12 +12247,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParams
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSParamsSetMaxItersInner, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSParamsSetMaxItersInner(void *params, int maxiters_inner)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSParamsSetMaxItersInner);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSParamsSetMaxItersInner(cutap_c, params, maxiters_inner);
+    return cutap_slow_cusolverDnIRSParamsSetMaxItersInner(params, maxiters_inner);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetMaxItersInner(void *params, int maxiters_inner)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSParamsSetMaxItersInner, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSParamsSetMaxItersInner(params, maxiters_inner);
+        return cutap_cu_cusolverDnIRSParamsSetMaxItersInner(params, maxiters_inner);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetMaxItersInner(cutap_c, params, maxiters_inner);
@@ -11051,12 +12304,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParams
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSParamsSetRefinementSolver, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSParamsSetRefinementSolver(void *params, unsigned int refinement_solver)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSParamsSetRefinementSolver);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSParamsSetRefinementSolver(cutap_c, params, refinement_solver);
+    return cutap_slow_cusolverDnIRSParamsSetRefinementSolver(params, refinement_solver);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetRefinementSolver(void *params, unsigned int refinement_solver)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSParamsSetRefinementSolver, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSParamsSetRefinementSolver(params, refinement_solver);
+        return cutap_cu_cusolverDnIRSParamsSetRefinementSolver(params, refinement_solver);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetRefinementSolver(cutap_c, params, refinement_solver);
@@ -11101,12 +12361,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParams
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSParamsSetSolverLowestPrecision, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSParamsSetSolverLowestPrecision(void *params, unsigned int solver_lowest_precision)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSParamsSetSolverLowestPrecision);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSParamsSetSolverLowestPrecision(cutap_c, params, solver_lowest_precision);
+    return cutap_slow_cusolverDnIRSParamsSetSolverLowestPrecision(params, solver_lowest_precision);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetSolverLowestPrecision(void *params, unsigned int solver_lowest_precision)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSParamsSetSolverLowestPrecision, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSParamsSetSolverLowestPrecision(params, solver_lowest_precision);
+        return cutap_cu_cusolverDnIRSParamsSetSolverLowestPrecision(params, solver_lowest_precision);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetSolverLowestPrecision(cutap_c, params, solver_lowest_precision);
@@ -11151,12 +12418,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParams
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSParamsSetSolverMainPrecision, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSParamsSetSolverMainPrecision(void *params, unsigned int solver_main_precision)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSParamsSetSolverMainPrecision);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSParamsSetSolverMainPrecision(cutap_c, params, solver_main_precision);
+    return cutap_slow_cusolverDnIRSParamsSetSolverMainPrecision(params, solver_main_precision);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetSolverMainPrecision(void *params, unsigned int solver_main_precision)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSParamsSetSolverMainPrecision, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSParamsSetSolverMainPrecision(params, solver_main_precision);
+        return cutap_cu_cusolverDnIRSParamsSetSolverMainPrecision(params, solver_main_precision);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetSolverMainPrecision(cutap_c, params, solver_main_precision);
@@ -11202,12 +12476,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParams
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSParamsSetSolverPrecisions, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSParamsSetSolverPrecisions(void *params, unsigned int solver_main_precision, unsigned int solver_lowest_precision)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSParamsSetSolverPrecisions);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSParamsSetSolverPrecisions(cutap_c, params, solver_main_precision, solver_lowest_precision);
+    return cutap_slow_cusolverDnIRSParamsSetSolverPrecisions(params, solver_main_precision, solver_lowest_precision);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetSolverPrecisions(void *params, unsigned int solver_main_precision, unsigned int solver_lowest_precision)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSParamsSetSolverPrecisions, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSParamsSetSolverPrecisions(params, solver_main_precision, solver_lowest_precision);
+        return cutap_cu_cusolverDnIRSParamsSetSolverPrecisions(params, solver_main_precision, solver_lowest_precision);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetSolverPrecisions(cutap_c, params, solver_main_precision, solver_lowest_precision);
@@ -11252,12 +12533,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParams
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSParamsSetTol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSParamsSetTol(void *params, double val)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSParamsSetTol);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSParamsSetTol(cutap_c, params, val);
+    return cutap_slow_cusolverDnIRSParamsSetTol(params, val);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetTol(void *params, double val)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSParamsSetTol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSParamsSetTol(params, val);
+        return cutap_cu_cusolverDnIRSParamsSetTol(params, val);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetTol(cutap_c, params, val);
@@ -11302,12 +12590,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParams
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSParamsSetTolInner, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSParamsSetTolInner(void *params, double val)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSParamsSetTolInner);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSParamsSetTolInner(cutap_c, params, val);
+    return cutap_slow_cusolverDnIRSParamsSetTolInner(params, val);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetTolInner(void *params, double val)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSParamsSetTolInner, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSParamsSetTolInner(params, val);
+        return cutap_cu_cusolverDnIRSParamsSetTolInner(params, val);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetTolInner(cutap_c, params, val);
@@ -11366,12 +12661,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSXgels(
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSXgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSXgels(void *handle, void *gels_irs_params, void *gels_irs_infos, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *niters, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSXgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSXgels(cutap_c, handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
+    return cutap_slow_cusolverDnIRSXgels(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSXgels(void *handle, void *gels_irs_params, void *gels_irs_infos, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *niters, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSXgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSXgels(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
+        return cutap_cu_cusolverDnIRSXgels(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSXgels(cutap_c, handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
@@ -11420,12 +12722,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSXgels_
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSXgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSXgels_bufferSize(void *handle, void *params, int m, int n, int nrhs, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSXgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSXgels_bufferSize(cutap_c, handle, params, m, n, nrhs, lwork_bytes);
+    return cutap_slow_cusolverDnIRSXgels_bufferSize(handle, params, m, n, nrhs, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSXgels_bufferSize(void *handle, void *params, int m, int n, int nrhs, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSXgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSXgels_bufferSize(handle, params, m, n, nrhs, lwork_bytes);
+        return cutap_cu_cusolverDnIRSXgels_bufferSize(handle, params, m, n, nrhs, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSXgels_bufferSize(cutap_c, handle, params, m, n, nrhs, lwork_bytes);
@@ -11483,12 +12792,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSXgesv(
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSXgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSXgesv(void *handle, void *gesv_irs_params, void *gesv_irs_infos, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *niters, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSXgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSXgesv(cutap_c, handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
+    return cutap_slow_cusolverDnIRSXgesv(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSXgesv(void *handle, void *gesv_irs_params, void *gesv_irs_infos, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *niters, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSXgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSXgesv(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
+        return cutap_cu_cusolverDnIRSXgesv(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSXgesv(cutap_c, handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
@@ -11536,12 +12852,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSXgesv_
     cutap_fp_sample_end(CUTAP_ID_cusolverDnIRSXgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnIRSXgesv_bufferSize(void *handle, void *params, int n, int nrhs, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnIRSXgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnIRSXgesv_bufferSize(cutap_c, handle, params, n, nrhs, lwork_bytes);
+    return cutap_slow_cusolverDnIRSXgesv_bufferSize(handle, params, n, nrhs, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSXgesv_bufferSize(void *handle, void *params, int n, int nrhs, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnIRSXgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnIRSXgesv_bufferSize(handle, params, n, nrhs, lwork_bytes);
+        return cutap_cu_cusolverDnIRSXgesv_bufferSize(handle, params, n, nrhs, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSXgesv_bufferSize(cutap_c, handle, params, n, nrhs, lwork_bytes);
@@ -11595,12 +12918,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnPotrf(str
     cutap_fp_sample_end(CUTAP_ID_cusolverDnPotrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnPotrf(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnPotrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnPotrf(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
+    return cutap_slow_cusolverDnPotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnPotrf(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnPotrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnPotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
+        return cutap_cu_cusolverDnPotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnPotrf(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
@@ -11652,12 +12982,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnPotrf_buf
     cutap_fp_sample_end(CUTAP_ID_cusolverDnPotrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnPotrf_bufferSize(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnPotrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnPotrf_bufferSize(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+    return cutap_slow_cusolverDnPotrf_bufferSize(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnPotrf_bufferSize(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnPotrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnPotrf_bufferSize(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
+        return cutap_cu_cusolverDnPotrf_bufferSize(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnPotrf_bufferSize(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
@@ -11712,12 +13049,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnPotrs(str
     cutap_fp_sample_end(CUTAP_ID_cusolverDnPotrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnPotrs(void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnPotrs);
+    if (cutap_c)
+        return cutap_cs_cusolverDnPotrs(cutap_c, handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+    return cutap_slow_cusolverDnPotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnPotrs(void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnPotrs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnPotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+        return cutap_cu_cusolverDnPotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnPotrs(cutap_c, handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
@@ -11774,12 +13118,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSBgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSBgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSBgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSBgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSBgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnSBgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSBgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSBgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSBgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnSBgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSBgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -11834,12 +13185,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSBgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSBgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSBgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSBgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSBgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnSBgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSBgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSBgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSBgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnSBgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSBgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -11896,12 +13254,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSBgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSBgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSBgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSBgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSBgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnSBgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSBgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSBgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSBgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnSBgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSBgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -11956,12 +13321,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSBgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSBgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSBgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSBgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSBgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnSBgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSBgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSBgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSBgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnSBgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSBgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -12018,12 +13390,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSHgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSHgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSHgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSHgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSHgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnSHgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSHgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSHgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSHgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnSHgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSHgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -12078,12 +13457,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSHgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSHgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSHgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSHgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSHgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnSHgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSHgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSHgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSHgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnSHgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSHgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -12140,12 +13526,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSHgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSHgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSHgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSHgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSHgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnSHgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSHgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSHgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSHgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnSHgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSHgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -12200,12 +13593,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSHgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSHgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSHgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSHgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSHgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnSHgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSHgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSHgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSHgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnSHgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSHgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -12262,12 +13662,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSSgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSSgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSSgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSSgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSSgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnSSgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSSgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSSgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSSgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnSSgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSSgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -12322,12 +13729,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSSgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSSgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSSgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSSgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSSgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnSSgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSSgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSSgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSSgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnSSgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSSgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -12384,12 +13798,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSSgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSSgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSSgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSSgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSSgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnSSgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSSgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSSgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSSgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnSSgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSSgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -12444,12 +13865,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSSgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSSgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSSgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSSgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSSgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnSSgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSSgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSSgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSSgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnSSgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSSgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -12506,12 +13934,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSXgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSXgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSXgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSXgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSXgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnSXgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSXgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSXgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSXgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnSXgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSXgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -12566,12 +14001,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSXgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSXgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSXgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSXgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSXgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnSXgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSXgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSXgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSXgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnSXgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSXgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -12628,12 +14070,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSXgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSXgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSXgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSXgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSXgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnSXgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSXgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSXgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSXgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnSXgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSXgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -12688,12 +14137,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSXgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSXgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSXgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSXgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSXgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnSXgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSXgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSXgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSXgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnSXgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSXgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -12739,12 +14195,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSetAdvOpt
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSetAdvOptions, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSetAdvOptions(void *params, unsigned int function, unsigned int algo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSetAdvOptions);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSetAdvOptions(cutap_c, params, function, algo);
+    return cutap_slow_cusolverDnSetAdvOptions(params, function, algo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSetAdvOptions(void *params, unsigned int function, unsigned int algo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSetAdvOptions, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSetAdvOptions(params, function, algo);
+        return cutap_cu_cusolverDnSetAdvOptions(params, function, algo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSetAdvOptions(cutap_c, params, function, algo);
@@ -12789,12 +14252,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSetDeterm
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSetDeterministicMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSetDeterministicMode(void *handle, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSetDeterministicMode);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSetDeterministicMode(cutap_c, handle, mode);
+    return cutap_slow_cusolverDnSetDeterministicMode(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSetDeterministicMode(void *handle, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSetDeterministicMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSetDeterministicMode(handle, mode);
+        return cutap_cu_cusolverDnSetDeterministicMode(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSetDeterministicMode(cutap_c, handle, mode);
@@ -12839,12 +14309,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSetEmulat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSetEmulationStrategy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSetEmulationStrategy(void *handle, unsigned int strategy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSetEmulationStrategy);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSetEmulationStrategy(cutap_c, handle, strategy);
+    return cutap_slow_cusolverDnSetEmulationStrategy(handle, strategy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSetEmulationStrategy(void *handle, unsigned int strategy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSetEmulationStrategy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSetEmulationStrategy(handle, strategy);
+        return cutap_cu_cusolverDnSetEmulationStrategy(handle, strategy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSetEmulationStrategy(cutap_c, handle, strategy);
@@ -12889,12 +14366,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSetMathMo
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSetMathMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSetMathMode(void *handle, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSetMathMode);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSetMathMode(cutap_c, handle, mode);
+    return cutap_slow_cusolverDnSetMathMode(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSetMathMode(void *handle, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSetMathMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSetMathMode(handle, mode);
+        return cutap_cu_cusolverDnSetMathMode(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSetMathMode(cutap_c, handle, mode);
@@ -12939,12 +14423,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSetStream
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSetStream(void *handle, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSetStream);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSetStream(cutap_c, handle, streamId);
+    return cutap_slow_cusolverDnSetStream(handle, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSetStream(void *handle, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSetStream(handle, streamId);
+        return cutap_cu_cusolverDnSetStream(handle, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSetStream(cutap_c, handle, streamId);
@@ -12999,12 +14490,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgebrd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgebrd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgebrd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgebrd(cutap_c, handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+    return cutap_slow_cusolverDnSgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgebrd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+        return cutap_cu_cusolverDnSgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgebrd(cutap_c, handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
@@ -13051,12 +14549,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgebrd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgebrd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgebrd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgebrd_bufferSize(cutap_c, handle, m, n, Lwork);
+    return cutap_slow_cusolverDnSgebrd_bufferSize(handle, m, n, Lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgebrd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgebrd_bufferSize(handle, m, n, Lwork);
+        return cutap_cu_cusolverDnSgebrd_bufferSize(handle, m, n, Lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgebrd_bufferSize(cutap_c, handle, m, n, Lwork);
@@ -13108,12 +14613,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgeqrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgeqrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgeqrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgeqrf(cutap_c, handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+    return cutap_slow_cusolverDnSgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgeqrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+        return cutap_cu_cusolverDnSgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgeqrf(cutap_c, handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
@@ -13162,12 +14674,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgeqrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgeqrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgeqrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgeqrf_bufferSize(cutap_c, handle, m, n, A, lda, lwork);
+    return cutap_slow_cusolverDnSgeqrf_bufferSize(handle, m, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgeqrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgeqrf_bufferSize(handle, m, n, A, lda, lwork);
+        return cutap_cu_cusolverDnSgeqrf_bufferSize(handle, m, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgeqrf_bufferSize(cutap_c, handle, m, n, A, lda, lwork);
@@ -13226,12 +14745,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgesvd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgesvd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgesvd(cutap_c, handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+    return cutap_slow_cusolverDnSgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgesvd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+        return cutap_cu_cusolverDnSgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvd(cutap_c, handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
@@ -13278,12 +14804,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgesvd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgesvd_bufferSize(void *handle, int m, int n, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgesvd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgesvd_bufferSize(cutap_c, handle, m, n, lwork);
+    return cutap_slow_cusolverDnSgesvd_bufferSize(handle, m, n, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvd_bufferSize(void *handle, int m, int n, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgesvd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgesvd_bufferSize(handle, m, n, lwork);
+        return cutap_cu_cusolverDnSgesvd_bufferSize(handle, m, n, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvd_bufferSize(cutap_c, handle, m, n, lwork);
@@ -13347,12 +14880,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvdaSt
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgesvdaStridedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgesvdaStridedBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgesvdaStridedBatched(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+    return cutap_slow_cusolverDnSgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgesvdaStridedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+        return cutap_cu_cusolverDnSgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvdaStridedBatched(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
@@ -13413,12 +14953,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvdaSt
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgesvdaStridedBatched_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgesvdaStridedBatched_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgesvdaStridedBatched_bufferSize(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+    return cutap_slow_cusolverDnSgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgesvdaStridedBatched_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+        return cutap_cu_cusolverDnSgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvdaStridedBatched_bufferSize(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
@@ -13477,12 +15024,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvdj(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgesvdj, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgesvdj);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgesvdj(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+    return cutap_slow_cusolverDnSgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgesvdj, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+        return cutap_cu_cusolverDnSgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvdj(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
@@ -13541,12 +15095,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvdjBa
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgesvdjBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgesvdjBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgesvdjBatched(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+    return cutap_slow_cusolverDnSgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgesvdjBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+        return cutap_cu_cusolverDnSgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvdjBatched(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
@@ -13603,12 +15164,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvdjBa
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgesvdjBatched_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgesvdjBatched_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgesvdjBatched_bufferSize(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+    return cutap_slow_cusolverDnSgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgesvdjBatched_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+        return cutap_cu_cusolverDnSgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvdjBatched_bufferSize(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
@@ -13665,12 +15233,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvdj_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgesvdj_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgesvdj_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgesvdj_bufferSize(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+    return cutap_slow_cusolverDnSgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgesvdj_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+        return cutap_cu_cusolverDnSgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvdj_bufferSize(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
@@ -13721,12 +15296,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgetrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgetrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgetrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgetrf(cutap_c, handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+    return cutap_slow_cusolverDnSgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgetrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+        return cutap_cu_cusolverDnSgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgetrf(cutap_c, handle, m, n, A, lda, Workspace, devIpiv, devInfo);
@@ -13775,12 +15357,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgetrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgetrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgetrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgetrf_bufferSize(cutap_c, handle, m, n, A, lda, Lwork);
+    return cutap_slow_cusolverDnSgetrf_bufferSize(handle, m, n, A, lda, Lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgetrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgetrf_bufferSize(handle, m, n, A, lda, Lwork);
+        return cutap_cu_cusolverDnSgetrf_bufferSize(handle, m, n, A, lda, Lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgetrf_bufferSize(cutap_c, handle, m, n, A, lda, Lwork);
@@ -13833,12 +15422,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgetrs(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSgetrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSgetrs);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSgetrs(cutap_c, handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+    return cutap_slow_cusolverDnSgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSgetrs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+        return cutap_cu_cusolverDnSgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgetrs(cutap_c, handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
@@ -13889,12 +15485,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSlaswp(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSlaswp, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSlaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSlaswp);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSlaswp(cutap_c, handle, n, A, lda, k1, k2, devIpiv, incx);
+    return cutap_slow_cusolverDnSlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSlaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSlaswp, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
+        return cutap_cu_cusolverDnSlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSlaswp(cutap_c, handle, n, A, lda, k1, k2, devIpiv, incx);
@@ -13945,12 +15548,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSlauum(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSlauum, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSlauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSlauum);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSlauum(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
+    return cutap_slow_cusolverDnSlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSlauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSlauum, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
+        return cutap_cu_cusolverDnSlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSlauum(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -13999,12 +15609,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSlauum_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSlauum_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSlauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSlauum_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSlauum_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
+    return cutap_slow_cusolverDnSlauum_bufferSize(handle, uplo, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSlauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSlauum_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSlauum_bufferSize(handle, uplo, n, A, lda, lwork);
+        return cutap_cu_cusolverDnSlauum_bufferSize(handle, uplo, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSlauum_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
@@ -14058,12 +15675,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSorgbr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSorgbr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSorgbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSorgbr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSorgbr(cutap_c, handle, side, m, n, k, A, lda, tau, work, lwork, info);
+    return cutap_slow_cusolverDnSorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSorgbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSorgbr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+        return cutap_cu_cusolverDnSorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSorgbr(cutap_c, handle, side, m, n, k, A, lda, tau, work, lwork, info);
@@ -14115,12 +15739,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSorgbr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSorgbr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSorgbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSorgbr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSorgbr_bufferSize(cutap_c, handle, side, m, n, k, A, lda, tau, lwork);
+    return cutap_slow_cusolverDnSorgbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSorgbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSorgbr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSorgbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
+        return cutap_cu_cusolverDnSorgbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSorgbr_bufferSize(cutap_c, handle, side, m, n, k, A, lda, tau, lwork);
@@ -14173,12 +15804,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSorgqr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSorgqr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSorgqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSorgqr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSorgqr(cutap_c, handle, m, n, k, A, lda, tau, work, lwork, info);
+    return cutap_slow_cusolverDnSorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSorgqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSorgqr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
+        return cutap_cu_cusolverDnSorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSorgqr(cutap_c, handle, m, n, k, A, lda, tau, work, lwork, info);
@@ -14229,12 +15867,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSorgqr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSorgqr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSorgqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSorgqr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSorgqr_bufferSize(cutap_c, handle, m, n, k, A, lda, tau, lwork);
+    return cutap_slow_cusolverDnSorgqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSorgqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSorgqr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSorgqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
+        return cutap_cu_cusolverDnSorgqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSorgqr_bufferSize(cutap_c, handle, m, n, k, A, lda, tau, lwork);
@@ -14286,12 +15931,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSorgtr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSorgtr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSorgtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSorgtr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSorgtr(cutap_c, handle, uplo, n, A, lda, tau, work, lwork, info);
+    return cutap_slow_cusolverDnSorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSorgtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSorgtr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
+        return cutap_cu_cusolverDnSorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSorgtr(cutap_c, handle, uplo, n, A, lda, tau, work, lwork, info);
@@ -14341,12 +15993,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSorgtr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSorgtr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSorgtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSorgtr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSorgtr_bufferSize(cutap_c, handle, uplo, n, A, lda, tau, lwork);
+    return cutap_slow_cusolverDnSorgtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSorgtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSorgtr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSorgtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
+        return cutap_cu_cusolverDnSorgtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSorgtr_bufferSize(cutap_c, handle, uplo, n, A, lda, tau, lwork);
@@ -14403,12 +16062,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSormqr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSormqr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSormqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSormqr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSormqr(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+    return cutap_slow_cusolverDnSormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSormqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSormqr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+        return cutap_cu_cusolverDnSormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSormqr(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
@@ -14463,12 +16129,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSormqr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSormqr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSormqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSormqr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSormqr_bufferSize(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+    return cutap_slow_cusolverDnSormqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSormqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSormqr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSormqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+        return cutap_cu_cusolverDnSormqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSormqr_bufferSize(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
@@ -14525,12 +16198,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSormtr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSormtr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSormtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSormtr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSormtr(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+    return cutap_slow_cusolverDnSormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSormtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSormtr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+        return cutap_cu_cusolverDnSormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSormtr(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
@@ -14585,12 +16265,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSormtr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSormtr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSormtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSormtr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSormtr_bufferSize(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+    return cutap_slow_cusolverDnSormtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSormtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSormtr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSormtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+        return cutap_cu_cusolverDnSormtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSormtr_bufferSize(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
@@ -14641,12 +16328,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSpotrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSpotrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSpotrf(cutap_c, handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+    return cutap_slow_cusolverDnSpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSpotrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+        return cutap_cu_cusolverDnSpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotrf(cutap_c, handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
@@ -14696,12 +16390,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotrfBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSpotrfBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSpotrfBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSpotrfBatched(cutap_c, handle, uplo, n, Aarray, lda, infoArray, batchSize);
+    return cutap_slow_cusolverDnSpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSpotrfBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+        return cutap_cu_cusolverDnSpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotrfBatched(cutap_c, handle, uplo, n, Aarray, lda, infoArray, batchSize);
@@ -14750,12 +16451,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSpotrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSpotrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSpotrf_bufferSize(cutap_c, handle, uplo, n, A, lda, Lwork);
+    return cutap_slow_cusolverDnSpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSpotrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
+        return cutap_cu_cusolverDnSpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotrf_bufferSize(cutap_c, handle, uplo, n, A, lda, Lwork);
@@ -14806,12 +16514,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotri(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSpotri, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSpotri);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSpotri(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
+    return cutap_slow_cusolverDnSpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSpotri, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+        return cutap_cu_cusolverDnSpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotri(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -14860,12 +16575,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotri_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSpotri_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSpotri_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSpotri_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
+    return cutap_slow_cusolverDnSpotri_bufferSize(handle, uplo, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSpotri_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSpotri_bufferSize(handle, uplo, n, A, lda, lwork);
+        return cutap_cu_cusolverDnSpotri_bufferSize(handle, uplo, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotri_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
@@ -14917,12 +16639,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotrs(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSpotrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSpotrs);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSpotrs(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+    return cutap_slow_cusolverDnSpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSpotrs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+        return cutap_cu_cusolverDnSpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotrs(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
@@ -14975,12 +16704,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotrsBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSpotrsBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSpotrsBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSpotrsBatched(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+    return cutap_slow_cusolverDnSpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSpotrsBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+        return cutap_cu_cusolverDnSpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotrsBatched(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
@@ -15033,12 +16769,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsyevd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsyevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsyevd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsyevd(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+    return cutap_slow_cusolverDnSsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsyevd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+        return cutap_cu_cusolverDnSsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevd(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info);
@@ -15089,12 +16832,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsyevd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsyevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsyevd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsyevd_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork);
+    return cutap_slow_cusolverDnSsyevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsyevd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsyevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
+        return cutap_cu_cusolverDnSsyevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevd_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork);
@@ -15153,12 +16903,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevdx(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsyevdx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsyevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsyevdx);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsyevdx(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+    return cutap_slow_cusolverDnSsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsyevdx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+        return cutap_cu_cusolverDnSsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevdx(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -15215,12 +16972,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevdx_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsyevdx_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsyevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsyevdx_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsyevdx_bufferSize(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+    return cutap_slow_cusolverDnSsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsyevdx_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+        return cutap_cu_cusolverDnSsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevdx_bufferSize(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
@@ -15274,12 +17038,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevj(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsyevj, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsyevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsyevj);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsyevj(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+    return cutap_slow_cusolverDnSsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsyevj, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+        return cutap_cu_cusolverDnSsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevj(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
@@ -15334,12 +17105,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevjBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsyevjBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsyevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsyevjBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsyevjBatched(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+    return cutap_slow_cusolverDnSsyevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsyevjBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsyevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+        return cutap_cu_cusolverDnSsyevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevjBatched(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
@@ -15392,12 +17170,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevjBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsyevjBatched_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsyevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsyevjBatched_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsyevjBatched_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+    return cutap_slow_cusolverDnSsyevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsyevjBatched_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsyevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+        return cutap_cu_cusolverDnSsyevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevjBatched_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
@@ -15449,12 +17234,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevj_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsyevj_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsyevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsyevj_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsyevj_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params);
+    return cutap_slow_cusolverDnSsyevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsyevj_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsyevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
+        return cutap_cu_cusolverDnSsyevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevj_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params);
@@ -15510,12 +17302,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsygvd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsygvd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsygvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsygvd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsygvd(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+    return cutap_slow_cusolverDnSsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsygvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsygvd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+        return cutap_cu_cusolverDnSsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsygvd(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
@@ -15569,12 +17368,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsygvd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsygvd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsygvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsygvd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsygvd_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+    return cutap_slow_cusolverDnSsygvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsygvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsygvd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsygvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+        return cutap_cu_cusolverDnSsygvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsygvd_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
@@ -15636,12 +17442,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsygvdx(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsygvdx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsygvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsygvdx);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsygvdx(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+    return cutap_slow_cusolverDnSsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsygvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsygvdx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+        return cutap_cu_cusolverDnSsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsygvdx(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -15701,12 +17514,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsygvdx_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsygvdx_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsygvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsygvdx_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsygvdx_bufferSize(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+    return cutap_slow_cusolverDnSsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsygvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsygvdx_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+        return cutap_cu_cusolverDnSsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsygvdx_bufferSize(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
@@ -15763,12 +17583,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsygvj(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsygvj, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsygvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsygvj);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsygvj(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+    return cutap_slow_cusolverDnSsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsygvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsygvj, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+        return cutap_cu_cusolverDnSsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsygvj(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
@@ -15823,12 +17650,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsygvj_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsygvj_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsygvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsygvj_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsygvj_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+    return cutap_slow_cusolverDnSsygvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsygvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsygvj_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsygvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+        return cutap_cu_cusolverDnSsygvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsygvj_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
@@ -15882,12 +17716,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsytrd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsytrd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsytrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsytrd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsytrd(cutap_c, handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+    return cutap_slow_cusolverDnSsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsytrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsytrd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+        return cutap_cu_cusolverDnSsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsytrd(cutap_c, handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
@@ -15939,12 +17780,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsytrd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsytrd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsytrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsytrd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsytrd_bufferSize(cutap_c, handle, uplo, n, A, lda, d, e, tau, lwork);
+    return cutap_slow_cusolverDnSsytrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsytrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsytrd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsytrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
+        return cutap_cu_cusolverDnSsytrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsytrd_bufferSize(cutap_c, handle, uplo, n, A, lda, d, e, tau, lwork);
@@ -15996,12 +17844,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsytrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsytrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsytrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsytrf(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    return cutap_slow_cusolverDnSsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsytrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        return cutap_cu_cusolverDnSsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsytrf(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -16049,12 +17904,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsytrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsytrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsytrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsytrf_bufferSize(cutap_c, handle, n, A, lda, lwork);
+    return cutap_slow_cusolverDnSsytrf_bufferSize(handle, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsytrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsytrf_bufferSize(handle, n, A, lda, lwork);
+        return cutap_cu_cusolverDnSsytrf_bufferSize(handle, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsytrf_bufferSize(cutap_c, handle, n, A, lda, lwork);
@@ -16106,12 +17968,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsytri(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsytri, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsytri);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsytri(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    return cutap_slow_cusolverDnSsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsytri, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        return cutap_cu_cusolverDnSsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsytri(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -16161,12 +18030,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsytri_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSsytri_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSsytri_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSsytri_bufferSize(cutap_c, handle, uplo, n, A, lda, ipiv, lwork);
+    return cutap_slow_cusolverDnSsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSsytri_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
+        return cutap_cu_cusolverDnSsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsytri_bufferSize(cutap_c, handle, uplo, n, A, lda, ipiv, lwork);
@@ -16223,12 +18099,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSyevd(str
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSyevd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSyevd(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSyevd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSyevd(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    return cutap_slow_cusolverDnSyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSyevd(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSyevd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+        return cutap_cu_cusolverDnSyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSyevd(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
@@ -16283,12 +18166,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSyevd_buf
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSyevd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSyevd_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSyevd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSyevd_bufferSize(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
+    return cutap_slow_cusolverDnSyevd_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSyevd_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSyevd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSyevd_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
+        return cutap_cu_cusolverDnSyevd_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSyevd_bufferSize(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
@@ -16351,12 +18241,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSyevdx(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSyevdx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSyevdx(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSyevdx);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSyevdx(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+    return cutap_slow_cusolverDnSyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSyevdx(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSyevdx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+        return cutap_cu_cusolverDnSyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSyevdx(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
@@ -16417,12 +18314,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSyevdx_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnSyevdx_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnSyevdx_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnSyevdx_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnSyevdx_bufferSize(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
+    return cutap_slow_cusolverDnSyevdx_bufferSize(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnSyevdx_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnSyevdx_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnSyevdx_bufferSize(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
+        return cutap_cu_cusolverDnSyevdx_bufferSize(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSyevdx_bufferSize(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
@@ -16487,12 +18391,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgeev(str
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgeev, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgeev(void *handle, void *params, unsigned int jobvl, unsigned int jobvr, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int dataTypeVL, void *VL, long ldvl, unsigned int dataTypeVR, void *VR, long ldvr, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgeev);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgeev(cutap_c, handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    return cutap_slow_cusolverDnXgeev(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgeev(void *handle, void *params, unsigned int jobvl, unsigned int jobvr, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int dataTypeVL, void *VL, long ldvl, unsigned int dataTypeVR, void *VR, long ldvr, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgeev, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgeev(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        return cutap_cu_cusolverDnXgeev(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgeev(cutap_c, handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -16554,12 +18465,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgeev_buf
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgeev_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgeev_bufferSize(void *handle, void *params, unsigned int jobvl, unsigned int jobvr, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int dataTypeVL, void *VL, long ldvl, unsigned int dataTypeVR, void *VR, long ldvr, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgeev_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgeev_bufferSize(cutap_c, handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    return cutap_slow_cusolverDnXgeev_bufferSize(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgeev_bufferSize(void *handle, void *params, unsigned int jobvl, unsigned int jobvr, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int dataTypeVL, void *VL, long ldvl, unsigned int dataTypeVR, void *VR, long ldvr, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgeev_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgeev_bufferSize(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        return cutap_cu_cusolverDnXgeev_bufferSize(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgeev_bufferSize(cutap_c, handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -16617,12 +18535,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgeqrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgeqrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgeqrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgeqrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgeqrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    return cutap_slow_cusolverDnXgeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgeqrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgeqrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        return cutap_cu_cusolverDnXgeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgeqrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -16677,12 +18602,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgeqrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgeqrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgeqrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgeqrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgeqrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    return cutap_slow_cusolverDnXgeqrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgeqrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgeqrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgeqrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        return cutap_cu_cusolverDnXgeqrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgeqrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -16748,12 +18680,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgesvd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgesvd(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgesvd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgesvd(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    return cutap_slow_cusolverDnXgesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvd(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgesvd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        return cutap_cu_cusolverDnXgesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvd(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -16816,12 +18755,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgesvd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgesvd_bufferSize(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgesvd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgesvd_bufferSize(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    return cutap_slow_cusolverDnXgesvd_bufferSize(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvd_bufferSize(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgesvd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgesvd_bufferSize(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        return cutap_cu_cusolverDnXgesvd_bufferSize(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvd_bufferSize(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -16867,12 +18813,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdjGe
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgesvdjGetResidual, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgesvdjGetResidual(void *handle, void *info, void *residual)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgesvdjGetResidual);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgesvdjGetResidual(cutap_c, handle, info, residual);
+    return cutap_slow_cusolverDnXgesvdjGetResidual(handle, info, residual);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdjGetResidual(void *handle, void *info, void *residual)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgesvdjGetResidual, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgesvdjGetResidual(handle, info, residual);
+        return cutap_cu_cusolverDnXgesvdjGetResidual(handle, info, residual);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdjGetResidual(cutap_c, handle, info, residual);
@@ -16918,12 +18871,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdjGe
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgesvdjGetSweeps, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgesvdjGetSweeps(void *handle, void *info, void *executed_sweeps)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgesvdjGetSweeps);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgesvdjGetSweeps(cutap_c, handle, info, executed_sweeps);
+    return cutap_slow_cusolverDnXgesvdjGetSweeps(handle, info, executed_sweeps);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdjGetSweeps(void *handle, void *info, void *executed_sweeps)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgesvdjGetSweeps, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgesvdjGetSweeps(handle, info, executed_sweeps);
+        return cutap_cu_cusolverDnXgesvdjGetSweeps(handle, info, executed_sweeps);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdjGetSweeps(cutap_c, handle, info, executed_sweeps);
@@ -16968,12 +18928,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdjSe
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgesvdjSetMaxSweeps, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgesvdjSetMaxSweeps(void *info, int max_sweeps)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgesvdjSetMaxSweeps);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgesvdjSetMaxSweeps(cutap_c, info, max_sweeps);
+    return cutap_slow_cusolverDnXgesvdjSetMaxSweeps(info, max_sweeps);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdjSetMaxSweeps(void *info, int max_sweeps)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgesvdjSetMaxSweeps, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgesvdjSetMaxSweeps(info, max_sweeps);
+        return cutap_cu_cusolverDnXgesvdjSetMaxSweeps(info, max_sweeps);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdjSetMaxSweeps(cutap_c, info, max_sweeps);
@@ -17018,12 +18985,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdjSe
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgesvdjSetSortEig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgesvdjSetSortEig(void *info, int sort_svd)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgesvdjSetSortEig);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgesvdjSetSortEig(cutap_c, info, sort_svd);
+    return cutap_slow_cusolverDnXgesvdjSetSortEig(info, sort_svd);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdjSetSortEig(void *info, int sort_svd)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgesvdjSetSortEig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgesvdjSetSortEig(info, sort_svd);
+        return cutap_cu_cusolverDnXgesvdjSetSortEig(info, sort_svd);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdjSetSortEig(cutap_c, info, sort_svd);
@@ -17068,12 +19042,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdjSe
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgesvdjSetTolerance, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgesvdjSetTolerance(void *info, double tolerance)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgesvdjSetTolerance);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgesvdjSetTolerance(cutap_c, info, tolerance);
+    return cutap_slow_cusolverDnXgesvdjSetTolerance(info, tolerance);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdjSetTolerance(void *info, double tolerance)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgesvdjSetTolerance, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgesvdjSetTolerance(info, tolerance);
+        return cutap_cu_cusolverDnXgesvdjSetTolerance(info, tolerance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdjSetTolerance(cutap_c, info, tolerance);
@@ -17140,12 +19121,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdp(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgesvdp, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgesvdp(void *handle, void *params, unsigned int jobz, int econ, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeV, void *V, long ldv, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *d_info, void *h_err_sigma)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgesvdp);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgesvdp(cutap_c, handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
+    return cutap_slow_cusolverDnXgesvdp(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdp(void *handle, void *params, unsigned int jobz, int econ, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeV, void *V, long ldv, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *d_info, void *h_err_sigma)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgesvdp, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgesvdp(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
+        return cutap_cu_cusolverDnXgesvdp(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdp(cutap_c, handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
@@ -17208,12 +19196,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdp_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgesvdp_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgesvdp_bufferSize(void *handle, void *params, unsigned int jobz, int econ, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeV, void *V, long ldv, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgesvdp_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgesvdp_bufferSize(cutap_c, handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    return cutap_slow_cusolverDnXgesvdp_bufferSize(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdp_bufferSize(void *handle, void *params, unsigned int jobz, int econ, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeV, void *V, long ldv, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgesvdp_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgesvdp_bufferSize(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        return cutap_cu_cusolverDnXgesvdp_bufferSize(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdp_bufferSize(cutap_c, handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -17282,12 +19277,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdr(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgesvdr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgesvdr(void *handle, void *params, signed char jobu, signed char jobv, long m, long n, long k, long p, long niters, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeSrand, void *Srand, unsigned int dataTypeUrand, void *Urand, long ldUrand, unsigned int dataTypeVrand, void *Vrand, long ldVrand, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgesvdr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgesvdr(cutap_c, handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
+    return cutap_slow_cusolverDnXgesvdr(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdr(void *handle, void *params, signed char jobu, signed char jobv, long m, long n, long k, long p, long niters, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeSrand, void *Srand, unsigned int dataTypeUrand, void *Urand, long ldUrand, unsigned int dataTypeVrand, void *Vrand, long ldVrand, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgesvdr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgesvdr(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
+        return cutap_cu_cusolverDnXgesvdr(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdr(cutap_c, handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
@@ -17353,12 +19355,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdr_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgesvdr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgesvdr_bufferSize(void *handle, void *params, signed char jobu, signed char jobv, long m, long n, long k, long p, long niters, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeSrand, void *Srand, unsigned int dataTypeUrand, void *Urand, long ldUrand, unsigned int dataTypeVrand, void *Vrand, long ldVrand, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgesvdr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgesvdr_bufferSize(cutap_c, handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    return cutap_slow_cusolverDnXgesvdr_bufferSize(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdr_bufferSize(void *handle, void *params, signed char jobu, signed char jobv, long m, long n, long k, long p, long niters, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeSrand, void *Srand, unsigned int dataTypeUrand, void *Urand, long ldUrand, unsigned int dataTypeVrand, void *Vrand, long ldVrand, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgesvdr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgesvdr_bufferSize(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        return cutap_cu_cusolverDnXgesvdr_bufferSize(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdr_bufferSize(cutap_c, handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -17415,12 +19424,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgetrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgetrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgetrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgetrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgetrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    return cutap_slow_cusolverDnXgetrf(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgetrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgetrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgetrf(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        return cutap_cu_cusolverDnXgetrf(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgetrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -17473,12 +19489,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgetrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgetrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgetrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgetrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgetrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    return cutap_slow_cusolverDnXgetrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgetrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgetrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgetrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        return cutap_cu_cusolverDnXgetrf_bufferSize(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgetrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -17534,12 +19557,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgetrs(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXgetrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXgetrs(void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXgetrs);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXgetrs(cutap_c, handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+    return cutap_slow_cusolverDnXgetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgetrs(void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXgetrs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXgetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+        return cutap_cu_cusolverDnXgetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgetrs(cutap_c, handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
@@ -17601,12 +19631,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXlarft(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXlarft, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXlarft(void *handle, void *params, unsigned int direct, unsigned int storev, long n, long k, unsigned int dataTypeV, void *V, long ldv, unsigned int dataTypeTau, void *tau, unsigned int dataTypeT, void *T, long ldt, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXlarft);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXlarft(cutap_c, handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
+    return cutap_slow_cusolverDnXlarft(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXlarft(void *handle, void *params, unsigned int direct, unsigned int storev, long n, long k, unsigned int dataTypeV, void *V, long ldv, unsigned int dataTypeTau, void *tau, unsigned int dataTypeT, void *T, long ldt, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXlarft, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXlarft(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
+        return cutap_cu_cusolverDnXlarft(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXlarft(cutap_c, handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
@@ -17666,12 +19703,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXlarft_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXlarft_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXlarft_bufferSize(void *handle, void *params, unsigned int direct, unsigned int storev, long n, long k, unsigned int dataTypeV, void *V, long ldv, unsigned int dataTypeTau, void *tau, unsigned int dataTypeT, void *T, long ldt, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXlarft_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXlarft_bufferSize(cutap_c, handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    return cutap_slow_cusolverDnXlarft_bufferSize(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXlarft_bufferSize(void *handle, void *params, unsigned int direct, unsigned int storev, long n, long k, unsigned int dataTypeV, void *V, long ldv, unsigned int dataTypeTau, void *tau, unsigned int dataTypeT, void *T, long ldt, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXlarft_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXlarft_bufferSize(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        return cutap_cu_cusolverDnXlarft_bufferSize(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXlarft_bufferSize(cutap_c, handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -17727,12 +19771,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXpotrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXpotrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXpotrf(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXpotrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXpotrf(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    return cutap_slow_cusolverDnXpotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXpotrf(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXpotrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXpotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        return cutap_cu_cusolverDnXpotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXpotrf(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -17785,12 +19836,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXpotrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXpotrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXpotrf_bufferSize(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXpotrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXpotrf_bufferSize(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    return cutap_slow_cusolverDnXpotrf_bufferSize(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXpotrf_bufferSize(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXpotrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXpotrf_bufferSize(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        return cutap_cu_cusolverDnXpotrf_bufferSize(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXpotrf_bufferSize(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -17845,12 +19903,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXpotrs(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXpotrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXpotrs(void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXpotrs);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXpotrs(cutap_c, handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+    return cutap_slow_cusolverDnXpotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXpotrs(void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXpotrs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXpotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+        return cutap_cu_cusolverDnXpotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXpotrs(cutap_c, handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
@@ -17910,12 +19975,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevBatc
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXsyevBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXsyevBatched(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info, long batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXsyevBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXsyevBatched(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
+    return cutap_slow_cusolverDnXsyevBatched(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevBatched(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info, long batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXsyevBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXsyevBatched(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
+        return cutap_cu_cusolverDnXsyevBatched(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevBatched(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
@@ -17972,12 +20044,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevBatc
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXsyevBatched_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXsyevBatched_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost, long batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXsyevBatched_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXsyevBatched_bufferSize(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
+    return cutap_slow_cusolverDnXsyevBatched_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevBatched_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost, long batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXsyevBatched_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXsyevBatched_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
+        return cutap_cu_cusolverDnXsyevBatched_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevBatched_bufferSize(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
@@ -18036,12 +20115,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXsyevd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXsyevd(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXsyevd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXsyevd(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    return cutap_slow_cusolverDnXsyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevd(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXsyevd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXsyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        return cutap_cu_cusolverDnXsyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevd(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -18097,12 +20183,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXsyevd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXsyevd_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXsyevd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXsyevd_bufferSize(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    return cutap_slow_cusolverDnXsyevd_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevd_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXsyevd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXsyevd_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        return cutap_cu_cusolverDnXsyevd_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevd_bufferSize(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -18167,12 +20260,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevdx(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXsyevdx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXsyevdx(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXsyevdx);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXsyevdx(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    return cutap_slow_cusolverDnXsyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevdx(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXsyevdx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXsyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        return cutap_cu_cusolverDnXsyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevdx(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -18234,12 +20334,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevdx_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXsyevdx_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXsyevdx_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXsyevdx_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXsyevdx_bufferSize(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    return cutap_slow_cusolverDnXsyevdx_bufferSize(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevdx_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXsyevdx_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXsyevdx_bufferSize(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        return cutap_cu_cusolverDnXsyevdx_bufferSize(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevdx_bufferSize(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -18285,12 +20392,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevjGet
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXsyevjGetResidual, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXsyevjGetResidual(void *handle, void *info, void *residual)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXsyevjGetResidual);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXsyevjGetResidual(cutap_c, handle, info, residual);
+    return cutap_slow_cusolverDnXsyevjGetResidual(handle, info, residual);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevjGetResidual(void *handle, void *info, void *residual)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXsyevjGetResidual, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXsyevjGetResidual(handle, info, residual);
+        return cutap_cu_cusolverDnXsyevjGetResidual(handle, info, residual);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevjGetResidual(cutap_c, handle, info, residual);
@@ -18336,12 +20450,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevjGet
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXsyevjGetSweeps, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXsyevjGetSweeps(void *handle, void *info, void *executed_sweeps)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXsyevjGetSweeps);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXsyevjGetSweeps(cutap_c, handle, info, executed_sweeps);
+    return cutap_slow_cusolverDnXsyevjGetSweeps(handle, info, executed_sweeps);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevjGetSweeps(void *handle, void *info, void *executed_sweeps)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXsyevjGetSweeps, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXsyevjGetSweeps(handle, info, executed_sweeps);
+        return cutap_cu_cusolverDnXsyevjGetSweeps(handle, info, executed_sweeps);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevjGetSweeps(cutap_c, handle, info, executed_sweeps);
@@ -18386,12 +20507,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevjSet
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXsyevjSetMaxSweeps, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXsyevjSetMaxSweeps(void *info, int max_sweeps)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXsyevjSetMaxSweeps);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXsyevjSetMaxSweeps(cutap_c, info, max_sweeps);
+    return cutap_slow_cusolverDnXsyevjSetMaxSweeps(info, max_sweeps);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevjSetMaxSweeps(void *info, int max_sweeps)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXsyevjSetMaxSweeps, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXsyevjSetMaxSweeps(info, max_sweeps);
+        return cutap_cu_cusolverDnXsyevjSetMaxSweeps(info, max_sweeps);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevjSetMaxSweeps(cutap_c, info, max_sweeps);
@@ -18436,12 +20564,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevjSet
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXsyevjSetSortEig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXsyevjSetSortEig(void *info, int sort_eig)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXsyevjSetSortEig);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXsyevjSetSortEig(cutap_c, info, sort_eig);
+    return cutap_slow_cusolverDnXsyevjSetSortEig(info, sort_eig);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevjSetSortEig(void *info, int sort_eig)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXsyevjSetSortEig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXsyevjSetSortEig(info, sort_eig);
+        return cutap_cu_cusolverDnXsyevjSetSortEig(info, sort_eig);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevjSetSortEig(cutap_c, info, sort_eig);
@@ -18486,12 +20621,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevjSet
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXsyevjSetTolerance, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXsyevjSetTolerance(void *info, double tolerance)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXsyevjSetTolerance);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXsyevjSetTolerance(cutap_c, info, tolerance);
+    return cutap_slow_cusolverDnXsyevjSetTolerance(info, tolerance);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevjSetTolerance(void *info, double tolerance)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXsyevjSetTolerance, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXsyevjSetTolerance(info, tolerance);
+        return cutap_cu_cusolverDnXsyevjSetTolerance(info, tolerance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevjSetTolerance(cutap_c, info, tolerance);
@@ -18550,12 +20692,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsytrs(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXsytrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXsytrs(void *handle, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXsytrs);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXsytrs(cutap_c, handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    return cutap_slow_cusolverDnXsytrs(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsytrs(void *handle, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXsytrs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXsytrs(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        return cutap_cu_cusolverDnXsytrs(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsytrs(cutap_c, handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -18611,12 +20760,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsytrs_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXsytrs_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXsytrs_bufferSize(void *handle, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXsytrs_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXsytrs_bufferSize(cutap_c, handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    return cutap_slow_cusolverDnXsytrs_bufferSize(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsytrs_bufferSize(void *handle, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXsytrs_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXsytrs_bufferSize(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        return cutap_cu_cusolverDnXsytrs_bufferSize(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsytrs_bufferSize(cutap_c, handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -18671,12 +20827,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXtrtri(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXtrtri, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXtrtri(void *handle, unsigned int uplo, unsigned int diag, long n, unsigned int dataTypeA, void *A, long lda, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXtrtri);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXtrtri(cutap_c, handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
+    return cutap_slow_cusolverDnXtrtri(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXtrtri(void *handle, unsigned int uplo, unsigned int diag, long n, unsigned int dataTypeA, void *A, long lda, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXtrtri, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXtrtri(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
+        return cutap_cu_cusolverDnXtrtri(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXtrtri(cutap_c, handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
@@ -18728,12 +20891,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXtrtri_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnXtrtri_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnXtrtri_bufferSize(void *handle, unsigned int uplo, unsigned int diag, long n, unsigned int dataTypeA, void *A, long lda, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnXtrtri_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnXtrtri_bufferSize(cutap_c, handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    return cutap_slow_cusolverDnXtrtri_bufferSize(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnXtrtri_bufferSize(void *handle, unsigned int uplo, unsigned int diag, long n, unsigned int dataTypeA, void *A, long lda, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnXtrtri_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnXtrtri_bufferSize(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        return cutap_cu_cusolverDnXtrtri_bufferSize(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXtrtri_bufferSize(cutap_c, handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -18790,12 +20960,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZCgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZCgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZCgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZCgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZCgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnZCgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZCgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZCgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZCgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnZCgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZCgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -18850,12 +21027,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZCgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZCgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZCgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZCgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZCgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnZCgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZCgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZCgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZCgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnZCgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZCgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -18912,12 +21096,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZCgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZCgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZCgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZCgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZCgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnZCgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZCgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZCgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZCgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnZCgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZCgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -18972,12 +21163,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZCgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZCgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZCgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZCgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZCgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnZCgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZCgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZCgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZCgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnZCgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZCgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -19034,12 +21232,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZEgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZEgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZEgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZEgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZEgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnZEgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZEgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZEgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZEgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnZEgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZEgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -19094,12 +21299,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZEgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZEgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZEgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZEgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZEgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnZEgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZEgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZEgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZEgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnZEgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZEgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -19156,12 +21368,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZEgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZEgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZEgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZEgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZEgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnZEgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZEgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZEgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZEgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnZEgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZEgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -19216,12 +21435,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZEgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZEgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZEgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZEgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZEgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnZEgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZEgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZEgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZEgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnZEgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZEgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -19278,12 +21504,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZKgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZKgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZKgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZKgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZKgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnZKgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZKgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZKgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZKgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnZKgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZKgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -19338,12 +21571,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZKgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZKgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZKgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZKgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZKgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnZKgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZKgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZKgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZKgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnZKgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZKgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -19400,12 +21640,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZKgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZKgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZKgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZKgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZKgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnZKgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZKgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZKgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZKgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnZKgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZKgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -19460,12 +21707,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZKgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZKgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZKgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZKgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZKgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnZKgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZKgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZKgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZKgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnZKgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZKgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -19522,12 +21776,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZYgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZYgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZYgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZYgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZYgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnZYgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZYgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZYgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZYgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnZYgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZYgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -19582,12 +21843,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZYgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZYgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZYgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZYgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZYgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnZYgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZYgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZYgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZYgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnZYgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZYgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -19644,12 +21912,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZYgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZYgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZYgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZYgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZYgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnZYgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZYgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZYgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZYgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnZYgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZYgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -19704,12 +21979,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZYgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZYgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZYgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZYgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZYgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnZYgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZYgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZYgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZYgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnZYgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZYgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -19766,12 +22048,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZZgels(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZZgels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZZgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZZgels);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZZgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnZZgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZZgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZZgels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZZgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnZZgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZZgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -19826,12 +22115,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZZgels_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZZgels_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZZgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZZgels_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZZgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnZZgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZZgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZZgels_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZZgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnZZgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZZgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -19888,12 +22184,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZZgesv(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZZgesv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZZgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZZgesv);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZZgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    return cutap_slow_cusolverDnZZgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZZgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZZgesv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZZgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        return cutap_cu_cusolverDnZZgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZZgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -19948,12 +22251,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZZgesv_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZZgesv_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZZgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZZgesv_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZZgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    return cutap_slow_cusolverDnZZgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZZgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZZgesv_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZZgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        return cutap_cu_cusolverDnZZgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZZgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -20008,12 +22318,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgebrd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgebrd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgebrd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgebrd(cutap_c, handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+    return cutap_slow_cusolverDnZgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgebrd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+        return cutap_cu_cusolverDnZgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgebrd(cutap_c, handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
@@ -20060,12 +22377,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgebrd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgebrd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgebrd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgebrd_bufferSize(cutap_c, handle, m, n, Lwork);
+    return cutap_slow_cusolverDnZgebrd_bufferSize(handle, m, n, Lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgebrd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgebrd_bufferSize(handle, m, n, Lwork);
+        return cutap_cu_cusolverDnZgebrd_bufferSize(handle, m, n, Lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgebrd_bufferSize(cutap_c, handle, m, n, Lwork);
@@ -20117,12 +22441,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgeqrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgeqrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgeqrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgeqrf(cutap_c, handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+    return cutap_slow_cusolverDnZgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgeqrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+        return cutap_cu_cusolverDnZgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgeqrf(cutap_c, handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
@@ -20171,12 +22502,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgeqrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgeqrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgeqrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgeqrf_bufferSize(cutap_c, handle, m, n, A, lda, lwork);
+    return cutap_slow_cusolverDnZgeqrf_bufferSize(handle, m, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgeqrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgeqrf_bufferSize(handle, m, n, A, lda, lwork);
+        return cutap_cu_cusolverDnZgeqrf_bufferSize(handle, m, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgeqrf_bufferSize(cutap_c, handle, m, n, A, lda, lwork);
@@ -20235,12 +22573,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgesvd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgesvd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgesvd(cutap_c, handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+    return cutap_slow_cusolverDnZgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgesvd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+        return cutap_cu_cusolverDnZgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvd(cutap_c, handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
@@ -20287,12 +22632,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgesvd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgesvd_bufferSize(void *handle, int m, int n, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgesvd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgesvd_bufferSize(cutap_c, handle, m, n, lwork);
+    return cutap_slow_cusolverDnZgesvd_bufferSize(handle, m, n, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvd_bufferSize(void *handle, int m, int n, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgesvd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgesvd_bufferSize(handle, m, n, lwork);
+        return cutap_cu_cusolverDnZgesvd_bufferSize(handle, m, n, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvd_bufferSize(cutap_c, handle, m, n, lwork);
@@ -20356,12 +22708,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvdaSt
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgesvdaStridedBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgesvdaStridedBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgesvdaStridedBatched(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+    return cutap_slow_cusolverDnZgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgesvdaStridedBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+        return cutap_cu_cusolverDnZgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvdaStridedBatched(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
@@ -20422,12 +22781,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvdaSt
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgesvdaStridedBatched_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgesvdaStridedBatched_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgesvdaStridedBatched_bufferSize(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+    return cutap_slow_cusolverDnZgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgesvdaStridedBatched_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+        return cutap_cu_cusolverDnZgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvdaStridedBatched_bufferSize(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
@@ -20486,12 +22852,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvdj(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgesvdj, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgesvdj);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgesvdj(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+    return cutap_slow_cusolverDnZgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgesvdj, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+        return cutap_cu_cusolverDnZgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvdj(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
@@ -20550,12 +22923,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvdjBa
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgesvdjBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgesvdjBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgesvdjBatched(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+    return cutap_slow_cusolverDnZgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgesvdjBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+        return cutap_cu_cusolverDnZgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvdjBatched(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
@@ -20612,12 +22992,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvdjBa
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgesvdjBatched_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgesvdjBatched_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgesvdjBatched_bufferSize(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+    return cutap_slow_cusolverDnZgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgesvdjBatched_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+        return cutap_cu_cusolverDnZgesvdjBatched_bufferSize(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvdjBatched_bufferSize(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
@@ -20674,12 +23061,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvdj_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgesvdj_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgesvdj_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgesvdj_bufferSize(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+    return cutap_slow_cusolverDnZgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgesvdj_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+        return cutap_cu_cusolverDnZgesvdj_bufferSize(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvdj_bufferSize(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
@@ -20730,12 +23124,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgetrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgetrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgetrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgetrf(cutap_c, handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+    return cutap_slow_cusolverDnZgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgetrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+        return cutap_cu_cusolverDnZgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgetrf(cutap_c, handle, m, n, A, lda, Workspace, devIpiv, devInfo);
@@ -20784,12 +23185,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgetrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgetrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgetrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgetrf_bufferSize(cutap_c, handle, m, n, A, lda, Lwork);
+    return cutap_slow_cusolverDnZgetrf_bufferSize(handle, m, n, A, lda, Lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgetrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgetrf_bufferSize(handle, m, n, A, lda, Lwork);
+        return cutap_cu_cusolverDnZgetrf_bufferSize(handle, m, n, A, lda, Lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgetrf_bufferSize(cutap_c, handle, m, n, A, lda, Lwork);
@@ -20842,12 +23250,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgetrs(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZgetrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZgetrs);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZgetrs(cutap_c, handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+    return cutap_slow_cusolverDnZgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZgetrs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+        return cutap_cu_cusolverDnZgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgetrs(cutap_c, handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
@@ -20900,12 +23315,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZheevd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZheevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZheevd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZheevd(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+    return cutap_slow_cusolverDnZheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZheevd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+        return cutap_cu_cusolverDnZheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevd(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info);
@@ -20956,12 +23378,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZheevd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZheevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZheevd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZheevd_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork);
+    return cutap_slow_cusolverDnZheevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZheevd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZheevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
+        return cutap_cu_cusolverDnZheevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevd_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork);
@@ -21020,12 +23449,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevdx(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZheevdx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZheevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZheevdx);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZheevdx(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+    return cutap_slow_cusolverDnZheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZheevdx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+        return cutap_cu_cusolverDnZheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevdx(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -21082,12 +23518,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevdx_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZheevdx_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZheevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZheevdx_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZheevdx_bufferSize(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+    return cutap_slow_cusolverDnZheevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZheevdx_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZheevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+        return cutap_cu_cusolverDnZheevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevdx_bufferSize(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
@@ -21141,12 +23584,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevj(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZheevj, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZheevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZheevj);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZheevj(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+    return cutap_slow_cusolverDnZheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZheevj, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+        return cutap_cu_cusolverDnZheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevj(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
@@ -21201,12 +23651,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevjBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZheevjBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZheevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZheevjBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZheevjBatched(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+    return cutap_slow_cusolverDnZheevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZheevjBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZheevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+        return cutap_cu_cusolverDnZheevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevjBatched(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
@@ -21259,12 +23716,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevjBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZheevjBatched_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZheevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZheevjBatched_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZheevjBatched_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+    return cutap_slow_cusolverDnZheevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZheevjBatched_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZheevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+        return cutap_cu_cusolverDnZheevjBatched_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevjBatched_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
@@ -21316,12 +23780,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevj_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZheevj_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZheevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZheevj_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZheevj_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params);
+    return cutap_slow_cusolverDnZheevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZheevj_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZheevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
+        return cutap_cu_cusolverDnZheevj_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevj_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params);
@@ -21377,12 +23848,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhegvd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZhegvd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZhegvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZhegvd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZhegvd(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+    return cutap_slow_cusolverDnZhegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhegvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZhegvd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZhegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+        return cutap_cu_cusolverDnZhegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhegvd(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
@@ -21436,12 +23914,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhegvd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZhegvd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZhegvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZhegvd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZhegvd_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+    return cutap_slow_cusolverDnZhegvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhegvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZhegvd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZhegvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+        return cutap_cu_cusolverDnZhegvd_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhegvd_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
@@ -21503,12 +23988,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhegvdx(s
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZhegvdx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZhegvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZhegvdx);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZhegvdx(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+    return cutap_slow_cusolverDnZhegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhegvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZhegvdx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZhegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+        return cutap_cu_cusolverDnZhegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhegvdx(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -21568,12 +24060,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhegvdx_b
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZhegvdx_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZhegvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZhegvdx_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZhegvdx_bufferSize(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+    return cutap_slow_cusolverDnZhegvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhegvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZhegvdx_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZhegvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+        return cutap_cu_cusolverDnZhegvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhegvdx_bufferSize(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
@@ -21630,12 +24129,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhegvj(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZhegvj, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZhegvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZhegvj);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZhegvj(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+    return cutap_slow_cusolverDnZhegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhegvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZhegvj, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZhegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+        return cutap_cu_cusolverDnZhegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhegvj(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
@@ -21690,12 +24196,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhegvj_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZhegvj_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZhegvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZhegvj_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZhegvj_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+    return cutap_slow_cusolverDnZhegvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhegvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZhegvj_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZhegvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+        return cutap_cu_cusolverDnZhegvj_bufferSize(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhegvj_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
@@ -21749,12 +24262,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhetrd(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZhetrd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZhetrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZhetrd);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZhetrd(cutap_c, handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+    return cutap_slow_cusolverDnZhetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhetrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZhetrd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZhetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+        return cutap_cu_cusolverDnZhetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhetrd(cutap_c, handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
@@ -21806,12 +24326,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhetrd_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZhetrd_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZhetrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZhetrd_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZhetrd_bufferSize(cutap_c, handle, uplo, n, A, lda, d, e, tau, lwork);
+    return cutap_slow_cusolverDnZhetrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhetrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZhetrd_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZhetrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
+        return cutap_cu_cusolverDnZhetrd_bufferSize(handle, uplo, n, A, lda, d, e, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhetrd_bufferSize(cutap_c, handle, uplo, n, A, lda, d, e, tau, lwork);
@@ -21862,12 +24389,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZlaswp(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZlaswp, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZlaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZlaswp);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZlaswp(cutap_c, handle, n, A, lda, k1, k2, devIpiv, incx);
+    return cutap_slow_cusolverDnZlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZlaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZlaswp, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
+        return cutap_cu_cusolverDnZlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZlaswp(cutap_c, handle, n, A, lda, k1, k2, devIpiv, incx);
@@ -21918,12 +24452,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZlauum(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZlauum, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZlauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZlauum);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZlauum(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
+    return cutap_slow_cusolverDnZlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZlauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZlauum, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
+        return cutap_cu_cusolverDnZlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZlauum(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -21972,12 +24513,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZlauum_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZlauum_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZlauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZlauum_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZlauum_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
+    return cutap_slow_cusolverDnZlauum_bufferSize(handle, uplo, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZlauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZlauum_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZlauum_bufferSize(handle, uplo, n, A, lda, lwork);
+        return cutap_cu_cusolverDnZlauum_bufferSize(handle, uplo, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZlauum_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
@@ -22028,12 +24576,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZpotrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZpotrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZpotrf(cutap_c, handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+    return cutap_slow_cusolverDnZpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZpotrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+        return cutap_cu_cusolverDnZpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotrf(cutap_c, handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
@@ -22083,12 +24638,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotrfBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZpotrfBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZpotrfBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZpotrfBatched(cutap_c, handle, uplo, n, Aarray, lda, infoArray, batchSize);
+    return cutap_slow_cusolverDnZpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZpotrfBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+        return cutap_cu_cusolverDnZpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotrfBatched(cutap_c, handle, uplo, n, Aarray, lda, infoArray, batchSize);
@@ -22137,12 +24699,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZpotrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZpotrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZpotrf_bufferSize(cutap_c, handle, uplo, n, A, lda, Lwork);
+    return cutap_slow_cusolverDnZpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZpotrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
+        return cutap_cu_cusolverDnZpotrf_bufferSize(handle, uplo, n, A, lda, Lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotrf_bufferSize(cutap_c, handle, uplo, n, A, lda, Lwork);
@@ -22193,12 +24762,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotri(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZpotri, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZpotri);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZpotri(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
+    return cutap_slow_cusolverDnZpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZpotri, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+        return cutap_cu_cusolverDnZpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotri(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -22247,12 +24823,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotri_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZpotri_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZpotri_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZpotri_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
+    return cutap_slow_cusolverDnZpotri_bufferSize(handle, uplo, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZpotri_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZpotri_bufferSize(handle, uplo, n, A, lda, lwork);
+        return cutap_cu_cusolverDnZpotri_bufferSize(handle, uplo, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotri_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
@@ -22304,12 +24887,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotrs(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZpotrs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZpotrs);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZpotrs(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+    return cutap_slow_cusolverDnZpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZpotrs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+        return cutap_cu_cusolverDnZpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotrs(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
@@ -22362,12 +24952,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotrsBat
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZpotrsBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZpotrsBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZpotrsBatched(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+    return cutap_slow_cusolverDnZpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZpotrsBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+        return cutap_cu_cusolverDnZpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotrsBatched(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
@@ -22419,12 +25016,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZsytrf(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZsytrf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZsytrf);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZsytrf(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    return cutap_slow_cusolverDnZsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZsytrf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        return cutap_cu_cusolverDnZsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZsytrf(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -22472,12 +25076,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZsytrf_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZsytrf_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZsytrf_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZsytrf_bufferSize(cutap_c, handle, n, A, lda, lwork);
+    return cutap_slow_cusolverDnZsytrf_bufferSize(handle, n, A, lda, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZsytrf_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZsytrf_bufferSize(handle, n, A, lda, lwork);
+        return cutap_cu_cusolverDnZsytrf_bufferSize(handle, n, A, lda, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZsytrf_bufferSize(cutap_c, handle, n, A, lda, lwork);
@@ -22529,12 +25140,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZsytri(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZsytri, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZsytri);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZsytri(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    return cutap_slow_cusolverDnZsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZsytri, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        return cutap_cu_cusolverDnZsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZsytri(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -22584,12 +25202,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZsytri_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZsytri_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZsytri_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZsytri_bufferSize(cutap_c, handle, uplo, n, A, lda, ipiv, lwork);
+    return cutap_slow_cusolverDnZsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZsytri_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
+        return cutap_cu_cusolverDnZsytri_bufferSize(handle, uplo, n, A, lda, ipiv, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZsytri_bufferSize(cutap_c, handle, uplo, n, A, lda, ipiv, lwork);
@@ -22643,12 +25268,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZungbr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZungbr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZungbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZungbr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZungbr(cutap_c, handle, side, m, n, k, A, lda, tau, work, lwork, info);
+    return cutap_slow_cusolverDnZungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZungbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZungbr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+        return cutap_cu_cusolverDnZungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZungbr(cutap_c, handle, side, m, n, k, A, lda, tau, work, lwork, info);
@@ -22700,12 +25332,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZungbr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZungbr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZungbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZungbr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZungbr_bufferSize(cutap_c, handle, side, m, n, k, A, lda, tau, lwork);
+    return cutap_slow_cusolverDnZungbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZungbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZungbr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZungbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
+        return cutap_cu_cusolverDnZungbr_bufferSize(handle, side, m, n, k, A, lda, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZungbr_bufferSize(cutap_c, handle, side, m, n, k, A, lda, tau, lwork);
@@ -22758,12 +25397,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZungqr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZungqr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZungqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZungqr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZungqr(cutap_c, handle, m, n, k, A, lda, tau, work, lwork, info);
+    return cutap_slow_cusolverDnZungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZungqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZungqr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
+        return cutap_cu_cusolverDnZungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZungqr(cutap_c, handle, m, n, k, A, lda, tau, work, lwork, info);
@@ -22814,12 +25460,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZungqr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZungqr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZungqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZungqr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZungqr_bufferSize(cutap_c, handle, m, n, k, A, lda, tau, lwork);
+    return cutap_slow_cusolverDnZungqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZungqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZungqr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZungqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
+        return cutap_cu_cusolverDnZungqr_bufferSize(handle, m, n, k, A, lda, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZungqr_bufferSize(cutap_c, handle, m, n, k, A, lda, tau, lwork);
@@ -22871,12 +25524,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZungtr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZungtr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZungtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZungtr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZungtr(cutap_c, handle, uplo, n, A, lda, tau, work, lwork, info);
+    return cutap_slow_cusolverDnZungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZungtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZungtr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
+        return cutap_cu_cusolverDnZungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZungtr(cutap_c, handle, uplo, n, A, lda, tau, work, lwork, info);
@@ -22926,12 +25586,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZungtr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZungtr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZungtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZungtr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZungtr_bufferSize(cutap_c, handle, uplo, n, A, lda, tau, lwork);
+    return cutap_slow_cusolverDnZungtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZungtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZungtr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZungtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
+        return cutap_cu_cusolverDnZungtr_bufferSize(handle, uplo, n, A, lda, tau, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZungtr_bufferSize(cutap_c, handle, uplo, n, A, lda, tau, lwork);
@@ -22988,12 +25655,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZunmqr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZunmqr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZunmqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZunmqr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZunmqr(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+    return cutap_slow_cusolverDnZunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZunmqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZunmqr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+        return cutap_cu_cusolverDnZunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZunmqr(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
@@ -23048,12 +25722,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZunmqr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZunmqr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZunmqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZunmqr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZunmqr_bufferSize(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+    return cutap_slow_cusolverDnZunmqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZunmqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZunmqr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZunmqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+        return cutap_cu_cusolverDnZunmqr_bufferSize(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZunmqr_bufferSize(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
@@ -23110,12 +25791,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZunmtr(st
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZunmtr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZunmtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZunmtr);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZunmtr(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+    return cutap_slow_cusolverDnZunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZunmtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZunmtr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+        return cutap_cu_cusolverDnZunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZunmtr(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
@@ -23170,12 +25858,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZunmtr_bu
     cutap_fp_sample_end(CUTAP_ID_cusolverDnZunmtr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverDnZunmtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverDnZunmtr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusolverDnZunmtr_bufferSize(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+    return cutap_slow_cusolverDnZunmtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverDnZunmtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverDnZunmtr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverDnZunmtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+        return cutap_cu_cusolverDnZunmtr_bufferSize(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZunmtr_bufferSize(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
@@ -23220,12 +25915,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverGetProperty
     cutap_fp_sample_end(CUTAP_ID_cusolverGetProperty, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverGetProperty(unsigned int type, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverGetProperty);
+    if (cutap_c)
+        return cutap_cs_cusolverGetProperty(cutap_c, type, value);
+    return cutap_slow_cusolverGetProperty(type, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverGetProperty(unsigned int type, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverGetProperty, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverGetProperty(type, value);
+        return cutap_cu_cusolverGetProperty(type, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverGetProperty(cutap_c, type, value);
@@ -23269,12 +25971,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverGetVersion(
     cutap_fp_sample_end(CUTAP_ID_cusolverGetVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverGetVersion(void *version)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverGetVersion);
+    if (cutap_c)
+        return cutap_cs_cusolverGetVersion(cutap_c, version);
+    return cutap_slow_cusolverGetVersion(version);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverGetVersion(void *version)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverGetVersion(version);
+        return cutap_cu_cusolverGetVersion(version);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverGetVersion(cutap_c, version);
@@ -23318,12 +26027,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfAnalyze(s
     cutap_fp_sample_end(CUTAP_ID_cusolverRfAnalyze, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfAnalyze(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfAnalyze);
+    if (cutap_c)
+        return cutap_cs_cusolverRfAnalyze(cutap_c, handle);
+    return cutap_slow_cusolverRfAnalyze(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfAnalyze(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfAnalyze, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfAnalyze(handle);
+        return cutap_cu_cusolverRfAnalyze(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfAnalyze(cutap_c, handle);
@@ -23367,12 +26083,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfBatchAnal
     cutap_fp_sample_end(CUTAP_ID_cusolverRfBatchAnalyze, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfBatchAnalyze(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfBatchAnalyze);
+    if (cutap_c)
+        return cutap_cs_cusolverRfBatchAnalyze(cutap_c, handle);
+    return cutap_slow_cusolverRfBatchAnalyze(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfBatchAnalyze(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfBatchAnalyze, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfBatchAnalyze(handle);
+        return cutap_cu_cusolverRfBatchAnalyze(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfBatchAnalyze(cutap_c, handle);
@@ -23416,12 +26139,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfBatchRefa
     cutap_fp_sample_end(CUTAP_ID_cusolverRfBatchRefactor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfBatchRefactor(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfBatchRefactor);
+    if (cutap_c)
+        return cutap_cs_cusolverRfBatchRefactor(cutap_c, handle);
+    return cutap_slow_cusolverRfBatchRefactor(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfBatchRefactor(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfBatchRefactor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfBatchRefactor(handle);
+        return cutap_cu_cusolverRfBatchRefactor(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfBatchRefactor(cutap_c, handle);
@@ -23473,12 +26203,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfBatchRese
     cutap_fp_sample_end(CUTAP_ID_cusolverRfBatchResetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfBatchResetValues(int batchSize, int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA_array, void *P, void *Q, void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfBatchResetValues);
+    if (cutap_c)
+        return cutap_cs_cusolverRfBatchResetValues(cutap_c, batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
+    return cutap_slow_cusolverRfBatchResetValues(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfBatchResetValues(int batchSize, int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA_array, void *P, void *Q, void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfBatchResetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfBatchResetValues(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
+        return cutap_cu_cusolverRfBatchResetValues(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfBatchResetValues(cutap_c, batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
@@ -23538,12 +26275,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfBatchSetu
     cutap_fp_sample_end(CUTAP_ID_cusolverRfBatchSetupHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfBatchSetupHost(int batchSize, int n, int nnzA, void *h_csrRowPtrA, void *h_csrColIndA, void *h_csrValA_array, int nnzL, void *h_csrRowPtrL, void *h_csrColIndL, void *h_csrValL, int nnzU, void *h_csrRowPtrU, void *h_csrColIndU, void *h_csrValU, void *h_P, void *h_Q, void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfBatchSetupHost);
+    if (cutap_c)
+        return cutap_cs_cusolverRfBatchSetupHost(cutap_c, batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
+    return cutap_slow_cusolverRfBatchSetupHost(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfBatchSetupHost(int batchSize, int n, int nnzA, void *h_csrRowPtrA, void *h_csrColIndA, void *h_csrValA_array, int nnzL, void *h_csrRowPtrL, void *h_csrColIndL, void *h_csrValL, int nnzU, void *h_csrRowPtrU, void *h_csrColIndU, void *h_csrValU, void *h_P, void *h_Q, void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfBatchSetupHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfBatchSetupHost(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
+        return cutap_cu_cusolverRfBatchSetupHost(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfBatchSetupHost(cutap_c, batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
@@ -23594,12 +26338,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfBatchSolv
     cutap_fp_sample_end(CUTAP_ID_cusolverRfBatchSolve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfBatchSolve(void *handle, void *P, void *Q, int nrhs, void *Temp, int ldt, void *XF_array, int ldxf)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfBatchSolve);
+    if (cutap_c)
+        return cutap_cs_cusolverRfBatchSolve(cutap_c, handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
+    return cutap_slow_cusolverRfBatchSolve(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfBatchSolve(void *handle, void *P, void *Q, int nrhs, void *Temp, int ldt, void *XF_array, int ldxf)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfBatchSolve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfBatchSolve(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
+        return cutap_cu_cusolverRfBatchSolve(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfBatchSolve(cutap_c, handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
@@ -23644,12 +26395,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfBatchZero
     cutap_fp_sample_end(CUTAP_ID_cusolverRfBatchZeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfBatchZeroPivot(void *handle, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfBatchZeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusolverRfBatchZeroPivot(cutap_c, handle, position);
+    return cutap_slow_cusolverRfBatchZeroPivot(handle, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfBatchZeroPivot(void *handle, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfBatchZeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfBatchZeroPivot(handle, position);
+        return cutap_cu_cusolverRfBatchZeroPivot(handle, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfBatchZeroPivot(cutap_c, handle, position);
@@ -23700,12 +26458,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfCreate(st
     cutap_fp_sample_end(CUTAP_ID_cusolverRfCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfCreate(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfCreate);
+    if (cutap_c)
+        return cutap_cs_cusolverRfCreate(cutap_c, handle);
+    return cutap_slow_cusolverRfCreate(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfCreate(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfCreate(handle);
+        return cutap_cu_cusolverRfCreate(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfCreate(cutap_c, handle);
@@ -23749,12 +26514,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfDestroy(s
     cutap_fp_sample_end(CUTAP_ID_cusolverRfDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfDestroy(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfDestroy);
+    if (cutap_c)
+        return cutap_cs_cusolverRfDestroy(cutap_c, handle);
+    return cutap_slow_cusolverRfDestroy(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfDestroy(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfDestroy(handle);
+        return cutap_cu_cusolverRfDestroy(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfDestroy(cutap_c, handle);
@@ -23800,12 +26572,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfGetAlgs(s
     cutap_fp_sample_end(CUTAP_ID_cusolverRfGetAlgs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfGetAlgs(void *handle, void *factAlg, void *solveAlg)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfGetAlgs);
+    if (cutap_c)
+        return cutap_cs_cusolverRfGetAlgs(cutap_c, handle, factAlg, solveAlg);
+    return cutap_slow_cusolverRfGetAlgs(handle, factAlg, solveAlg);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfGetAlgs(void *handle, void *factAlg, void *solveAlg)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfGetAlgs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfGetAlgs(handle, factAlg, solveAlg);
+        return cutap_cu_cusolverRfGetAlgs(handle, factAlg, solveAlg);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfGetAlgs(cutap_c, handle, factAlg, solveAlg);
@@ -23851,12 +26630,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfGetMatrix
     cutap_fp_sample_end(CUTAP_ID_cusolverRfGetMatrixFormat, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfGetMatrixFormat(void *handle, void *format, void *diag)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfGetMatrixFormat);
+    if (cutap_c)
+        return cutap_cs_cusolverRfGetMatrixFormat(cutap_c, handle, format, diag);
+    return cutap_slow_cusolverRfGetMatrixFormat(handle, format, diag);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfGetMatrixFormat(void *handle, void *format, void *diag)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfGetMatrixFormat, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfGetMatrixFormat(handle, format, diag);
+        return cutap_cu_cusolverRfGetMatrixFormat(handle, format, diag);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfGetMatrixFormat(cutap_c, handle, format, diag);
@@ -23901,12 +26687,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfGetNumeri
     cutap_fp_sample_end(CUTAP_ID_cusolverRfGetNumericBoostReport, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfGetNumericBoostReport(void *handle, void *report)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfGetNumericBoostReport);
+    if (cutap_c)
+        return cutap_cs_cusolverRfGetNumericBoostReport(cutap_c, handle, report);
+    return cutap_slow_cusolverRfGetNumericBoostReport(handle, report);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfGetNumericBoostReport(void *handle, void *report)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfGetNumericBoostReport, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfGetNumericBoostReport(handle, report);
+        return cutap_cu_cusolverRfGetNumericBoostReport(handle, report);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfGetNumericBoostReport(cutap_c, handle, report);
@@ -23952,12 +26745,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfGetNumeri
     cutap_fp_sample_end(CUTAP_ID_cusolverRfGetNumericProperties, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfGetNumericProperties(void *handle, void *zero, void *boost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfGetNumericProperties);
+    if (cutap_c)
+        return cutap_cs_cusolverRfGetNumericProperties(cutap_c, handle, zero, boost);
+    return cutap_slow_cusolverRfGetNumericProperties(handle, zero, boost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfGetNumericProperties(void *handle, void *zero, void *boost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfGetNumericProperties, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfGetNumericProperties(handle, zero, boost);
+        return cutap_cu_cusolverRfGetNumericProperties(handle, zero, boost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfGetNumericProperties(cutap_c, handle, zero, boost);
@@ -24002,12 +26802,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfGetResetV
     cutap_fp_sample_end(CUTAP_ID_cusolverRfGetResetValuesFastMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfGetResetValuesFastMode(void *handle, void *fastMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfGetResetValuesFastMode);
+    if (cutap_c)
+        return cutap_cs_cusolverRfGetResetValuesFastMode(cutap_c, handle, fastMode);
+    return cutap_slow_cusolverRfGetResetValuesFastMode(handle, fastMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfGetResetValuesFastMode(void *handle, void *fastMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfGetResetValuesFastMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfGetResetValuesFastMode(handle, fastMode);
+        return cutap_cu_cusolverRfGetResetValuesFastMode(handle, fastMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfGetResetValuesFastMode(cutap_c, handle, fastMode);
@@ -24051,12 +26858,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfRefactor(
     cutap_fp_sample_end(CUTAP_ID_cusolverRfRefactor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfRefactor(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfRefactor);
+    if (cutap_c)
+        return cutap_cs_cusolverRfRefactor(cutap_c, handle);
+    return cutap_slow_cusolverRfRefactor(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfRefactor(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfRefactor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfRefactor(handle);
+        return cutap_cu_cusolverRfRefactor(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfRefactor(cutap_c, handle);
@@ -24107,12 +26921,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfResetValu
     cutap_fp_sample_end(CUTAP_ID_cusolverRfResetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfResetValues(int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA, void *P, void *Q, void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfResetValues);
+    if (cutap_c)
+        return cutap_cs_cusolverRfResetValues(cutap_c, n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
+    return cutap_slow_cusolverRfResetValues(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfResetValues(int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA, void *P, void *Q, void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfResetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfResetValues(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
+        return cutap_cu_cusolverRfResetValues(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfResetValues(cutap_c, n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
@@ -24158,12 +26979,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSetAlgs(s
     cutap_fp_sample_end(CUTAP_ID_cusolverRfSetAlgs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfSetAlgs(void *handle, unsigned int factAlg, unsigned int solveAlg)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfSetAlgs);
+    if (cutap_c)
+        return cutap_cs_cusolverRfSetAlgs(cutap_c, handle, factAlg, solveAlg);
+    return cutap_slow_cusolverRfSetAlgs(handle, factAlg, solveAlg);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfSetAlgs(void *handle, unsigned int factAlg, unsigned int solveAlg)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfSetAlgs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfSetAlgs(handle, factAlg, solveAlg);
+        return cutap_cu_cusolverRfSetAlgs(handle, factAlg, solveAlg);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSetAlgs(cutap_c, handle, factAlg, solveAlg);
@@ -24209,12 +27037,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSetMatrix
     cutap_fp_sample_end(CUTAP_ID_cusolverRfSetMatrixFormat, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfSetMatrixFormat(void *handle, unsigned int format, unsigned int diag)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfSetMatrixFormat);
+    if (cutap_c)
+        return cutap_cs_cusolverRfSetMatrixFormat(cutap_c, handle, format, diag);
+    return cutap_slow_cusolverRfSetMatrixFormat(handle, format, diag);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfSetMatrixFormat(void *handle, unsigned int format, unsigned int diag)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfSetMatrixFormat, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfSetMatrixFormat(handle, format, diag);
+        return cutap_cu_cusolverRfSetMatrixFormat(handle, format, diag);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSetMatrixFormat(cutap_c, handle, format, diag);
@@ -24260,12 +27095,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSetNumeri
     cutap_fp_sample_end(CUTAP_ID_cusolverRfSetNumericProperties, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfSetNumericProperties(void *handle, double zero, double boost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfSetNumericProperties);
+    if (cutap_c)
+        return cutap_cs_cusolverRfSetNumericProperties(cutap_c, handle, zero, boost);
+    return cutap_slow_cusolverRfSetNumericProperties(handle, zero, boost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfSetNumericProperties(void *handle, double zero, double boost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfSetNumericProperties, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfSetNumericProperties(handle, zero, boost);
+        return cutap_cu_cusolverRfSetNumericProperties(handle, zero, boost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSetNumericProperties(cutap_c, handle, zero, boost);
@@ -24310,12 +27152,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSetResetV
     cutap_fp_sample_end(CUTAP_ID_cusolverRfSetResetValuesFastMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfSetResetValuesFastMode(void *handle, unsigned int fastMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfSetResetValuesFastMode);
+    if (cutap_c)
+        return cutap_cs_cusolverRfSetResetValuesFastMode(cutap_c, handle, fastMode);
+    return cutap_slow_cusolverRfSetResetValuesFastMode(handle, fastMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfSetResetValuesFastMode(void *handle, unsigned int fastMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfSetResetValuesFastMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfSetResetValuesFastMode(handle, fastMode);
+        return cutap_cu_cusolverRfSetResetValuesFastMode(handle, fastMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSetResetValuesFastMode(cutap_c, handle, fastMode);
@@ -24374,12 +27223,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSetupDevi
     cutap_fp_sample_end(CUTAP_ID_cusolverRfSetupDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfSetupDevice(int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA, int nnzL, void *csrRowPtrL, void *csrColIndL, void *csrValL, int nnzU, void *csrRowPtrU, void *csrColIndU, void *csrValU, void *P, void *Q, void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfSetupDevice);
+    if (cutap_c)
+        return cutap_cs_cusolverRfSetupDevice(cutap_c, n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
+    return cutap_slow_cusolverRfSetupDevice(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfSetupDevice(int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA, int nnzL, void *csrRowPtrL, void *csrColIndL, void *csrValL, int nnzU, void *csrRowPtrU, void *csrColIndU, void *csrValU, void *P, void *Q, void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfSetupDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfSetupDevice(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
+        return cutap_cu_cusolverRfSetupDevice(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSetupDevice(cutap_c, n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
@@ -24438,12 +27294,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSetupHost
     cutap_fp_sample_end(CUTAP_ID_cusolverRfSetupHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfSetupHost(int n, int nnzA, void *h_csrRowPtrA, void *h_csrColIndA, void *h_csrValA, int nnzL, void *h_csrRowPtrL, void *h_csrColIndL, void *h_csrValL, int nnzU, void *h_csrRowPtrU, void *h_csrColIndU, void *h_csrValU, void *h_P, void *h_Q, void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfSetupHost);
+    if (cutap_c)
+        return cutap_cs_cusolverRfSetupHost(cutap_c, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
+    return cutap_slow_cusolverRfSetupHost(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfSetupHost(int n, int nnzA, void *h_csrRowPtrA, void *h_csrColIndA, void *h_csrValA, int nnzL, void *h_csrRowPtrL, void *h_csrColIndL, void *h_csrValL, int nnzU, void *h_csrRowPtrU, void *h_csrColIndU, void *h_csrValU, void *h_P, void *h_Q, void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfSetupHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfSetupHost(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
+        return cutap_cu_cusolverRfSetupHost(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSetupHost(cutap_c, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
@@ -24494,12 +27357,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSolve(str
     cutap_fp_sample_end(CUTAP_ID_cusolverRfSolve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverRfSolve(void *handle, void *P, void *Q, int nrhs, void *Temp, int ldt, void *XF, int ldxf)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverRfSolve);
+    if (cutap_c)
+        return cutap_cs_cusolverRfSolve(cutap_c, handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
+    return cutap_slow_cusolverRfSolve(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverRfSolve(void *handle, void *P, void *Q, int nrhs, void *Temp, int ldt, void *XF, int ldxf)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverRfSolve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverRfSolve(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
+        return cutap_cu_cusolverRfSolve(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSolve(cutap_c, handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
@@ -24552,12 +27422,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholB
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrcholBufferInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrcholBufferInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrcholBufferInfo(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpCcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrcholBufferInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpCcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholBufferInfo(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -24610,12 +27487,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholB
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrcholBufferInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrcholBufferInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrcholBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpCcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrcholBufferInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpCcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -24661,12 +27545,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholD
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrcholDiag, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrcholDiag(void *handle, void *info, void *diag)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrcholDiag);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrcholDiag(cutap_c, handle, info, diag);
+    return cutap_slow_cusolverSpCcsrcholDiag(handle, info, diag);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholDiag(void *handle, void *info, void *diag)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrcholDiag, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrcholDiag(handle, info, diag);
+        return cutap_cu_cusolverSpCcsrcholDiag(handle, info, diag);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholDiag(cutap_c, handle, info, diag);
@@ -24718,12 +27609,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholF
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrcholFactor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrcholFactor);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrcholFactor(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    return cutap_slow_cusolverSpCcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrcholFactor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+        return cutap_cu_cusolverSpCcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholFactor(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -24775,12 +27673,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholF
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrcholFactorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrcholFactorHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrcholFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    return cutap_slow_cusolverSpCcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrcholFactorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+        return cutap_cu_cusolverSpCcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -24829,12 +27734,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholS
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrcholSolve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrcholSolve);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrcholSolve(cutap_c, handle, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpCcsrcholSolve(handle, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrcholSolve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrcholSolve(handle, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpCcsrcholSolve(handle, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholSolve(cutap_c, handle, n, b, x, info, pBuffer);
@@ -24883,12 +27795,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholS
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrcholSolveHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrcholSolveHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrcholSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpCcsrcholSolveHost(handle, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrcholSolveHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrcholSolveHost(handle, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpCcsrcholSolveHost(handle, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
@@ -24935,12 +27854,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholZ
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrcholZeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrcholZeroPivot(void *handle, void *info, float tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrcholZeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrcholZeroPivot(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpCcsrcholZeroPivot(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholZeroPivot(void *handle, void *info, float tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrcholZeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrcholZeroPivot(handle, info, tol, position);
+        return cutap_cu_cusolverSpCcsrcholZeroPivot(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholZeroPivot(cutap_c, handle, info, tol, position);
@@ -24987,12 +27913,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholZ
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrcholZeroPivotHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrcholZeroPivotHost(void *handle, void *info, float tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrcholZeroPivotHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrcholZeroPivotHost(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpCcsrcholZeroPivotHost(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholZeroPivotHost(void *handle, void *info, float tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrcholZeroPivotHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrcholZeroPivotHost(handle, info, tol, position);
+        return cutap_cu_cusolverSpCcsrcholZeroPivotHost(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholZeroPivotHost(cutap_c, handle, info, tol, position);
@@ -25045,12 +27978,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsreigsH
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsreigsHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 left_bottom_corner, struct cutap_sv_float2 right_upper_corner, void *num_eigs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsreigsHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsreigsHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+    return cutap_slow_cusolverSpCcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 left_bottom_corner, struct cutap_sv_float2 right_upper_corner, void *num_eigs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsreigsHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+        return cutap_cu_cusolverSpCcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsreigsHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
@@ -25106,12 +28046,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsreigvs
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsreigvsi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu0, void *x0, int maxite, float eps, void *mu, void *x)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsreigvsi);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsreigvsi(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+    return cutap_slow_cusolverSpCcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu0, void *x0, int maxite, float eps, void *mu, void *x)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsreigvsi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+        return cutap_cu_cusolverSpCcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsreigvsi(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
@@ -25167,12 +28114,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsreigvs
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsreigvsiHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu0, void *x0, int maxite, float tol, void *mu, void *x)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsreigvsiHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsreigvsiHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+    return cutap_slow_cusolverSpCcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu0, void *x0, int maxite, float tol, void *mu, void *x)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsreigvsiHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+        return cutap_cu_cusolverSpCcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsreigvsiHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
@@ -25229,12 +28183,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrlsqvq
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrlsqvqrHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, void *rankA, void *x, void *p, void *min_norm)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrlsqvqrHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrlsqvqrHost(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+    return cutap_slow_cusolverSpCcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, void *rankA, void *x, void *p, void *min_norm)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrlsqvqrHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+        return cutap_cu_cusolverSpCcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrlsqvqrHost(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
@@ -25289,12 +28250,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrlsvch
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrlsvchol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrlsvchol);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrlsvchol(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpCcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrlsvchol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpCcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrlsvchol(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -25349,12 +28317,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrlsvch
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrlsvcholHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrlsvcholHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrlsvcholHost(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpCcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrlsvcholHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpCcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrlsvcholHost(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -25409,12 +28384,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrlsvlu
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrlsvluHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrlsvluHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrlsvluHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpCcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrlsvluHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpCcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrlsvluHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -25469,12 +28451,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrlsvqr
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrlsvqr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrlsvqr);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrlsvqr(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpCcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrlsvqr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpCcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrlsvqr(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -25529,12 +28518,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrlsvqr
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrlsvqrHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrlsvqrHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrlsvqrHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpCcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrlsvqrHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpCcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrlsvqrHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -25587,12 +28583,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrluBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrluBufferInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrluBufferInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrluBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpCcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrluBufferInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpCcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrluBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -25648,12 +28651,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrluExt
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrluExtractHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrluExtractHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrluExtractHost(cutap_c, handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+    return cutap_slow_cusolverSpCcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrluExtractHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+        return cutap_cu_cusolverSpCcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrluExtractHost(cutap_c, handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
@@ -25706,12 +28716,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrluFac
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrluFactorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, float pivot_threshold, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrluFactorHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrluFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+    return cutap_slow_cusolverSpCcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, float pivot_threshold, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrluFactorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+        return cutap_cu_cusolverSpCcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrluFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
@@ -25760,12 +28777,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrluSol
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrluSolveHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrluSolveHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrluSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpCcsrluSolveHost(handle, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrluSolveHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrluSolveHost(handle, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpCcsrluSolveHost(handle, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrluSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
@@ -25812,12 +28836,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrluZer
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrluZeroPivotHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrluZeroPivotHost(void *handle, void *info, float tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrluZeroPivotHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrluZeroPivotHost(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpCcsrluZeroPivotHost(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrluZeroPivotHost(void *handle, void *info, float tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrluZeroPivotHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrluZeroPivotHost(handle, info, tol, position);
+        return cutap_cu_cusolverSpCcsrluZeroPivotHost(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrluZeroPivotHost(cutap_c, handle, info, tol, position);
@@ -25871,12 +28902,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrqrBufferInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrqrBufferInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrqrBufferInfo(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpCcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrqrBufferInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpCcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrBufferInfo(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -25931,12 +28969,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrqrBufferInfoBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrqrBufferInfoBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrqrBufferInfoBatched(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpCcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrqrBufferInfoBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpCcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrBufferInfoBatched(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
@@ -25990,12 +29035,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrqrBufferInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrqrBufferInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrqrBufferInfoHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpCcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrqrBufferInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpCcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrBufferInfoHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -26046,12 +29098,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrFac
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrqrFactor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrqrFactor);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrqrFactor(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpCcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrqrFactor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpCcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrFactor(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
@@ -26102,12 +29161,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrFac
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrqrFactorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrqrFactorHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrqrFactorHost(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpCcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrqrFactorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpCcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrFactorHost(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
@@ -26160,12 +29226,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrSet
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrqrSetup, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrqrSetup);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrqrSetup(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    return cutap_slow_cusolverSpCcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrqrSetup, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+        return cutap_cu_cusolverSpCcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrSetup(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -26218,12 +29291,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrSet
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrqrSetupHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrqrSetupHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrqrSetupHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    return cutap_slow_cusolverSpCcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrqrSetupHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+        return cutap_cu_cusolverSpCcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrSetupHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -26273,12 +29353,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrSol
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrqrSolve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrqrSolve);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrqrSolve(cutap_c, handle, m, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpCcsrqrSolve(handle, m, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrqrSolve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrqrSolve(handle, m, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpCcsrqrSolve(handle, m, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrSolve(cutap_c, handle, m, n, b, x, info, pBuffer);
@@ -26328,12 +29415,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrSol
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrqrSolveHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrqrSolveHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrqrSolveHost(cutap_c, handle, m, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpCcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrqrSolveHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpCcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrSolveHost(cutap_c, handle, m, n, b, x, info, pBuffer);
@@ -26380,12 +29474,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrZer
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrqrZeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrqrZeroPivot(void *handle, void *info, float tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrqrZeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrqrZeroPivot(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpCcsrqrZeroPivot(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrZeroPivot(void *handle, void *info, float tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrqrZeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrqrZeroPivot(handle, info, tol, position);
+        return cutap_cu_cusolverSpCcsrqrZeroPivot(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrZeroPivot(cutap_c, handle, info, tol, position);
@@ -26432,12 +29533,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrZer
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrqrZeroPivotHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrqrZeroPivotHost(void *handle, void *info, float tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrqrZeroPivotHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrqrZeroPivotHost(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpCcsrqrZeroPivotHost(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrZeroPivotHost(void *handle, void *info, float tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrqrZeroPivotHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrqrZeroPivotHost(handle, info, tol, position);
+        return cutap_cu_cusolverSpCcsrqrZeroPivotHost(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrZeroPivotHost(cutap_c, handle, info, tol, position);
@@ -26493,12 +29601,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrsvB
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrqrsvBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrqrsvBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrqrsvBatched(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+    return cutap_slow_cusolverSpCcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrqrsvBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+        return cutap_cu_cusolverSpCcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrsvBatched(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
@@ -26550,12 +29665,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrzfdHo
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCcsrzfdHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCcsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCcsrzfdHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCcsrzfdHost(cutap_c, handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+    return cutap_slow_cusolverSpCcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCcsrzfdHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+        return cutap_cu_cusolverSpCcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrzfdHost(cutap_c, handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
@@ -26606,12 +29728,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCreate(st
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCreate(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCreate);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCreate(cutap_c, handle);
+    return cutap_slow_cusolverSpCreate(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCreate(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCreate(handle);
+        return cutap_cu_cusolverSpCreate(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCreate(cutap_c, handle);
@@ -26662,12 +29791,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCreateCsr
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCreateCsrcholInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCreateCsrcholInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCreateCsrcholInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCreateCsrcholInfo(cutap_c, info);
+    return cutap_slow_cusolverSpCreateCsrcholInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCreateCsrcholInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCreateCsrcholInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCreateCsrcholInfo(info);
+        return cutap_cu_cusolverSpCreateCsrcholInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCreateCsrcholInfo(cutap_c, info);
@@ -26718,12 +29854,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCreateCsr
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCreateCsrcholInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCreateCsrcholInfoHost(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCreateCsrcholInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCreateCsrcholInfoHost(cutap_c, info);
+    return cutap_slow_cusolverSpCreateCsrcholInfoHost(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCreateCsrcholInfoHost(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCreateCsrcholInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCreateCsrcholInfoHost(info);
+        return cutap_cu_cusolverSpCreateCsrcholInfoHost(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCreateCsrcholInfoHost(cutap_c, info);
@@ -26774,12 +29917,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCreateCsr
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCreateCsrluInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCreateCsrluInfoHost(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCreateCsrluInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCreateCsrluInfoHost(cutap_c, info);
+    return cutap_slow_cusolverSpCreateCsrluInfoHost(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCreateCsrluInfoHost(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCreateCsrluInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCreateCsrluInfoHost(info);
+        return cutap_cu_cusolverSpCreateCsrluInfoHost(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCreateCsrluInfoHost(cutap_c, info);
@@ -26830,12 +29980,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCreateCsr
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCreateCsrqrInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCreateCsrqrInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCreateCsrqrInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCreateCsrqrInfo(cutap_c, info);
+    return cutap_slow_cusolverSpCreateCsrqrInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCreateCsrqrInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCreateCsrqrInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCreateCsrqrInfo(info);
+        return cutap_cu_cusolverSpCreateCsrqrInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCreateCsrqrInfo(cutap_c, info);
@@ -26886,12 +30043,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCreateCsr
     cutap_fp_sample_end(CUTAP_ID_cusolverSpCreateCsrqrInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpCreateCsrqrInfoHost(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpCreateCsrqrInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpCreateCsrqrInfoHost(cutap_c, info);
+    return cutap_slow_cusolverSpCreateCsrqrInfoHost(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpCreateCsrqrInfoHost(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpCreateCsrqrInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpCreateCsrqrInfoHost(info);
+        return cutap_cu_cusolverSpCreateCsrqrInfoHost(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCreateCsrqrInfoHost(cutap_c, info);
@@ -26944,12 +30108,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholB
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrcholBufferInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrcholBufferInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrcholBufferInfo(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpDcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrcholBufferInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpDcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholBufferInfo(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -27002,12 +30173,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholB
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrcholBufferInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrcholBufferInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrcholBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpDcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrcholBufferInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpDcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -27053,12 +30231,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholD
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrcholDiag, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrcholDiag(void *handle, void *info, void *diag)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrcholDiag);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrcholDiag(cutap_c, handle, info, diag);
+    return cutap_slow_cusolverSpDcsrcholDiag(handle, info, diag);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholDiag(void *handle, void *info, void *diag)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrcholDiag, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrcholDiag(handle, info, diag);
+        return cutap_cu_cusolverSpDcsrcholDiag(handle, info, diag);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholDiag(cutap_c, handle, info, diag);
@@ -27110,12 +30295,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholF
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrcholFactor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrcholFactor);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrcholFactor(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    return cutap_slow_cusolverSpDcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrcholFactor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+        return cutap_cu_cusolverSpDcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholFactor(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -27167,12 +30359,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholF
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrcholFactorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrcholFactorHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrcholFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    return cutap_slow_cusolverSpDcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrcholFactorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+        return cutap_cu_cusolverSpDcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -27221,12 +30420,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholS
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrcholSolve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrcholSolve);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrcholSolve(cutap_c, handle, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpDcsrcholSolve(handle, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrcholSolve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrcholSolve(handle, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpDcsrcholSolve(handle, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholSolve(cutap_c, handle, n, b, x, info, pBuffer);
@@ -27275,12 +30481,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholS
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrcholSolveHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrcholSolveHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrcholSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpDcsrcholSolveHost(handle, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrcholSolveHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrcholSolveHost(handle, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpDcsrcholSolveHost(handle, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
@@ -27327,12 +30540,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholZ
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrcholZeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrcholZeroPivot(void *handle, void *info, double tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrcholZeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrcholZeroPivot(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpDcsrcholZeroPivot(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholZeroPivot(void *handle, void *info, double tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrcholZeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrcholZeroPivot(handle, info, tol, position);
+        return cutap_cu_cusolverSpDcsrcholZeroPivot(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholZeroPivot(cutap_c, handle, info, tol, position);
@@ -27379,12 +30599,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholZ
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrcholZeroPivotHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrcholZeroPivotHost(void *handle, void *info, double tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrcholZeroPivotHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrcholZeroPivotHost(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpDcsrcholZeroPivotHost(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholZeroPivotHost(void *handle, void *info, double tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrcholZeroPivotHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrcholZeroPivotHost(handle, info, tol, position);
+        return cutap_cu_cusolverSpDcsrcholZeroPivotHost(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholZeroPivotHost(cutap_c, handle, info, tol, position);
@@ -27437,12 +30664,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsreigsH
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsreigsHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 left_bottom_corner, struct cutap_sv_double2 right_upper_corner, void *num_eigs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsreigsHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsreigsHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+    return cutap_slow_cusolverSpDcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 left_bottom_corner, struct cutap_sv_double2 right_upper_corner, void *num_eigs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsreigsHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+        return cutap_cu_cusolverSpDcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsreigsHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
@@ -27498,12 +30732,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsreigvs
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsreigvsi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu0, void *x0, int maxite, double eps, void *mu, void *x)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsreigvsi);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsreigvsi(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+    return cutap_slow_cusolverSpDcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu0, void *x0, int maxite, double eps, void *mu, void *x)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsreigvsi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+        return cutap_cu_cusolverSpDcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsreigvsi(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
@@ -27559,12 +30800,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsreigvs
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsreigvsiHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu0, void *x0, int maxite, double tol, void *mu, void *x)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsreigvsiHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsreigvsiHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+    return cutap_slow_cusolverSpDcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu0, void *x0, int maxite, double tol, void *mu, void *x)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsreigvsiHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+        return cutap_cu_cusolverSpDcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsreigvsiHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
@@ -27621,12 +30869,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrlsqvq
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrlsqvqrHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, void *rankA, void *x, void *p, void *min_norm)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrlsqvqrHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrlsqvqrHost(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+    return cutap_slow_cusolverSpDcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, void *rankA, void *x, void *p, void *min_norm)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrlsqvqrHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+        return cutap_cu_cusolverSpDcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrlsqvqrHost(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
@@ -27681,12 +30936,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrlsvch
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrlsvchol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrlsvchol);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrlsvchol(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpDcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrlsvchol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpDcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrlsvchol(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -27741,12 +31003,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrlsvch
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrlsvcholHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrlsvcholHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrlsvcholHost(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpDcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrlsvcholHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpDcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrlsvcholHost(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -27801,12 +31070,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrlsvlu
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrlsvluHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrlsvluHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrlsvluHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpDcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrlsvluHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpDcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrlsvluHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -27861,12 +31137,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrlsvqr
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrlsvqr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrlsvqr);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrlsvqr(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpDcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrlsvqr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpDcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrlsvqr(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -27921,12 +31204,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrlsvqr
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrlsvqrHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrlsvqrHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrlsvqrHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpDcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrlsvqrHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpDcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrlsvqrHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -27979,12 +31269,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrluBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrluBufferInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrluBufferInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrluBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpDcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrluBufferInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpDcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrluBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -28040,12 +31337,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrluExt
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrluExtractHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrluExtractHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrluExtractHost(cutap_c, handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+    return cutap_slow_cusolverSpDcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrluExtractHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+        return cutap_cu_cusolverSpDcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrluExtractHost(cutap_c, handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
@@ -28098,12 +31402,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrluFac
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrluFactorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, double pivot_threshold, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrluFactorHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrluFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+    return cutap_slow_cusolverSpDcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, double pivot_threshold, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrluFactorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+        return cutap_cu_cusolverSpDcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrluFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
@@ -28152,12 +31463,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrluSol
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrluSolveHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrluSolveHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrluSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpDcsrluSolveHost(handle, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrluSolveHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrluSolveHost(handle, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpDcsrluSolveHost(handle, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrluSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
@@ -28204,12 +31522,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrluZer
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrluZeroPivotHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrluZeroPivotHost(void *handle, void *info, double tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrluZeroPivotHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrluZeroPivotHost(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpDcsrluZeroPivotHost(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrluZeroPivotHost(void *handle, void *info, double tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrluZeroPivotHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrluZeroPivotHost(handle, info, tol, position);
+        return cutap_cu_cusolverSpDcsrluZeroPivotHost(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrluZeroPivotHost(cutap_c, handle, info, tol, position);
@@ -28263,12 +31588,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrqrBufferInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrqrBufferInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrqrBufferInfo(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpDcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrqrBufferInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpDcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrBufferInfo(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -28323,12 +31655,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrqrBufferInfoBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrqrBufferInfoBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrqrBufferInfoBatched(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpDcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrqrBufferInfoBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpDcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrBufferInfoBatched(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
@@ -28382,12 +31721,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrqrBufferInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrqrBufferInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrqrBufferInfoHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpDcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrqrBufferInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpDcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrBufferInfoHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -28438,12 +31784,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrFac
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrqrFactor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrqrFactor);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrqrFactor(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpDcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrqrFactor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpDcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrFactor(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
@@ -28494,12 +31847,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrFac
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrqrFactorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrqrFactorHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrqrFactorHost(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpDcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrqrFactorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpDcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrFactorHost(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
@@ -28552,12 +31912,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrSet
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrqrSetup, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrqrSetup);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrqrSetup(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    return cutap_slow_cusolverSpDcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrqrSetup, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+        return cutap_cu_cusolverSpDcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrSetup(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -28610,12 +31977,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrSet
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrqrSetupHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrqrSetupHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrqrSetupHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    return cutap_slow_cusolverSpDcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrqrSetupHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+        return cutap_cu_cusolverSpDcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrSetupHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -28665,12 +32039,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrSol
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrqrSolve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrqrSolve);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrqrSolve(cutap_c, handle, m, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpDcsrqrSolve(handle, m, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrqrSolve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrqrSolve(handle, m, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpDcsrqrSolve(handle, m, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrSolve(cutap_c, handle, m, n, b, x, info, pBuffer);
@@ -28720,12 +32101,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrSol
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrqrSolveHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrqrSolveHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrqrSolveHost(cutap_c, handle, m, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpDcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrqrSolveHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpDcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrSolveHost(cutap_c, handle, m, n, b, x, info, pBuffer);
@@ -28772,12 +32160,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrZer
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrqrZeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrqrZeroPivot(void *handle, void *info, double tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrqrZeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrqrZeroPivot(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpDcsrqrZeroPivot(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrZeroPivot(void *handle, void *info, double tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrqrZeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrqrZeroPivot(handle, info, tol, position);
+        return cutap_cu_cusolverSpDcsrqrZeroPivot(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrZeroPivot(cutap_c, handle, info, tol, position);
@@ -28824,12 +32219,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrZer
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrqrZeroPivotHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrqrZeroPivotHost(void *handle, void *info, double tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrqrZeroPivotHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrqrZeroPivotHost(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpDcsrqrZeroPivotHost(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrZeroPivotHost(void *handle, void *info, double tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrqrZeroPivotHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrqrZeroPivotHost(handle, info, tol, position);
+        return cutap_cu_cusolverSpDcsrqrZeroPivotHost(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrZeroPivotHost(cutap_c, handle, info, tol, position);
@@ -28885,12 +32287,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrsvB
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrqrsvBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrqrsvBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrqrsvBatched(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+    return cutap_slow_cusolverSpDcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrqrsvBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+        return cutap_cu_cusolverSpDcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrsvBatched(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
@@ -28942,12 +32351,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrzfdHo
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDcsrzfdHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDcsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDcsrzfdHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDcsrzfdHost(cutap_c, handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+    return cutap_slow_cusolverSpDcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDcsrzfdHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+        return cutap_cu_cusolverSpDcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrzfdHost(cutap_c, handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
@@ -28991,12 +32407,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDestroy(s
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDestroy(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDestroy);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDestroy(cutap_c, handle);
+    return cutap_slow_cusolverSpDestroy(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDestroy(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDestroy(handle);
+        return cutap_cu_cusolverSpDestroy(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDestroy(cutap_c, handle);
@@ -29040,12 +32463,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDestroyCs
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDestroyCsrcholInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDestroyCsrcholInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDestroyCsrcholInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDestroyCsrcholInfo(cutap_c, info);
+    return cutap_slow_cusolverSpDestroyCsrcholInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDestroyCsrcholInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDestroyCsrcholInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDestroyCsrcholInfo(info);
+        return cutap_cu_cusolverSpDestroyCsrcholInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDestroyCsrcholInfo(cutap_c, info);
@@ -29089,12 +32519,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDestroyCs
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDestroyCsrcholInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDestroyCsrcholInfoHost(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDestroyCsrcholInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDestroyCsrcholInfoHost(cutap_c, info);
+    return cutap_slow_cusolverSpDestroyCsrcholInfoHost(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDestroyCsrcholInfoHost(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDestroyCsrcholInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDestroyCsrcholInfoHost(info);
+        return cutap_cu_cusolverSpDestroyCsrcholInfoHost(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDestroyCsrcholInfoHost(cutap_c, info);
@@ -29138,12 +32575,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDestroyCs
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDestroyCsrluInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDestroyCsrluInfoHost(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDestroyCsrluInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDestroyCsrluInfoHost(cutap_c, info);
+    return cutap_slow_cusolverSpDestroyCsrluInfoHost(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDestroyCsrluInfoHost(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDestroyCsrluInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDestroyCsrluInfoHost(info);
+        return cutap_cu_cusolverSpDestroyCsrluInfoHost(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDestroyCsrluInfoHost(cutap_c, info);
@@ -29187,12 +32631,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDestroyCs
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDestroyCsrqrInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDestroyCsrqrInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDestroyCsrqrInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDestroyCsrqrInfo(cutap_c, info);
+    return cutap_slow_cusolverSpDestroyCsrqrInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDestroyCsrqrInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDestroyCsrqrInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDestroyCsrqrInfo(info);
+        return cutap_cu_cusolverSpDestroyCsrqrInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDestroyCsrqrInfo(cutap_c, info);
@@ -29236,12 +32687,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDestroyCs
     cutap_fp_sample_end(CUTAP_ID_cusolverSpDestroyCsrqrInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpDestroyCsrqrInfoHost(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpDestroyCsrqrInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpDestroyCsrqrInfoHost(cutap_c, info);
+    return cutap_slow_cusolverSpDestroyCsrqrInfoHost(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpDestroyCsrqrInfoHost(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpDestroyCsrqrInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpDestroyCsrqrInfoHost(info);
+        return cutap_cu_cusolverSpDestroyCsrqrInfoHost(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDestroyCsrqrInfoHost(cutap_c, info);
@@ -29293,12 +32751,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpGetStream
     cutap_fp_sample_end(CUTAP_ID_cusolverSpGetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpGetStream(void *handle, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpGetStream);
+    if (cutap_c)
+        return cutap_cs_cusolverSpGetStream(cutap_c, handle, streamId);
+    return cutap_slow_cusolverSpGetStream(handle, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpGetStream(void *handle, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpGetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpGetStream(handle, streamId);
+        return cutap_cu_cusolverSpGetStream(handle, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpGetStream(cutap_c, handle, streamId);
@@ -29351,12 +32816,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholB
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrcholBufferInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrcholBufferInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrcholBufferInfo(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpScsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrcholBufferInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpScsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholBufferInfo(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -29409,12 +32881,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholB
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrcholBufferInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrcholBufferInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrcholBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpScsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrcholBufferInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpScsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -29460,12 +32939,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholD
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrcholDiag, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrcholDiag(void *handle, void *info, void *diag)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrcholDiag);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrcholDiag(cutap_c, handle, info, diag);
+    return cutap_slow_cusolverSpScsrcholDiag(handle, info, diag);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholDiag(void *handle, void *info, void *diag)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrcholDiag, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrcholDiag(handle, info, diag);
+        return cutap_cu_cusolverSpScsrcholDiag(handle, info, diag);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholDiag(cutap_c, handle, info, diag);
@@ -29517,12 +33003,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholF
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrcholFactor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrcholFactor);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrcholFactor(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    return cutap_slow_cusolverSpScsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrcholFactor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+        return cutap_cu_cusolverSpScsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholFactor(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -29574,12 +33067,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholF
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrcholFactorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrcholFactorHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrcholFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    return cutap_slow_cusolverSpScsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrcholFactorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+        return cutap_cu_cusolverSpScsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -29628,12 +33128,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholS
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrcholSolve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrcholSolve);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrcholSolve(cutap_c, handle, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpScsrcholSolve(handle, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrcholSolve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrcholSolve(handle, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpScsrcholSolve(handle, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholSolve(cutap_c, handle, n, b, x, info, pBuffer);
@@ -29682,12 +33189,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholS
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrcholSolveHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrcholSolveHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrcholSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpScsrcholSolveHost(handle, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrcholSolveHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrcholSolveHost(handle, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpScsrcholSolveHost(handle, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
@@ -29734,12 +33248,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholZ
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrcholZeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrcholZeroPivot(void *handle, void *info, float tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrcholZeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrcholZeroPivot(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpScsrcholZeroPivot(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholZeroPivot(void *handle, void *info, float tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrcholZeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrcholZeroPivot(handle, info, tol, position);
+        return cutap_cu_cusolverSpScsrcholZeroPivot(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholZeroPivot(cutap_c, handle, info, tol, position);
@@ -29786,12 +33307,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholZ
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrcholZeroPivotHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrcholZeroPivotHost(void *handle, void *info, float tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrcholZeroPivotHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrcholZeroPivotHost(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpScsrcholZeroPivotHost(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholZeroPivotHost(void *handle, void *info, float tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrcholZeroPivotHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrcholZeroPivotHost(handle, info, tol, position);
+        return cutap_cu_cusolverSpScsrcholZeroPivotHost(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholZeroPivotHost(cutap_c, handle, info, tol, position);
@@ -29844,12 +33372,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsreigsH
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsreigsHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 left_bottom_corner, struct cutap_sv_float2 right_upper_corner, void *num_eigs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsreigsHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsreigsHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+    return cutap_slow_cusolverSpScsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 left_bottom_corner, struct cutap_sv_float2 right_upper_corner, void *num_eigs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsreigsHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+        return cutap_cu_cusolverSpScsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsreigsHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
@@ -29905,12 +33440,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsreigvs
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsreigvsi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu0, void *x0, int maxite, float eps, void *mu, void *x)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsreigvsi);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsreigvsi(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+    return cutap_slow_cusolverSpScsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu0, void *x0, int maxite, float eps, void *mu, void *x)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsreigvsi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+        return cutap_cu_cusolverSpScsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsreigvsi(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
@@ -29966,12 +33508,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsreigvs
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsreigvsiHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu0, void *x0, int maxite, float tol, void *mu, void *x)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsreigvsiHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsreigvsiHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+    return cutap_slow_cusolverSpScsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu0, void *x0, int maxite, float tol, void *mu, void *x)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsreigvsiHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+        return cutap_cu_cusolverSpScsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsreigvsiHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
@@ -30028,12 +33577,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrlsqvq
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrlsqvqrHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, void *rankA, void *x, void *p, void *min_norm)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrlsqvqrHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrlsqvqrHost(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+    return cutap_slow_cusolverSpScsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, void *rankA, void *x, void *p, void *min_norm)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrlsqvqrHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+        return cutap_cu_cusolverSpScsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrlsqvqrHost(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
@@ -30088,12 +33644,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrlsvch
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrlsvchol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrlsvchol);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrlsvchol(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpScsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrlsvchol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpScsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrlsvchol(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -30148,12 +33711,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrlsvch
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrlsvcholHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrlsvcholHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrlsvcholHost(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpScsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrlsvcholHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpScsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrlsvcholHost(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -30208,12 +33778,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrlsvlu
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrlsvluHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrlsvluHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrlsvluHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpScsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrlsvluHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpScsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrlsvluHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -30268,12 +33845,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrlsvqr
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrlsvqr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrlsvqr);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrlsvqr(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpScsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrlsvqr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpScsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrlsvqr(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -30328,12 +33912,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrlsvqr
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrlsvqrHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrlsvqrHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrlsvqrHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpScsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrlsvqrHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpScsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrlsvqrHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -30386,12 +33977,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrluBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrluBufferInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrluBufferInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrluBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpScsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrluBufferInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpScsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrluBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -30447,12 +34045,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrluExt
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrluExtractHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrluExtractHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrluExtractHost(cutap_c, handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+    return cutap_slow_cusolverSpScsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrluExtractHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+        return cutap_cu_cusolverSpScsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrluExtractHost(cutap_c, handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
@@ -30505,12 +34110,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrluFac
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrluFactorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, float pivot_threshold, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrluFactorHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrluFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+    return cutap_slow_cusolverSpScsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, float pivot_threshold, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrluFactorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+        return cutap_cu_cusolverSpScsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrluFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
@@ -30559,12 +34171,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrluSol
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrluSolveHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrluSolveHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrluSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpScsrluSolveHost(handle, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrluSolveHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrluSolveHost(handle, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpScsrluSolveHost(handle, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrluSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
@@ -30611,12 +34230,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrluZer
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrluZeroPivotHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrluZeroPivotHost(void *handle, void *info, float tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrluZeroPivotHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrluZeroPivotHost(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpScsrluZeroPivotHost(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrluZeroPivotHost(void *handle, void *info, float tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrluZeroPivotHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrluZeroPivotHost(handle, info, tol, position);
+        return cutap_cu_cusolverSpScsrluZeroPivotHost(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrluZeroPivotHost(cutap_c, handle, info, tol, position);
@@ -30670,12 +34296,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrqrBufferInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrqrBufferInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrqrBufferInfo(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpScsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrqrBufferInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpScsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrBufferInfo(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -30730,12 +34363,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrqrBufferInfoBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrqrBufferInfoBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrqrBufferInfoBatched(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpScsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrqrBufferInfoBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpScsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrBufferInfoBatched(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
@@ -30789,12 +34429,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrqrBufferInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrqrBufferInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrqrBufferInfoHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpScsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrqrBufferInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpScsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrBufferInfoHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -30845,12 +34492,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrFac
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrqrFactor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrqrFactor);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrqrFactor(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpScsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrqrFactor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpScsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrFactor(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
@@ -30901,12 +34555,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrFac
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrqrFactorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrqrFactorHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrqrFactorHost(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpScsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrqrFactorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpScsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrFactorHost(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
@@ -30959,12 +34620,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrSet
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrqrSetup, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrqrSetup);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrqrSetup(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    return cutap_slow_cusolverSpScsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrqrSetup, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+        return cutap_cu_cusolverSpScsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrSetup(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -31017,12 +34685,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrSet
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrqrSetupHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrqrSetupHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrqrSetupHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    return cutap_slow_cusolverSpScsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrqrSetupHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+        return cutap_cu_cusolverSpScsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrSetupHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -31072,12 +34747,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrSol
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrqrSolve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrqrSolve);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrqrSolve(cutap_c, handle, m, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpScsrqrSolve(handle, m, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrqrSolve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrqrSolve(handle, m, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpScsrqrSolve(handle, m, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrSolve(cutap_c, handle, m, n, b, x, info, pBuffer);
@@ -31127,12 +34809,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrSol
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrqrSolveHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrqrSolveHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrqrSolveHost(cutap_c, handle, m, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpScsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrqrSolveHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpScsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrSolveHost(cutap_c, handle, m, n, b, x, info, pBuffer);
@@ -31179,12 +34868,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrZer
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrqrZeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrqrZeroPivot(void *handle, void *info, float tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrqrZeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrqrZeroPivot(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpScsrqrZeroPivot(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrZeroPivot(void *handle, void *info, float tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrqrZeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrqrZeroPivot(handle, info, tol, position);
+        return cutap_cu_cusolverSpScsrqrZeroPivot(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrZeroPivot(cutap_c, handle, info, tol, position);
@@ -31231,12 +34927,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrZer
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrqrZeroPivotHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrqrZeroPivotHost(void *handle, void *info, float tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrqrZeroPivotHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrqrZeroPivotHost(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpScsrqrZeroPivotHost(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrZeroPivotHost(void *handle, void *info, float tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrqrZeroPivotHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrqrZeroPivotHost(handle, info, tol, position);
+        return cutap_cu_cusolverSpScsrqrZeroPivotHost(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrZeroPivotHost(cutap_c, handle, info, tol, position);
@@ -31292,12 +34995,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrsvB
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrqrsvBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrqrsvBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrqrsvBatched(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+    return cutap_slow_cusolverSpScsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrqrsvBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+        return cutap_cu_cusolverSpScsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrsvBatched(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
@@ -31349,12 +35059,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrzfdHo
     cutap_fp_sample_end(CUTAP_ID_cusolverSpScsrzfdHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpScsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpScsrzfdHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpScsrzfdHost(cutap_c, handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+    return cutap_slow_cusolverSpScsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpScsrzfdHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpScsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+        return cutap_cu_cusolverSpScsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrzfdHost(cutap_c, handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
@@ -31399,12 +35116,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpSetStream
     cutap_fp_sample_end(CUTAP_ID_cusolverSpSetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpSetStream(void *handle, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpSetStream);
+    if (cutap_c)
+        return cutap_cs_cusolverSpSetStream(cutap_c, handle, streamId);
+    return cutap_slow_cusolverSpSetStream(handle, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpSetStream(void *handle, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpSetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpSetStream(handle, streamId);
+        return cutap_cu_cusolverSpSetStream(handle, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpSetStream(cutap_c, handle, streamId);
@@ -31454,12 +35178,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrcholA
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrcholAnalysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrcholAnalysis(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrcholAnalysis);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrcholAnalysis(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    return cutap_slow_cusolverSpXcsrcholAnalysis(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrcholAnalysis(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrcholAnalysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrcholAnalysis(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+        return cutap_cu_cusolverSpXcsrcholAnalysis(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrcholAnalysis(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
@@ -31509,12 +35240,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrcholA
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrcholAnalysisHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrcholAnalysisHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrcholAnalysisHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrcholAnalysisHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    return cutap_slow_cusolverSpXcsrcholAnalysisHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrcholAnalysisHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrcholAnalysisHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrcholAnalysisHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+        return cutap_cu_cusolverSpXcsrcholAnalysisHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrcholAnalysisHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
@@ -31565,12 +35303,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrissym
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrissymHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrissymHost(void *handle, int m, int nnzA, void *descrA, void *csrRowPtrA, void *csrEndPtrA, void *csrColIndA, void *issym)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrissymHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrissymHost(cutap_c, handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
+    return cutap_slow_cusolverSpXcsrissymHost(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrissymHost(void *handle, int m, int nnzA, void *descrA, void *csrRowPtrA, void *csrEndPtrA, void *csrColIndA, void *issym)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrissymHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrissymHost(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
+        return cutap_cu_cusolverSpXcsrissymHost(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrissymHost(cutap_c, handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
@@ -31620,12 +35365,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrluAna
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrluAnalysisHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrluAnalysisHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrluAnalysisHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrluAnalysisHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    return cutap_slow_cusolverSpXcsrluAnalysisHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrluAnalysisHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrluAnalysisHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrluAnalysisHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+        return cutap_cu_cusolverSpXcsrluAnalysisHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrluAnalysisHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
@@ -31672,12 +35424,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrluNnz
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrluNnzHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrluNnzHost(void *handle, void *nnzLRef, void *nnzURef, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrluNnzHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrluNnzHost(cutap_c, handle, nnzLRef, nnzURef, info);
+    return cutap_slow_cusolverSpXcsrluNnzHost(handle, nnzLRef, nnzURef, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrluNnzHost(void *handle, void *nnzLRef, void *nnzURef, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrluNnzHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrluNnzHost(handle, nnzLRef, nnzURef, info);
+        return cutap_cu_cusolverSpXcsrluNnzHost(handle, nnzLRef, nnzURef, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrluNnzHost(cutap_c, handle, nnzLRef, nnzURef, info);
@@ -31728,12 +35487,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrmetis
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrmetisndHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrmetisndHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *options, void *p)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrmetisndHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrmetisndHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
+    return cutap_slow_cusolverSpXcsrmetisndHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrmetisndHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *options, void *p)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrmetisndHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrmetisndHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
+        return cutap_cu_cusolverSpXcsrmetisndHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrmetisndHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
@@ -31787,12 +35553,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrpermH
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrpermHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrpermHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p, void *q, void *map, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrpermHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrpermHost(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
+    return cutap_slow_cusolverSpXcsrpermHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrpermHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p, void *q, void *map, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrpermHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrpermHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
+        return cutap_cu_cusolverSpXcsrpermHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrpermHost(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
@@ -31845,12 +35618,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrperm_
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrperm_bufferSizeHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrperm_bufferSizeHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p, void *q, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrperm_bufferSizeHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrperm_bufferSizeHost(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
+    return cutap_slow_cusolverSpXcsrperm_bufferSizeHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrperm_bufferSizeHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p, void *q, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrperm_bufferSizeHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrperm_bufferSizeHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
+        return cutap_cu_cusolverSpXcsrperm_bufferSizeHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrperm_bufferSizeHost(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
@@ -31901,12 +35681,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrqrAna
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrqrAnalysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrqrAnalysis(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrqrAnalysis);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrqrAnalysis(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    return cutap_slow_cusolverSpXcsrqrAnalysis(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrqrAnalysis(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrqrAnalysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrqrAnalysis(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+        return cutap_cu_cusolverSpXcsrqrAnalysis(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrqrAnalysis(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
@@ -31957,12 +35744,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrqrAna
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrqrAnalysisBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrqrAnalysisBatched(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrqrAnalysisBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrqrAnalysisBatched(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    return cutap_slow_cusolverSpXcsrqrAnalysisBatched(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrqrAnalysisBatched(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrqrAnalysisBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrqrAnalysisBatched(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+        return cutap_cu_cusolverSpXcsrqrAnalysisBatched(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrqrAnalysisBatched(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
@@ -32013,12 +35807,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrqrAna
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrqrAnalysisHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrqrAnalysisHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrqrAnalysisHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrqrAnalysisHost(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    return cutap_slow_cusolverSpXcsrqrAnalysisHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrqrAnalysisHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrqrAnalysisHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrqrAnalysisHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+        return cutap_cu_cusolverSpXcsrqrAnalysisHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrqrAnalysisHost(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
@@ -32068,12 +35869,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrsymam
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrsymamdHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrsymamdHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrsymamdHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrsymamdHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+    return cutap_slow_cusolverSpXcsrsymamdHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrsymamdHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrsymamdHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrsymamdHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+        return cutap_cu_cusolverSpXcsrsymamdHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrsymamdHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
@@ -32123,12 +35931,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrsymmd
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrsymmdqHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrsymmdqHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrsymmdqHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrsymmdqHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+    return cutap_slow_cusolverSpXcsrsymmdqHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrsymmdqHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrsymmdqHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrsymmdqHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+        return cutap_cu_cusolverSpXcsrsymmdqHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrsymmdqHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
@@ -32178,12 +35993,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrsymrc
     cutap_fp_sample_end(CUTAP_ID_cusolverSpXcsrsymrcmHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpXcsrsymrcmHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpXcsrsymrcmHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpXcsrsymrcmHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+    return cutap_slow_cusolverSpXcsrsymrcmHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrsymrcmHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpXcsrsymrcmHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpXcsrsymrcmHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+        return cutap_cu_cusolverSpXcsrsymrcmHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrsymrcmHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
@@ -32236,12 +36058,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholB
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrcholBufferInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrcholBufferInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrcholBufferInfo(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpZcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrcholBufferInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpZcsrcholBufferInfo(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholBufferInfo(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -32294,12 +36123,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholB
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrcholBufferInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrcholBufferInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrcholBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpZcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrcholBufferInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpZcsrcholBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -32345,12 +36181,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholD
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrcholDiag, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrcholDiag(void *handle, void *info, void *diag)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrcholDiag);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrcholDiag(cutap_c, handle, info, diag);
+    return cutap_slow_cusolverSpZcsrcholDiag(handle, info, diag);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholDiag(void *handle, void *info, void *diag)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrcholDiag, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrcholDiag(handle, info, diag);
+        return cutap_cu_cusolverSpZcsrcholDiag(handle, info, diag);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholDiag(cutap_c, handle, info, diag);
@@ -32402,12 +36245,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholF
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrcholFactor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrcholFactor);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrcholFactor(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    return cutap_slow_cusolverSpZcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrcholFactor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+        return cutap_cu_cusolverSpZcsrcholFactor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholFactor(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -32459,12 +36309,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholF
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrcholFactorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrcholFactorHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrcholFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    return cutap_slow_cusolverSpZcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrcholFactorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+        return cutap_cu_cusolverSpZcsrcholFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -32513,12 +36370,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholS
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrcholSolve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrcholSolve);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrcholSolve(cutap_c, handle, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpZcsrcholSolve(handle, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrcholSolve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrcholSolve(handle, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpZcsrcholSolve(handle, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholSolve(cutap_c, handle, n, b, x, info, pBuffer);
@@ -32567,12 +36431,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholS
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrcholSolveHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrcholSolveHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrcholSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpZcsrcholSolveHost(handle, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrcholSolveHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrcholSolveHost(handle, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpZcsrcholSolveHost(handle, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
@@ -32619,12 +36490,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholZ
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrcholZeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrcholZeroPivot(void *handle, void *info, double tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrcholZeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrcholZeroPivot(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpZcsrcholZeroPivot(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholZeroPivot(void *handle, void *info, double tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrcholZeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrcholZeroPivot(handle, info, tol, position);
+        return cutap_cu_cusolverSpZcsrcholZeroPivot(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholZeroPivot(cutap_c, handle, info, tol, position);
@@ -32671,12 +36549,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholZ
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrcholZeroPivotHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrcholZeroPivotHost(void *handle, void *info, double tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrcholZeroPivotHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrcholZeroPivotHost(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpZcsrcholZeroPivotHost(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholZeroPivotHost(void *handle, void *info, double tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrcholZeroPivotHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrcholZeroPivotHost(handle, info, tol, position);
+        return cutap_cu_cusolverSpZcsrcholZeroPivotHost(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholZeroPivotHost(cutap_c, handle, info, tol, position);
@@ -32729,12 +36614,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsreigsH
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsreigsHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 left_bottom_corner, struct cutap_sv_double2 right_upper_corner, void *num_eigs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsreigsHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsreigsHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+    return cutap_slow_cusolverSpZcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 left_bottom_corner, struct cutap_sv_double2 right_upper_corner, void *num_eigs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsreigsHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+        return cutap_cu_cusolverSpZcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsreigsHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
@@ -32790,12 +36682,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsreigvs
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsreigvsi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu0, void *x0, int maxite, double eps, void *mu, void *x)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsreigvsi);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsreigvsi(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+    return cutap_slow_cusolverSpZcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu0, void *x0, int maxite, double eps, void *mu, void *x)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsreigvsi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+        return cutap_cu_cusolverSpZcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsreigvsi(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
@@ -32851,12 +36750,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsreigvs
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsreigvsiHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu0, void *x0, int maxite, double tol, void *mu, void *x)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsreigvsiHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsreigvsiHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+    return cutap_slow_cusolverSpZcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu0, void *x0, int maxite, double tol, void *mu, void *x)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsreigvsiHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+        return cutap_cu_cusolverSpZcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsreigvsiHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
@@ -32913,12 +36819,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrlsqvq
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrlsqvqrHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, void *rankA, void *x, void *p, void *min_norm)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrlsqvqrHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrlsqvqrHost(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+    return cutap_slow_cusolverSpZcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, void *rankA, void *x, void *p, void *min_norm)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrlsqvqrHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+        return cutap_cu_cusolverSpZcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrlsqvqrHost(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
@@ -32973,12 +36886,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrlsvch
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrlsvchol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrlsvchol);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrlsvchol(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpZcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrlsvchol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpZcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrlsvchol(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -33033,12 +36953,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrlsvch
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrlsvcholHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrlsvcholHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrlsvcholHost(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpZcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrlsvcholHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpZcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrlsvcholHost(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -33093,12 +37020,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrlsvlu
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrlsvluHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrlsvluHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrlsvluHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpZcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrlsvluHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpZcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrlsvluHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -33153,12 +37087,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrlsvqr
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrlsvqr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrlsvqr);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrlsvqr(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpZcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrlsvqr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpZcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrlsvqr(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -33213,12 +37154,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrlsvqr
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrlsvqrHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrlsvqrHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrlsvqrHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    return cutap_slow_cusolverSpZcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrlsvqrHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        return cutap_cu_cusolverSpZcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrlsvqrHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -33271,12 +37219,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrluBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrluBufferInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrluBufferInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrluBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpZcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrluBufferInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpZcsrluBufferInfoHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrluBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -33332,12 +37287,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrluExt
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrluExtractHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrluExtractHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrluExtractHost(cutap_c, handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+    return cutap_slow_cusolverSpZcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrluExtractHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+        return cutap_cu_cusolverSpZcsrluExtractHost(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrluExtractHost(cutap_c, handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
@@ -33390,12 +37352,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrluFac
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrluFactorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, double pivot_threshold, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrluFactorHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrluFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+    return cutap_slow_cusolverSpZcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, double pivot_threshold, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrluFactorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+        return cutap_cu_cusolverSpZcsrluFactorHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrluFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
@@ -33444,12 +37413,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrluSol
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrluSolveHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrluSolveHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrluSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpZcsrluSolveHost(handle, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrluSolveHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrluSolveHost(handle, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpZcsrluSolveHost(handle, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrluSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
@@ -33496,12 +37472,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrluZer
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrluZeroPivotHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrluZeroPivotHost(void *handle, void *info, double tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrluZeroPivotHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrluZeroPivotHost(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpZcsrluZeroPivotHost(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrluZeroPivotHost(void *handle, void *info, double tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrluZeroPivotHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrluZeroPivotHost(handle, info, tol, position);
+        return cutap_cu_cusolverSpZcsrluZeroPivotHost(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrluZeroPivotHost(cutap_c, handle, info, tol, position);
@@ -33555,12 +37538,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrqrBufferInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrqrBufferInfo);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrqrBufferInfo(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpZcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrqrBufferInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpZcsrqrBufferInfo(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrBufferInfo(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -33615,12 +37605,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrqrBufferInfoBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrqrBufferInfoBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrqrBufferInfoBatched(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpZcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrqrBufferInfoBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpZcsrqrBufferInfoBatched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrBufferInfoBatched(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
@@ -33674,12 +37671,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrBuf
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrqrBufferInfoHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrqrBufferInfoHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrqrBufferInfoHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    return cutap_slow_cusolverSpZcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrqrBufferInfoHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        return cutap_cu_cusolverSpZcsrqrBufferInfoHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrBufferInfoHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -33730,12 +37734,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrFac
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrqrFactor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrqrFactor);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrqrFactor(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpZcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrqrFactor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpZcsrqrFactor(handle, m, n, nnzA, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrFactor(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
@@ -33786,12 +37797,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrFac
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrqrFactorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrqrFactorHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrqrFactorHost(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpZcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrqrFactorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpZcsrqrFactorHost(handle, m, n, nnzA, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrFactorHost(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
@@ -33844,12 +37862,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrSet
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrqrSetup, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrqrSetup);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrqrSetup(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    return cutap_slow_cusolverSpZcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrqrSetup, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+        return cutap_cu_cusolverSpZcsrqrSetup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrSetup(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -33902,12 +37927,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrSet
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrqrSetupHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrqrSetupHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrqrSetupHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    return cutap_slow_cusolverSpZcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrqrSetupHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+        return cutap_cu_cusolverSpZcsrqrSetupHost(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrSetupHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -33957,12 +37989,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrSol
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrqrSolve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrqrSolve);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrqrSolve(cutap_c, handle, m, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpZcsrqrSolve(handle, m, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrqrSolve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrqrSolve(handle, m, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpZcsrqrSolve(handle, m, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrSolve(cutap_c, handle, m, n, b, x, info, pBuffer);
@@ -34012,12 +38051,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrSol
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrqrSolveHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrqrSolveHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrqrSolveHost(cutap_c, handle, m, n, b, x, info, pBuffer);
+    return cutap_slow_cusolverSpZcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrqrSolveHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
+        return cutap_cu_cusolverSpZcsrqrSolveHost(handle, m, n, b, x, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrSolveHost(cutap_c, handle, m, n, b, x, info, pBuffer);
@@ -34064,12 +38110,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrZer
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrqrZeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrqrZeroPivot(void *handle, void *info, double tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrqrZeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrqrZeroPivot(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpZcsrqrZeroPivot(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrZeroPivot(void *handle, void *info, double tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrqrZeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrqrZeroPivot(handle, info, tol, position);
+        return cutap_cu_cusolverSpZcsrqrZeroPivot(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrZeroPivot(cutap_c, handle, info, tol, position);
@@ -34116,12 +38169,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrZer
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrqrZeroPivotHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrqrZeroPivotHost(void *handle, void *info, double tol, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrqrZeroPivotHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrqrZeroPivotHost(cutap_c, handle, info, tol, position);
+    return cutap_slow_cusolverSpZcsrqrZeroPivotHost(handle, info, tol, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrZeroPivotHost(void *handle, void *info, double tol, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrqrZeroPivotHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrqrZeroPivotHost(handle, info, tol, position);
+        return cutap_cu_cusolverSpZcsrqrZeroPivotHost(handle, info, tol, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrZeroPivotHost(cutap_c, handle, info, tol, position);
@@ -34177,12 +38237,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrsvB
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrqrsvBatched, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrqrsvBatched);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrqrsvBatched(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+    return cutap_slow_cusolverSpZcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrqrsvBatched, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+        return cutap_cu_cusolverSpZcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrsvBatched(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
@@ -34234,12 +38301,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrzfdHo
     cutap_fp_sample_end(CUTAP_ID_cusolverSpZcsrzfdHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusolverSpZcsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusolverSpZcsrzfdHost);
+    if (cutap_c)
+        return cutap_cs_cusolverSpZcsrzfdHost(cutap_c, handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+    return cutap_slow_cusolverSpZcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusolverSpZcsrzfdHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusolverSpZcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+        return cutap_cu_cusolverSpZcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrzfdHost(cutap_c, handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);

@@ -547,12 +547,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseAxpby(struc
     cutap_fp_sample_end(CUTAP_ID_cusparseAxpby, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseAxpby(void *handle, void *alpha, void *vecX, void *beta, void *vecY)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseAxpby);
+    if (cutap_c)
+        return cutap_cs_cusparseAxpby(cutap_c, handle, alpha, vecX, beta, vecY);
+    return cutap_slow_cusparseAxpby(handle, alpha, vecX, beta, vecY);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseAxpby(void *handle, void *alpha, void *vecX, void *beta, void *vecY)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseAxpby, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseAxpby(handle, alpha, vecX, beta, vecY);
+        return cutap_cu_cusparseAxpby(handle, alpha, vecX, beta, vecY);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseAxpby(cutap_c, handle, alpha, vecX, beta, vecY);
@@ -617,12 +624,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseBlockedEllG
     cutap_fp_sample_end(CUTAP_ID_cusparseBlockedEllGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseBlockedEllGet(void *spMatDescr, void *rows, void *cols, void *ellBlockSize, void *ellCols, void *ellColInd, void *ellValue, void *ellIdxType, void *idxBase, void *valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseBlockedEllGet);
+    if (cutap_c)
+        return cutap_cs_cusparseBlockedEllGet(cutap_c, spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+    return cutap_slow_cusparseBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseBlockedEllGet(void *spMatDescr, void *rows, void *cols, void *ellBlockSize, void *ellCols, void *ellColInd, void *ellValue, void *ellIdxType, void *idxBase, void *valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseBlockedEllGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+        return cutap_cu_cusparseBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseBlockedEllGet(cutap_c, spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
@@ -670,12 +684,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseBsrSetStrid
     cutap_fp_sample_end(CUTAP_ID_cusparseBsrSetStridedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseBsrSetStridedBatch(void *spMatDescr, int batchCount, long offsetsBatchStride, long columnsBatchStride, long ValuesBatchStride)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseBsrSetStridedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseBsrSetStridedBatch(cutap_c, spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
+    return cutap_slow_cusparseBsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseBsrSetStridedBatch(void *spMatDescr, int batchCount, long offsetsBatchStride, long columnsBatchStride, long ValuesBatchStride)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseBsrSetStridedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseBsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
+        return cutap_cu_cusparseBsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseBsrSetStridedBatch(cutap_c, spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
@@ -725,12 +746,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCaxpyi(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseCaxpyi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCaxpyi);
+    if (cutap_c)
+        return cutap_cs_cusparseCaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
+    return cutap_slow_cusparseCaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCaxpyi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+        return cutap_cu_cusparseCaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
@@ -786,12 +814,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsr2csr(st
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsr2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsr2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+    return cutap_slow_cusparseCbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsr2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        return cutap_cu_cusparseCbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -846,12 +881,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsric02(st
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsric02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsric02);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsric02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseCbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsric02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseCbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsric02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -906,12 +948,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsric02_an
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsric02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsric02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsric02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+    return cutap_slow_cusparseCbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsric02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+        return cutap_cu_cusparseCbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsric02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
@@ -965,12 +1014,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsric02_bu
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsric02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsric02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsric02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseCbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsric02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseCbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsric02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -1025,12 +1081,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrilu02(s
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsrilu02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsrilu02);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsrilu02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseCbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsrilu02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseCbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrilu02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -1085,12 +1148,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrilu02_a
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsrilu02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsrilu02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsrilu02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseCbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsrilu02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseCbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrilu02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -1144,12 +1214,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrilu02_b
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsrilu02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsrilu02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsrilu02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseCbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsrilu02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseCbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrilu02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -1197,12 +1274,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrilu02_n
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsrilu02_numericBoost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsrilu02_numericBoost);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
+    return cutap_slow_cusparseCbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsrilu02_numericBoost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+        return cutap_cu_cusparseCbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
@@ -1264,12 +1348,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrmm(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsrmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsrmm);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsrmm(cutap_c, handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+    return cutap_slow_cusparseCbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsrmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+        return cutap_cu_cusparseCbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrmm(cutap_c, handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
@@ -1327,12 +1418,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrmv(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsrmv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsrmv);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsrmv(cutap_c, handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+    return cutap_slow_cusparseCbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsrmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        return cutap_cu_cusparseCbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrmv(cutap_c, handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -1390,12 +1488,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrsm2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsrsm2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsrsm2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsrsm2_analysis(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+    return cutap_slow_cusparseCbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsrsm2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+        return cutap_cu_cusparseCbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrsm2_analysis(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
@@ -1452,12 +1557,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrsm2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsrsm2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsrsm2_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsrsm2_bufferSize(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseCbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsrsm2_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseCbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrsm2_bufferSize(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
@@ -1520,12 +1632,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrsm2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsrsm2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsrsm2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsrsm2_solve(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+    return cutap_slow_cusparseCbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsrsm2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+        return cutap_cu_cusparseCbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrsm2_solve(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
@@ -1581,12 +1700,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrsv2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsrsv2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsrsv2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsrsv2_analysis(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseCbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsrsv2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseCbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrsv2_analysis(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
@@ -1641,12 +1767,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrsv2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsrsv2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsrsv2_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsrsv2_bufferSize(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseCbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsrsv2_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseCbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrsv2_bufferSize(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
@@ -1705,12 +1838,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrsv2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsrsv2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsrsv2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsrsv2_solve(cutap_c, handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+    return cutap_slow_cusparseCbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsrsv2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+        return cutap_cu_cusparseCbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrsv2_solve(cutap_c, handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
@@ -1771,12 +1911,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrxmv(str
     cutap_fp_sample_end(CUTAP_ID_cusparseCbsrxmv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCbsrxmv);
+    if (cutap_c)
+        return cutap_cs_cusparseCbsrxmv(cutap_c, handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+    return cutap_slow_cusparseCbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCbsrxmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        return cutap_cu_cusparseCbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrxmv(cutap_c, handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -1828,12 +1975,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsc2dense(
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsc2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsc2dense);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    return cutap_slow_cusparseCcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsc2dense, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+        return cutap_cu_cusparseCcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
@@ -1889,12 +2043,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsr2bsr(st
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsr2bsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsr2bsr);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsr2bsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+    return cutap_slow_cusparseCcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsr2bsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+        return cutap_cu_cusparseCcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsr2bsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
@@ -1950,12 +2111,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsr2csr_co
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsr2csr_compress, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, struct cutap_sv_float2 tol)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsr2csr_compress);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsr2csr_compress(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+    return cutap_slow_cusparseCcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, struct cutap_sv_float2 tol)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsr2csr_compress, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+        return cutap_cu_cusparseCcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsr2csr_compress(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
@@ -2008,12 +2176,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsr2csru(s
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsr2csru, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsr2csru);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsr2csru(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+    return cutap_slow_cusparseCcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsr2csru, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        return cutap_cu_cusparseCcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsr2csru(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -2065,12 +2240,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsr2dense(
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsr2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsr2dense);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    return cutap_slow_cusparseCcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsr2dense, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+        return cutap_cu_cusparseCcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
@@ -2128,12 +2310,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsr2gebsr(
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsr2gebsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsr2gebsr);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsr2gebsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+    return cutap_slow_cusparseCcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsr2gebsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+        return cutap_cu_cusparseCcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsr2gebsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
@@ -2187,12 +2376,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsr2gebsr_
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsr2gebsr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsr2gebsr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsr2gebsr_bufferSize(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+    return cutap_slow_cusparseCcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsr2gebsr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        return cutap_cu_cusparseCcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsr2gebsr_bufferSize(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -2247,12 +2443,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrcolor(s
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrcolor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrcolor);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrcolor(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+    return cutap_slow_cusparseCcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrcolor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+        return cutap_cu_cusparseCcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrcolor(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
@@ -2315,12 +2518,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrgeam2(s
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrgeam2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrgeam2);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrgeam2(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+    return cutap_slow_cusparseCcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrgeam2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        return cutap_cu_cusparseCcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrgeam2(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -2383,12 +2593,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrgeam2_b
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrgeam2_bufferSizeExt(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+    return cutap_slow_cusparseCcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        return cutap_cu_cusparseCcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrgeam2_bufferSizeExt(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -2458,12 +2675,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrgemm2(s
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrgemm2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrgemm2);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    return cutap_slow_cusparseCcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrgemm2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        return cutap_cu_cusparseCcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -2526,12 +2750,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrgemm2_b
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseCcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseCcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
@@ -2584,12 +2815,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsric02(st
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsric02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsric02);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsric02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseCcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsric02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseCcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsric02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -2642,12 +2880,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsric02_an
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsric02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsric02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsric02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseCcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsric02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseCcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsric02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -2699,12 +2944,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsric02_bu
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsric02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsric02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsric02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseCcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsric02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseCcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsric02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -2757,12 +3009,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrilu02(s
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrilu02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrilu02);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrilu02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseCcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrilu02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseCcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrilu02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -2815,12 +3074,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrilu02_a
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrilu02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrilu02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrilu02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseCcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrilu02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseCcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrilu02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -2872,12 +3138,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrilu02_b
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrilu02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrilu02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrilu02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseCcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrilu02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseCcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrilu02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -2925,12 +3198,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrilu02_n
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrilu02_numericBoost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrilu02_numericBoost);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
+    return cutap_slow_cusparseCcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrilu02_numericBoost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+        return cutap_cu_cusparseCcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
@@ -2990,12 +3270,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsm2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrsm2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrsm2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    return cutap_slow_cusparseCcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrsm2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+        return cutap_cu_cusparseCcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -3055,12 +3342,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsm2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrsm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrsm2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    return cutap_slow_cusparseCcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrsm2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+        return cutap_cu_cusparseCcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
@@ -3120,12 +3414,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsm2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrsm2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrsm2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    return cutap_slow_cusparseCcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrsm2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+        return cutap_cu_cusparseCcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -3179,12 +3480,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsv2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrsv2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrsv2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseCcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrsv2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseCcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -3237,12 +3545,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsv2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrsv2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrsv2_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseCcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrsv2_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseCcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -3299,12 +3614,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsv2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsrsv2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsrsv2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    return cutap_slow_cusparseCcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsrsv2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+        return cutap_cu_cusparseCcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
@@ -3357,12 +3679,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsru2csr(s
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsru2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsru2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsru2csr(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+    return cutap_slow_cusparseCcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsru2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        return cutap_cu_cusparseCcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsru2csr(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -3414,12 +3743,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsru2csr_b
     cutap_fp_sample_end(CUTAP_ID_cusparseCcsru2csr_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCcsru2csr_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseCcsru2csr_bufferSizeExt(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseCcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCcsru2csr_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseCcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsru2csr_bufferSizeExt(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
@@ -3472,12 +3808,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCdense2csc(
     cutap_fp_sample_end(CUTAP_ID_cusparseCdense2csc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCdense2csc);
+    if (cutap_c)
+        return cutap_cs_cusparseCdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    return cutap_slow_cusparseCdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCdense2csc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+        return cutap_cu_cusparseCdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
@@ -3530,12 +3873,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCdense2csr(
     cutap_fp_sample_end(CUTAP_ID_cusparseCdense2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCdense2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseCdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    return cutap_slow_cusparseCdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCdense2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+        return cutap_cu_cusparseCdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
@@ -3592,12 +3942,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgebsr2csr(
     cutap_fp_sample_end(CUTAP_ID_cusparseCgebsr2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgebsr2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseCgebsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+    return cutap_slow_cusparseCgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgebsr2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        return cutap_cu_cusparseCgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgebsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -3655,12 +4012,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseCgebsr2gebsc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgebsr2gebsc);
+    if (cutap_c)
+        return cutap_cs_cusparseCgebsr2gebsc(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+    return cutap_slow_cusparseCgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgebsr2gebsc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+        return cutap_cu_cusparseCgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgebsr2gebsc(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
@@ -3713,12 +4077,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseCgebsr2gebsc_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgebsr2gebsc_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseCgebsr2gebsc_bufferSize(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+    return cutap_slow_cusparseCgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgebsr2gebsc_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        return cutap_cu_cusparseCgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgebsr2gebsc_bufferSize(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -3779,12 +4150,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseCgebsr2gebsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgebsr2gebsr);
+    if (cutap_c)
+        return cutap_cs_cusparseCgebsr2gebsr(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+    return cutap_slow_cusparseCgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgebsr2gebsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+        return cutap_cu_cusparseCgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgebsr2gebsr(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
@@ -3841,12 +4219,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseCgebsr2gebsr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgebsr2gebsr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseCgebsr2gebsr_bufferSize(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+    return cutap_slow_cusparseCgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgebsr2gebsr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+        return cutap_cu_cusparseCgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgebsr2gebsr_bufferSize(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
@@ -3903,12 +4288,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgemmi(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseCgemmi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgemmi);
+    if (cutap_c)
+        return cutap_cs_cusparseCgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    return cutap_slow_cusparseCgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgemmi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+        return cutap_cu_cusparseCgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
@@ -3965,12 +4357,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgemvi(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseCgemvi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgemvi);
+    if (cutap_c)
+        return cutap_cs_cusparseCgemvi(cutap_c, handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+    return cutap_slow_cusparseCgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgemvi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+        return cutap_cu_cusparseCgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgemvi(cutap_c, handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
@@ -4019,12 +4418,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgemvi_buff
     cutap_fp_sample_end(CUTAP_ID_cusparseCgemvi_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgemvi_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseCgemvi_bufferSize(cutap_c, handle, transA, m, n, nnz, pBufferSize);
+    return cutap_slow_cusparseCgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgemvi_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
+        return cutap_cu_cusparseCgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgemvi_bufferSize(cutap_c, handle, transA, m, n, nnz, pBufferSize);
@@ -4078,12 +4484,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgpsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseCgpsvInterleavedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgpsvInterleavedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseCgpsvInterleavedBatch(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+    return cutap_slow_cusparseCgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgpsvInterleavedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+        return cutap_cu_cusparseCgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgpsvInterleavedBatch(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
@@ -4137,12 +4550,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgpsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseCgpsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+    return cutap_slow_cusparseCgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+        return cutap_cu_cusparseCgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgpsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
@@ -4191,12 +4611,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgthr(struc
     cutap_fp_sample_end(CUTAP_ID_cusparseCgthr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgthr);
+    if (cutap_c)
+        return cutap_cs_cusparseCgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    return cutap_slow_cusparseCgthr(handle, nnz, y, xVal, xInd, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgthr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgthr(handle, nnz, y, xVal, xInd, idxBase);
+        return cutap_cu_cusparseCgthr(handle, nnz, y, xVal, xInd, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
@@ -4245,12 +4672,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgthrz(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseCgthrz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgthrz);
+    if (cutap_c)
+        return cutap_cs_cusparseCgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    return cutap_slow_cusparseCgthrz(handle, nnz, y, xVal, xInd, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgthrz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgthrz(handle, nnz, y, xVal, xInd, idxBase);
+        return cutap_cu_cusparseCgthrz(handle, nnz, y, xVal, xInd, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
@@ -4302,12 +4736,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsv2(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseCgtsv2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgtsv2);
+    if (cutap_c)
+        return cutap_cs_cusparseCgtsv2(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
+    return cutap_slow_cusparseCgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgtsv2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        return cutap_cu_cusparseCgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsv2(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -4359,12 +4800,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsv2Strid
     cutap_fp_sample_end(CUTAP_ID_cusparseCgtsv2StridedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgtsv2StridedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseCgtsv2StridedBatch(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+    return cutap_slow_cusparseCgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgtsv2StridedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+        return cutap_cu_cusparseCgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsv2StridedBatch(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
@@ -4416,12 +4864,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsv2Strid
     cutap_fp_sample_end(CUTAP_ID_cusparseCgtsv2StridedBatch_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgtsv2StridedBatch_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseCgtsv2StridedBatch_bufferSizeExt(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+    return cutap_slow_cusparseCgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgtsv2StridedBatch_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+        return cutap_cu_cusparseCgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsv2StridedBatch_bufferSizeExt(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
@@ -4473,12 +4928,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsv2_buff
     cutap_fp_sample_end(CUTAP_ID_cusparseCgtsv2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgtsv2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseCgtsv2_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+    return cutap_slow_cusparseCgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgtsv2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        return cutap_cu_cusparseCgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsv2_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -4530,12 +4992,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsv2_nopi
     cutap_fp_sample_end(CUTAP_ID_cusparseCgtsv2_nopivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgtsv2_nopivot);
+    if (cutap_c)
+        return cutap_cs_cusparseCgtsv2_nopivot(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
+    return cutap_slow_cusparseCgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgtsv2_nopivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        return cutap_cu_cusparseCgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsv2_nopivot(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -4587,12 +5056,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsv2_nopi
     cutap_fp_sample_end(CUTAP_ID_cusparseCgtsv2_nopivot_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgtsv2_nopivot_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseCgtsv2_nopivot_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+    return cutap_slow_cusparseCgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgtsv2_nopivot_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        return cutap_cu_cusparseCgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsv2_nopivot_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -4644,12 +5120,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseCgtsvInterleavedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgtsvInterleavedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseCgtsvInterleavedBatch(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+    return cutap_slow_cusparseCgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgtsvInterleavedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+        return cutap_cu_cusparseCgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsvInterleavedBatch(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBuffer);
@@ -4701,12 +5184,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseCgtsvInterleavedBatch_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCgtsvInterleavedBatch_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseCgtsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+    return cutap_slow_cusparseCgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCgtsvInterleavedBatch_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+        return cutap_cu_cusparseCgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
@@ -4758,12 +5248,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCnnz(struct
     cutap_fp_sample_end(CUTAP_ID_cusparseCnnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCnnz);
+    if (cutap_c)
+        return cutap_cs_cusparseCnnz(cutap_c, handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+    return cutap_slow_cusparseCnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCnnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+        return cutap_cu_cusparseCnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCnnz(cutap_c, handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
@@ -4814,12 +5311,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCnnz_compre
     cutap_fp_sample_end(CUTAP_ID_cusparseCnnz_compress, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, struct cutap_sv_float2 tol)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCnnz_compress);
+    if (cutap_c)
+        return cutap_cs_cusparseCnnz_compress(cutap_c, handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+    return cutap_slow_cusparseCnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, struct cutap_sv_float2 tol)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCnnz_compress, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+        return cutap_cu_cusparseCnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCnnz_compress(cutap_c, handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
@@ -4884,12 +5388,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstBlocke
     cutap_fp_sample_end(CUTAP_ID_cusparseConstBlockedEllGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseConstBlockedEllGet(void *spMatDescr, void *rows, void *cols, void *ellBlockSize, void *ellCols, void *ellColInd, void *ellValue, void *ellIdxType, void *idxBase, void *valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseConstBlockedEllGet);
+    if (cutap_c)
+        return cutap_cs_cusparseConstBlockedEllGet(cutap_c, spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+    return cutap_slow_cusparseConstBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseConstBlockedEllGet(void *spMatDescr, void *rows, void *cols, void *ellBlockSize, void *ellCols, void *ellColInd, void *ellValue, void *ellIdxType, void *idxBase, void *valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseConstBlockedEllGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseConstBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+        return cutap_cu_cusparseConstBlockedEllGet(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstBlockedEllGet(cutap_c, spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
@@ -4946,12 +5457,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstDnMatG
     cutap_fp_sample_end(CUTAP_ID_cusparseConstDnMatGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseConstDnMatGet(void *dnMatDescr, void *rows, void *cols, void *ld, void *values, void *type, void *order)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseConstDnMatGet);
+    if (cutap_c)
+        return cutap_cs_cusparseConstDnMatGet(cutap_c, dnMatDescr, rows, cols, ld, values, type, order);
+    return cutap_slow_cusparseConstDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseConstDnMatGet(void *dnMatDescr, void *rows, void *cols, void *ld, void *values, void *type, void *order)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseConstDnMatGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseConstDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
+        return cutap_cu_cusparseConstDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstDnMatGet(cutap_c, dnMatDescr, rows, cols, ld, values, type, order);
@@ -5003,12 +5521,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstDnMatG
     cutap_fp_sample_end(CUTAP_ID_cusparseConstDnMatGetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseConstDnMatGetValues(void *dnMatDescr, void *values)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseConstDnMatGetValues);
+    if (cutap_c)
+        return cutap_cs_cusparseConstDnMatGetValues(cutap_c, dnMatDescr, values);
+    return cutap_slow_cusparseConstDnMatGetValues(dnMatDescr, values);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseConstDnMatGetValues(void *dnMatDescr, void *values)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseConstDnMatGetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseConstDnMatGetValues(dnMatDescr, values);
+        return cutap_cu_cusparseConstDnMatGetValues(dnMatDescr, values);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstDnMatGetValues(cutap_c, dnMatDescr, values);
@@ -5062,12 +5587,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstDnVecG
     cutap_fp_sample_end(CUTAP_ID_cusparseConstDnVecGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseConstDnVecGet(void *dnVecDescr, void *size, void *values, void *valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseConstDnVecGet);
+    if (cutap_c)
+        return cutap_cs_cusparseConstDnVecGet(cutap_c, dnVecDescr, size, values, valueType);
+    return cutap_slow_cusparseConstDnVecGet(dnVecDescr, size, values, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseConstDnVecGet(void *dnVecDescr, void *size, void *values, void *valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseConstDnVecGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseConstDnVecGet(dnVecDescr, size, values, valueType);
+        return cutap_cu_cusparseConstDnVecGet(dnVecDescr, size, values, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstDnVecGet(cutap_c, dnVecDescr, size, values, valueType);
@@ -5119,12 +5651,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstDnVecG
     cutap_fp_sample_end(CUTAP_ID_cusparseConstDnVecGetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseConstDnVecGetValues(void *dnVecDescr, void *values)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseConstDnVecGetValues);
+    if (cutap_c)
+        return cutap_cs_cusparseConstDnVecGetValues(cutap_c, dnVecDescr, values);
+    return cutap_slow_cusparseConstDnVecGetValues(dnVecDescr, values);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseConstDnVecGetValues(void *dnVecDescr, void *values)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseConstDnVecGetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseConstDnVecGetValues(dnVecDescr, values);
+        return cutap_cu_cusparseConstDnVecGetValues(dnVecDescr, values);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstDnVecGetValues(cutap_c, dnVecDescr, values);
@@ -5176,12 +5715,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstSpMatG
     cutap_fp_sample_end(CUTAP_ID_cusparseConstSpMatGetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseConstSpMatGetValues(void *spMatDescr, void *values)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseConstSpMatGetValues);
+    if (cutap_c)
+        return cutap_cs_cusparseConstSpMatGetValues(cutap_c, spMatDescr, values);
+    return cutap_slow_cusparseConstSpMatGetValues(spMatDescr, values);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseConstSpMatGetValues(void *spMatDescr, void *values)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseConstSpMatGetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseConstSpMatGetValues(spMatDescr, values);
+        return cutap_cu_cusparseConstSpMatGetValues(spMatDescr, values);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstSpMatGetValues(cutap_c, spMatDescr, values);
@@ -5244,12 +5790,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstSpVecG
     cutap_fp_sample_end(CUTAP_ID_cusparseConstSpVecGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseConstSpVecGet(void *spVecDescr, void *size, void *nnz, void *indices, void *values, void *idxType, void *idxBase, void *valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseConstSpVecGet);
+    if (cutap_c)
+        return cutap_cs_cusparseConstSpVecGet(cutap_c, spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+    return cutap_slow_cusparseConstSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseConstSpVecGet(void *spVecDescr, void *size, void *nnz, void *indices, void *values, void *idxType, void *idxBase, void *valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseConstSpVecGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseConstSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+        return cutap_cu_cusparseConstSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstSpVecGet(cutap_c, spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
@@ -5301,12 +5854,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstSpVecG
     cutap_fp_sample_end(CUTAP_ID_cusparseConstSpVecGetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseConstSpVecGetValues(void *spVecDescr, void *values)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseConstSpVecGetValues);
+    if (cutap_c)
+        return cutap_cs_cusparseConstSpVecGetValues(cutap_c, spVecDescr, values);
+    return cutap_slow_cusparseConstSpVecGetValues(spVecDescr, values);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseConstSpVecGetValues(void *spVecDescr, void *values)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseConstSpVecGetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseConstSpVecGetValues(spVecDescr, values);
+        return cutap_cu_cusparseConstSpVecGetValues(spVecDescr, values);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstSpVecGetValues(cutap_c, spVecDescr, values);
@@ -5359,12 +5919,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstrained
     cutap_fp_sample_end(CUTAP_ID_cusparseConstrainedGeMM, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseConstrainedGeMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseConstrainedGeMM);
+    if (cutap_c)
+        return cutap_cs_cusparseConstrainedGeMM(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
+    return cutap_slow_cusparseConstrainedGeMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseConstrainedGeMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseConstrainedGeMM, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseConstrainedGeMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
+        return cutap_cu_cusparseConstrainedGeMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstrainedGeMM(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
@@ -5417,12 +5984,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstrained
     cutap_fp_sample_end(CUTAP_ID_cusparseConstrainedGeMM_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseConstrainedGeMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *bufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseConstrainedGeMM_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseConstrainedGeMM_bufferSize(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
+    return cutap_slow_cusparseConstrainedGeMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseConstrainedGeMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *bufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseConstrainedGeMM_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseConstrainedGeMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
+        return cutap_cu_cusparseConstrainedGeMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstrainedGeMM_bufferSize(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
@@ -5486,12 +6060,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCooAoSGet(s
     cutap_fp_sample_end(CUTAP_ID_cusparseCooAoSGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCooAoSGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cooInd, void *cooValues, void *idxType, void *idxBase, void *valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCooAoSGet);
+    if (cutap_c)
+        return cutap_cs_cusparseCooAoSGet(cutap_c, spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
+    return cutap_slow_cusparseCooAoSGet(spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCooAoSGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cooInd, void *cooValues, void *idxType, void *idxBase, void *valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCooAoSGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCooAoSGet(spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
+        return cutap_cu_cusparseCooAoSGet(spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCooAoSGet(cutap_c, spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
@@ -5538,12 +6119,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCooSetPoint
     cutap_fp_sample_end(CUTAP_ID_cusparseCooSetPointers, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCooSetPointers(void *spMatDescr, void *cooRows, void *cooColumns, void *cooValues)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCooSetPointers);
+    if (cutap_c)
+        return cutap_cs_cusparseCooSetPointers(cutap_c, spMatDescr, cooRows, cooColumns, cooValues);
+    return cutap_slow_cusparseCooSetPointers(spMatDescr, cooRows, cooColumns, cooValues);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCooSetPointers(void *spMatDescr, void *cooRows, void *cooColumns, void *cooValues)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCooSetPointers, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCooSetPointers(spMatDescr, cooRows, cooColumns, cooValues);
+        return cutap_cu_cusparseCooSetPointers(spMatDescr, cooRows, cooColumns, cooValues);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCooSetPointers(cutap_c, spMatDescr, cooRows, cooColumns, cooValues);
@@ -5589,12 +6177,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCooSetStrid
     cutap_fp_sample_end(CUTAP_ID_cusparseCooSetStridedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCooSetStridedBatch(void *spMatDescr, int batchCount, long batchStride)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCooSetStridedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseCooSetStridedBatch(cutap_c, spMatDescr, batchCount, batchStride);
+    return cutap_slow_cusparseCooSetStridedBatch(spMatDescr, batchCount, batchStride);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCooSetStridedBatch(void *spMatDescr, int batchCount, long batchStride)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCooSetStridedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCooSetStridedBatch(spMatDescr, batchCount, batchStride);
+        return cutap_cu_cusparseCooSetStridedBatch(spMatDescr, batchCount, batchStride);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCooSetStridedBatch(cutap_c, spMatDescr, batchCount, batchStride);
@@ -5645,12 +6240,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreate(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreate(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreate);
+    if (cutap_c)
+        return cutap_cs_cusparseCreate(cutap_c, handle);
+    return cutap_slow_cusparseCreate(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreate(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreate(handle);
+        return cutap_cu_cusparseCreate(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreate(cutap_c, handle);
@@ -5710,12 +6312,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateBlock
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateBlockedEll, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateBlockedEll(void *spMatDescr, long rows, long cols, long ellBlockSize, long ellCols, void *ellColInd, void *ellValue, unsigned int ellIdxType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateBlockedEll);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateBlockedEll(cutap_c, spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+    return cutap_slow_cusparseCreateBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateBlockedEll(void *spMatDescr, long rows, long cols, long ellBlockSize, long ellCols, void *ellColInd, void *ellValue, unsigned int ellIdxType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateBlockedEll, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+        return cutap_cu_cusparseCreateBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateBlockedEll(cutap_c, spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
@@ -5779,12 +6388,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateBsr(s
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateBsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateBsr(void *spMatDescr, long brows, long bcols, long bnnz, long rowBlockSize, long colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, unsigned int bsrRowOffsetsType, unsigned int bsrColIndType, unsigned int idxBase, unsigned int valueType, unsigned int order)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateBsr);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateBsr(cutap_c, spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
+    return cutap_slow_cusparseCreateBsr(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateBsr(void *spMatDescr, long brows, long bcols, long bnnz, long rowBlockSize, long colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, unsigned int bsrRowOffsetsType, unsigned int bsrColIndType, unsigned int idxBase, unsigned int valueType, unsigned int order)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateBsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateBsr(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
+        return cutap_cu_cusparseCreateBsr(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateBsr(cutap_c, spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
@@ -5835,12 +6451,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateBsric
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateBsric02Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateBsric02Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateBsric02Info);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateBsric02Info(cutap_c, info);
+    return cutap_slow_cusparseCreateBsric02Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateBsric02Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateBsric02Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateBsric02Info(info);
+        return cutap_cu_cusparseCreateBsric02Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateBsric02Info(cutap_c, info);
@@ -5891,12 +6514,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateBsril
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateBsrilu02Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateBsrilu02Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateBsrilu02Info);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateBsrilu02Info(cutap_c, info);
+    return cutap_slow_cusparseCreateBsrilu02Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateBsrilu02Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateBsrilu02Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateBsrilu02Info(info);
+        return cutap_cu_cusparseCreateBsrilu02Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateBsrilu02Info(cutap_c, info);
@@ -5947,12 +6577,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateBsrsm
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateBsrsm2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateBsrsm2Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateBsrsm2Info);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateBsrsm2Info(cutap_c, info);
+    return cutap_slow_cusparseCreateBsrsm2Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateBsrsm2Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateBsrsm2Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateBsrsm2Info(info);
+        return cutap_cu_cusparseCreateBsrsm2Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateBsrsm2Info(cutap_c, info);
@@ -6003,12 +6640,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateBsrsv
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateBsrsv2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateBsrsv2Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateBsrsv2Info);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateBsrsv2Info(cutap_c, info);
+    return cutap_slow_cusparseCreateBsrsv2Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateBsrsv2Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateBsrsv2Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateBsrsv2Info(info);
+        return cutap_cu_cusparseCreateBsrsv2Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateBsrsv2Info(cutap_c, info);
@@ -6059,12 +6703,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateColor
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateColorInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateColorInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateColorInfo);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateColorInfo(cutap_c, info);
+    return cutap_slow_cusparseCreateColorInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateColorInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateColorInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateColorInfo(info);
+        return cutap_cu_cusparseCreateColorInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateColorInfo(cutap_c, info);
@@ -6124,12 +6775,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConst
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateConstBlockedEll, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateConstBlockedEll(void *spMatDescr, long rows, long cols, long ellBlockSize, long ellCols, void *ellColInd, void *ellValue, unsigned int ellIdxType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateConstBlockedEll);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateConstBlockedEll(cutap_c, spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+    return cutap_slow_cusparseCreateConstBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstBlockedEll(void *spMatDescr, long rows, long cols, long ellBlockSize, long ellCols, void *ellColInd, void *ellValue, unsigned int ellIdxType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateConstBlockedEll, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateConstBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+        return cutap_cu_cusparseCreateConstBlockedEll(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstBlockedEll(cutap_c, spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
@@ -6193,12 +6851,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConst
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateConstBsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateConstBsr(void *spMatDescr, long brows, long bcols, long bnnz, long rowBlockDim, long colBlockDim, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, unsigned int bsrRowOffsetsType, unsigned int bsrColIndType, unsigned int idxBase, unsigned int valueType, unsigned int order)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateConstBsr);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateConstBsr(cutap_c, spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
+    return cutap_slow_cusparseCreateConstBsr(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstBsr(void *spMatDescr, long brows, long bcols, long bnnz, long rowBlockDim, long colBlockDim, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, unsigned int bsrRowOffsetsType, unsigned int bsrColIndType, unsigned int idxBase, unsigned int valueType, unsigned int order)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateConstBsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateConstBsr(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
+        return cutap_cu_cusparseCreateConstBsr(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstBsr(cutap_c, spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
@@ -6258,12 +6923,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConst
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateConstCoo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateConstCoo(void *spMatDescr, long rows, long cols, long nnz, void *cooRowInd, void *cooColInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateConstCoo);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateConstCoo(cutap_c, spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+    return cutap_slow_cusparseCreateConstCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstCoo(void *spMatDescr, long rows, long cols, long nnz, void *cooRowInd, void *cooColInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateConstCoo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateConstCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+        return cutap_cu_cusparseCreateConstCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstCoo(cutap_c, spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
@@ -6324,12 +6996,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConst
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateConstCsc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateConstCsc(void *spMatDescr, long rows, long cols, long nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, unsigned int cscColOffsetsType, unsigned int cscRowIndType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateConstCsc);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateConstCsc(cutap_c, spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+    return cutap_slow_cusparseCreateConstCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstCsc(void *spMatDescr, long rows, long cols, long nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, unsigned int cscColOffsetsType, unsigned int cscRowIndType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateConstCsc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateConstCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+        return cutap_cu_cusparseCreateConstCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstCsc(cutap_c, spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
@@ -6390,12 +7069,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConst
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateConstCsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateConstCsr(void *spMatDescr, long rows, long cols, long nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, unsigned int csrRowOffsetsType, unsigned int csrColIndType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateConstCsr);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateConstCsr(cutap_c, spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+    return cutap_slow_cusparseCreateConstCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstCsr(void *spMatDescr, long rows, long cols, long nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, unsigned int csrRowOffsetsType, unsigned int csrColIndType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateConstCsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateConstCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+        return cutap_cu_cusparseCreateConstCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstCsr(cutap_c, spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
@@ -6452,12 +7138,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConst
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateConstDnMat, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateConstDnMat(void *dnMatDescr, long rows, long cols, long ld, void *values, unsigned int valueType, unsigned int order)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateConstDnMat);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateConstDnMat(cutap_c, dnMatDescr, rows, cols, ld, values, valueType, order);
+    return cutap_slow_cusparseCreateConstDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstDnMat(void *dnMatDescr, long rows, long cols, long ld, void *values, unsigned int valueType, unsigned int order)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateConstDnMat, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateConstDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
+        return cutap_cu_cusparseCreateConstDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstDnMat(cutap_c, dnMatDescr, rows, cols, ld, values, valueType, order);
@@ -6511,12 +7204,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConst
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateConstDnVec, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateConstDnVec(void *dnVecDescr, long size, void *values, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateConstDnVec);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateConstDnVec(cutap_c, dnVecDescr, size, values, valueType);
+    return cutap_slow_cusparseCreateConstDnVec(dnVecDescr, size, values, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstDnVec(void *dnVecDescr, long size, void *values, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateConstDnVec, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateConstDnVec(dnVecDescr, size, values, valueType);
+        return cutap_cu_cusparseCreateConstDnVec(dnVecDescr, size, values, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstDnVec(cutap_c, dnVecDescr, size, values, valueType);
@@ -6579,12 +7279,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConst
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateConstSlicedEll, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateConstSlicedEll(void *spMatDescr, long rows, long cols, long nnz, long sellValuesSize, long sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, unsigned int sellSliceOffsetsType, unsigned int sellColIndType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateConstSlicedEll);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateConstSlicedEll(cutap_c, spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
+    return cutap_slow_cusparseCreateConstSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstSlicedEll(void *spMatDescr, long rows, long cols, long nnz, long sellValuesSize, long sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, unsigned int sellSliceOffsetsType, unsigned int sellColIndType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateConstSlicedEll, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateConstSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
+        return cutap_cu_cusparseCreateConstSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstSlicedEll(cutap_c, spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
@@ -6642,12 +7349,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConst
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateConstSpVec, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateConstSpVec(void *spVecDescr, long size, long nnz, void *indices, void *values, unsigned int idxType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateConstSpVec);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateConstSpVec(cutap_c, spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+    return cutap_slow_cusparseCreateConstSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstSpVec(void *spVecDescr, long size, long nnz, void *indices, void *values, unsigned int idxType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateConstSpVec, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateConstSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+        return cutap_cu_cusparseCreateConstSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstSpVec(cutap_c, spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
@@ -6707,12 +7421,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCoo(s
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateCoo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateCoo(void *spMatDescr, long rows, long cols, long nnz, void *cooRowInd, void *cooColInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateCoo);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateCoo(cutap_c, spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+    return cutap_slow_cusparseCreateCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCoo(void *spMatDescr, long rows, long cols, long nnz, void *cooRowInd, void *cooColInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCoo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+        return cutap_cu_cusparseCreateCoo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCoo(cutap_c, spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
@@ -6771,12 +7492,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCooAo
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateCooAoS, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateCooAoS(void *spMatDescr, long rows, long cols, long nnz, void *cooInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateCooAoS);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateCooAoS(cutap_c, spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
+    return cutap_slow_cusparseCreateCooAoS(spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCooAoS(void *spMatDescr, long rows, long cols, long nnz, void *cooInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCooAoS, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateCooAoS(spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
+        return cutap_cu_cusparseCreateCooAoS(spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCooAoS(cutap_c, spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
@@ -6837,12 +7565,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsc(s
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateCsc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateCsc(void *spMatDescr, long rows, long cols, long nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, unsigned int cscColOffsetsType, unsigned int cscRowIndType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateCsc);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateCsc(cutap_c, spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+    return cutap_slow_cusparseCreateCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsc(void *spMatDescr, long rows, long cols, long nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, unsigned int cscColOffsetsType, unsigned int cscRowIndType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCsc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+        return cutap_cu_cusparseCreateCsc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsc(cutap_c, spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
@@ -6903,12 +7638,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsr(s
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateCsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateCsr(void *spMatDescr, long rows, long cols, long nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, unsigned int csrRowOffsetsType, unsigned int csrColIndType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateCsr);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateCsr(cutap_c, spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+    return cutap_slow_cusparseCreateCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsr(void *spMatDescr, long rows, long cols, long nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, unsigned int csrRowOffsetsType, unsigned int csrColIndType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+        return cutap_cu_cusparseCreateCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsr(cutap_c, spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
@@ -6959,12 +7701,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsrge
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateCsrgemm2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateCsrgemm2Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateCsrgemm2Info);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateCsrgemm2Info(cutap_c, info);
+    return cutap_slow_cusparseCreateCsrgemm2Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsrgemm2Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCsrgemm2Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateCsrgemm2Info(info);
+        return cutap_cu_cusparseCreateCsrgemm2Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsrgemm2Info(cutap_c, info);
@@ -7015,12 +7764,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsric
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateCsric02Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateCsric02Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateCsric02Info);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateCsric02Info(cutap_c, info);
+    return cutap_slow_cusparseCreateCsric02Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsric02Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCsric02Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateCsric02Info(info);
+        return cutap_cu_cusparseCreateCsric02Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsric02Info(cutap_c, info);
@@ -7071,12 +7827,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsril
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateCsrilu02Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateCsrilu02Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateCsrilu02Info);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateCsrilu02Info(cutap_c, info);
+    return cutap_slow_cusparseCreateCsrilu02Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsrilu02Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCsrilu02Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateCsrilu02Info(info);
+        return cutap_cu_cusparseCreateCsrilu02Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsrilu02Info(cutap_c, info);
@@ -7127,12 +7890,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsrsm
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateCsrsm2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateCsrsm2Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateCsrsm2Info);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateCsrsm2Info(cutap_c, info);
+    return cutap_slow_cusparseCreateCsrsm2Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsrsm2Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCsrsm2Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateCsrsm2Info(info);
+        return cutap_cu_cusparseCreateCsrsm2Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsrsm2Info(cutap_c, info);
@@ -7183,12 +7953,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsrsv
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateCsrsv2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateCsrsv2Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateCsrsv2Info);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateCsrsv2Info(cutap_c, info);
+    return cutap_slow_cusparseCreateCsrsv2Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsrsv2Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCsrsv2Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateCsrsv2Info(info);
+        return cutap_cu_cusparseCreateCsrsv2Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsrsv2Info(cutap_c, info);
@@ -7239,12 +8016,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsru2
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateCsru2csrInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateCsru2csrInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateCsru2csrInfo);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateCsru2csrInfo(cutap_c, info);
+    return cutap_slow_cusparseCreateCsru2csrInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsru2csrInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateCsru2csrInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateCsru2csrInfo(info);
+        return cutap_cu_cusparseCreateCsru2csrInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsru2csrInfo(cutap_c, info);
@@ -7301,12 +8085,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateDnMat
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateDnMat, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateDnMat(void *dnMatDescr, long rows, long cols, long ld, void *values, unsigned int valueType, unsigned int order)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateDnMat);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateDnMat(cutap_c, dnMatDescr, rows, cols, ld, values, valueType, order);
+    return cutap_slow_cusparseCreateDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateDnMat(void *dnMatDescr, long rows, long cols, long ld, void *values, unsigned int valueType, unsigned int order)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateDnMat, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
+        return cutap_cu_cusparseCreateDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateDnMat(cutap_c, dnMatDescr, rows, cols, ld, values, valueType, order);
@@ -7360,12 +8151,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateDnVec
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateDnVec, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateDnVec(void *dnVecDescr, long size, void *values, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateDnVec);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateDnVec(cutap_c, dnVecDescr, size, values, valueType);
+    return cutap_slow_cusparseCreateDnVec(dnVecDescr, size, values, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateDnVec(void *dnVecDescr, long size, void *values, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateDnVec, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateDnVec(dnVecDescr, size, values, valueType);
+        return cutap_cu_cusparseCreateDnVec(dnVecDescr, size, values, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateDnVec(cutap_c, dnVecDescr, size, values, valueType);
@@ -7411,12 +8209,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateIdent
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateIdentityPermutation, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateIdentityPermutation(void *handle, int n, void *p)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateIdentityPermutation);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateIdentityPermutation(cutap_c, handle, n, p);
+    return cutap_slow_cusparseCreateIdentityPermutation(handle, n, p);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateIdentityPermutation(void *handle, int n, void *p)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateIdentityPermutation, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateIdentityPermutation(handle, n, p);
+        return cutap_cu_cusparseCreateIdentityPermutation(handle, n, p);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateIdentityPermutation(cutap_c, handle, n, p);
@@ -7467,12 +8272,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateMatDe
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateMatDescr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateMatDescr(void *descrA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateMatDescr);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateMatDescr(cutap_c, descrA);
+    return cutap_slow_cusparseCreateMatDescr(descrA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateMatDescr(void *descrA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateMatDescr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateMatDescr(descrA);
+        return cutap_cu_cusparseCreateMatDescr(descrA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateMatDescr(cutap_c, descrA);
@@ -7523,12 +8335,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreatePrune
     cutap_fp_sample_end(CUTAP_ID_cusparseCreatePruneInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreatePruneInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreatePruneInfo);
+    if (cutap_c)
+        return cutap_cs_cusparseCreatePruneInfo(cutap_c, info);
+    return cutap_slow_cusparseCreatePruneInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreatePruneInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreatePruneInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreatePruneInfo(info);
+        return cutap_cu_cusparseCreatePruneInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreatePruneInfo(cutap_c, info);
@@ -7591,12 +8410,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateSlice
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateSlicedEll, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateSlicedEll(void *spMatDescr, long rows, long cols, long nnz, long sellValuesSize, long sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, unsigned int sellSliceOffsetsType, unsigned int sellColIndType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateSlicedEll);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateSlicedEll(cutap_c, spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
+    return cutap_slow_cusparseCreateSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateSlicedEll(void *spMatDescr, long rows, long cols, long nnz, long sellValuesSize, long sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, unsigned int sellSliceOffsetsType, unsigned int sellColIndType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateSlicedEll, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
+        return cutap_cu_cusparseCreateSlicedEll(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateSlicedEll(cutap_c, spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
@@ -7654,12 +8480,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateSpVec
     cutap_fp_sample_end(CUTAP_ID_cusparseCreateSpVec, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCreateSpVec(void *spVecDescr, long size, long nnz, void *indices, void *values, unsigned int idxType, unsigned int idxBase, unsigned int valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCreateSpVec);
+    if (cutap_c)
+        return cutap_cs_cusparseCreateSpVec(cutap_c, spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+    return cutap_slow_cusparseCreateSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCreateSpVec(void *spVecDescr, long size, long nnz, void *indices, void *values, unsigned int idxType, unsigned int idxBase, unsigned int valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCreateSpVec, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCreateSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+        return cutap_cu_cusparseCreateSpVec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateSpVec(cutap_c, spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
@@ -7706,12 +8539,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCscSetPoint
     cutap_fp_sample_end(CUTAP_ID_cusparseCscSetPointers, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCscSetPointers(void *spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCscSetPointers);
+    if (cutap_c)
+        return cutap_cs_cusparseCscSetPointers(cutap_c, spMatDescr, cscColOffsets, cscRowInd, cscValues);
+    return cutap_slow_cusparseCscSetPointers(spMatDescr, cscColOffsets, cscRowInd, cscValues);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCscSetPointers(void *spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCscSetPointers, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCscSetPointers(spMatDescr, cscColOffsets, cscRowInd, cscValues);
+        return cutap_cu_cusparseCscSetPointers(spMatDescr, cscColOffsets, cscRowInd, cscValues);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCscSetPointers(cutap_c, spMatDescr, cscColOffsets, cscRowInd, cscValues);
@@ -7760,12 +8600,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsctr(struc
     cutap_fp_sample_end(CUTAP_ID_cusparseCsctr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCsctr);
+    if (cutap_c)
+        return cutap_cs_cusparseCsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
+    return cutap_slow_cusparseCsctr(handle, nnz, xVal, xInd, y, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCsctr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCsctr(handle, nnz, xVal, xInd, y, idxBase);
+        return cutap_cu_cusparseCsctr(handle, nnz, xVal, xInd, y, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
@@ -7823,12 +8670,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsr2cscEx2(
     cutap_fp_sample_end(CUTAP_ID_cusparseCsr2cscEx2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCsr2cscEx2(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *buffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCsr2cscEx2);
+    if (cutap_c)
+        return cutap_cs_cusparseCsr2cscEx2(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
+    return cutap_slow_cusparseCsr2cscEx2(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCsr2cscEx2(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *buffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCsr2cscEx2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCsr2cscEx2(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
+        return cutap_cu_cusparseCsr2cscEx2(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsr2cscEx2(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
@@ -7886,12 +8740,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsr2cscEx2_
     cutap_fp_sample_end(CUTAP_ID_cusparseCsr2cscEx2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCsr2cscEx2_bufferSize(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *bufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCsr2cscEx2_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseCsr2cscEx2_bufferSize(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
+    return cutap_slow_cusparseCsr2cscEx2_bufferSize(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCsr2cscEx2_bufferSize(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *bufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCsr2cscEx2_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCsr2cscEx2_bufferSize(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
+        return cutap_cu_cusparseCsr2cscEx2_bufferSize(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsr2cscEx2_bufferSize(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
@@ -7938,12 +8799,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsrSetPoint
     cutap_fp_sample_end(CUTAP_ID_cusparseCsrSetPointers, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCsrSetPointers(void *spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCsrSetPointers);
+    if (cutap_c)
+        return cutap_cs_cusparseCsrSetPointers(cutap_c, spMatDescr, csrRowOffsets, csrColInd, csrValues);
+    return cutap_slow_cusparseCsrSetPointers(spMatDescr, csrRowOffsets, csrColInd, csrValues);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCsrSetPointers(void *spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCsrSetPointers, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCsrSetPointers(spMatDescr, csrRowOffsets, csrColInd, csrValues);
+        return cutap_cu_cusparseCsrSetPointers(spMatDescr, csrRowOffsets, csrColInd, csrValues);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsrSetPointers(cutap_c, spMatDescr, csrRowOffsets, csrColInd, csrValues);
@@ -7990,12 +8858,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsrSetStrid
     cutap_fp_sample_end(CUTAP_ID_cusparseCsrSetStridedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCsrSetStridedBatch(void *spMatDescr, int batchCount, long offsetsBatchStride, long columnsValuesBatchStride)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCsrSetStridedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseCsrSetStridedBatch(cutap_c, spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
+    return cutap_slow_cusparseCsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCsrSetStridedBatch(void *spMatDescr, int batchCount, long offsetsBatchStride, long columnsValuesBatchStride)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCsrSetStridedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
+        return cutap_cu_cusparseCsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsrSetStridedBatch(cutap_c, spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
@@ -8059,12 +8934,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsrmvEx(str
     cutap_fp_sample_end(CUTAP_ID_cusparseCsrmvEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCsrmvEx(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *buffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCsrmvEx);
+    if (cutap_c)
+        return cutap_cs_cusparseCsrmvEx(cutap_c, handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
+    return cutap_slow_cusparseCsrmvEx(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCsrmvEx(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *buffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCsrmvEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCsrmvEx(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
+        return cutap_cu_cusparseCsrmvEx(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsrmvEx(cutap_c, handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
@@ -8128,12 +9010,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsrmvEx_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseCsrmvEx_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseCsrmvEx_bufferSize(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseCsrmvEx_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseCsrmvEx_bufferSize(cutap_c, handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
+    return cutap_slow_cusparseCsrmvEx_bufferSize(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseCsrmvEx_bufferSize(void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseCsrmvEx_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseCsrmvEx_bufferSize(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
+        return cutap_cu_cusparseCsrmvEx_bufferSize(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsrmvEx_bufferSize(cutap_c, handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
@@ -8183,12 +9072,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDaxpyi(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseDaxpyi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDaxpyi);
+    if (cutap_c)
+        return cutap_cs_cusparseDaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
+    return cutap_slow_cusparseDaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDaxpyi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+        return cutap_cu_cusparseDaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
@@ -8244,12 +9140,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsr2csr(st
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsr2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsr2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+    return cutap_slow_cusparseDbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsr2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        return cutap_cu_cusparseDbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -8304,12 +9207,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsric02(st
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsric02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsric02);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsric02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseDbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsric02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseDbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsric02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -8364,12 +9274,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsric02_an
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsric02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsric02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsric02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+    return cutap_slow_cusparseDbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsric02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+        return cutap_cu_cusparseDbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsric02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
@@ -8423,12 +9340,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsric02_bu
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsric02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsric02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsric02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseDbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsric02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseDbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsric02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -8483,12 +9407,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrilu02(s
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsrilu02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsrilu02);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsrilu02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseDbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsrilu02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseDbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrilu02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -8543,12 +9474,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrilu02_a
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsrilu02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsrilu02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsrilu02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseDbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsrilu02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseDbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrilu02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -8602,12 +9540,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrilu02_b
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsrilu02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsrilu02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsrilu02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseDbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsrilu02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseDbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrilu02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -8655,12 +9600,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrilu02_n
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsrilu02_numericBoost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsrilu02_numericBoost);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
+    return cutap_slow_cusparseDbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsrilu02_numericBoost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+        return cutap_cu_cusparseDbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
@@ -8722,12 +9674,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrmm(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsrmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsrmm);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsrmm(cutap_c, handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+    return cutap_slow_cusparseDbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsrmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+        return cutap_cu_cusparseDbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrmm(cutap_c, handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
@@ -8785,12 +9744,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrmv(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsrmv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsrmv);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsrmv(cutap_c, handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+    return cutap_slow_cusparseDbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsrmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        return cutap_cu_cusparseDbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrmv(cutap_c, handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -8848,12 +9814,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrsm2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsrsm2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsrsm2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsrsm2_analysis(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+    return cutap_slow_cusparseDbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsrsm2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+        return cutap_cu_cusparseDbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrsm2_analysis(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
@@ -8910,12 +9883,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrsm2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsrsm2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsrsm2_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsrsm2_bufferSize(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseDbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsrsm2_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseDbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrsm2_bufferSize(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
@@ -8978,12 +9958,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrsm2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsrsm2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsrsm2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsrsm2_solve(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+    return cutap_slow_cusparseDbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsrsm2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+        return cutap_cu_cusparseDbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrsm2_solve(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
@@ -9039,12 +10026,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrsv2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsrsv2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsrsv2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsrsv2_analysis(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseDbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsrsv2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseDbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrsv2_analysis(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
@@ -9099,12 +10093,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrsv2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsrsv2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsrsv2_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsrsv2_bufferSize(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseDbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsrsv2_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseDbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrsv2_bufferSize(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
@@ -9163,12 +10164,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrsv2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsrsv2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsrsv2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsrsv2_solve(cutap_c, handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+    return cutap_slow_cusparseDbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsrsv2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+        return cutap_cu_cusparseDbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrsv2_solve(cutap_c, handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
@@ -9229,12 +10237,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrxmv(str
     cutap_fp_sample_end(CUTAP_ID_cusparseDbsrxmv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDbsrxmv);
+    if (cutap_c)
+        return cutap_cs_cusparseDbsrxmv(cutap_c, handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+    return cutap_slow_cusparseDbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDbsrxmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        return cutap_cu_cusparseDbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrxmv(cutap_c, handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -9286,12 +10301,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsc2dense(
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsc2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsc2dense);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    return cutap_slow_cusparseDcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsc2dense, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+        return cutap_cu_cusparseDcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
@@ -9347,12 +10369,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsr2bsr(st
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsr2bsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsr2bsr);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsr2bsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+    return cutap_slow_cusparseDcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsr2bsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+        return cutap_cu_cusparseDcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsr2bsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
@@ -9408,12 +10437,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsr2csr_co
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsr2csr_compress, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, double tol)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsr2csr_compress);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsr2csr_compress(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+    return cutap_slow_cusparseDcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, double tol)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsr2csr_compress, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+        return cutap_cu_cusparseDcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsr2csr_compress(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
@@ -9466,12 +10502,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsr2csru(s
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsr2csru, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsr2csru);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsr2csru(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+    return cutap_slow_cusparseDcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsr2csru, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        return cutap_cu_cusparseDcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsr2csru(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -9523,12 +10566,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsr2dense(
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsr2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsr2dense);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    return cutap_slow_cusparseDcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsr2dense, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+        return cutap_cu_cusparseDcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
@@ -9586,12 +10636,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsr2gebsr(
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsr2gebsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsr2gebsr);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsr2gebsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+    return cutap_slow_cusparseDcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsr2gebsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+        return cutap_cu_cusparseDcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsr2gebsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
@@ -9645,12 +10702,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsr2gebsr_
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsr2gebsr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsr2gebsr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsr2gebsr_bufferSize(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+    return cutap_slow_cusparseDcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsr2gebsr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        return cutap_cu_cusparseDcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsr2gebsr_bufferSize(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -9705,12 +10769,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrcolor(s
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrcolor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrcolor);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrcolor(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+    return cutap_slow_cusparseDcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrcolor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+        return cutap_cu_cusparseDcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrcolor(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
@@ -9773,12 +10844,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrgeam2(s
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrgeam2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrgeam2);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrgeam2(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+    return cutap_slow_cusparseDcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrgeam2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        return cutap_cu_cusparseDcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrgeam2(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -9841,12 +10919,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrgeam2_b
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrgeam2_bufferSizeExt(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+    return cutap_slow_cusparseDcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        return cutap_cu_cusparseDcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrgeam2_bufferSizeExt(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -9916,12 +11001,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrgemm2(s
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrgemm2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrgemm2);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    return cutap_slow_cusparseDcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrgemm2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        return cutap_cu_cusparseDcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -9984,12 +11076,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrgemm2_b
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseDcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseDcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
@@ -10042,12 +11141,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsric02(st
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsric02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsric02);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsric02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseDcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsric02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseDcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsric02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -10100,12 +11206,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsric02_an
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsric02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsric02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsric02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseDcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsric02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseDcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsric02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -10157,12 +11270,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsric02_bu
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsric02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsric02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsric02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseDcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsric02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseDcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsric02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -10215,12 +11335,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrilu02(s
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrilu02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrilu02);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrilu02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseDcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrilu02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseDcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrilu02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -10273,12 +11400,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrilu02_a
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrilu02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrilu02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrilu02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseDcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrilu02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseDcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrilu02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -10330,12 +11464,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrilu02_b
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrilu02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrilu02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrilu02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseDcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrilu02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseDcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrilu02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -10383,12 +11524,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrilu02_n
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrilu02_numericBoost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrilu02_numericBoost);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
+    return cutap_slow_cusparseDcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrilu02_numericBoost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+        return cutap_cu_cusparseDcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
@@ -10448,12 +11596,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsm2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrsm2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrsm2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    return cutap_slow_cusparseDcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrsm2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+        return cutap_cu_cusparseDcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -10513,12 +11668,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsm2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrsm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrsm2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    return cutap_slow_cusparseDcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrsm2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+        return cutap_cu_cusparseDcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
@@ -10578,12 +11740,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsm2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrsm2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrsm2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    return cutap_slow_cusparseDcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrsm2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+        return cutap_cu_cusparseDcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -10637,12 +11806,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsv2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrsv2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrsv2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseDcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrsv2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseDcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -10695,12 +11871,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsv2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrsv2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrsv2_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseDcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrsv2_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseDcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -10757,12 +11940,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsv2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsrsv2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsrsv2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    return cutap_slow_cusparseDcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsrsv2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+        return cutap_cu_cusparseDcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
@@ -10815,12 +12005,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsru2csr(s
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsru2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsru2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsru2csr(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+    return cutap_slow_cusparseDcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsru2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        return cutap_cu_cusparseDcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsru2csr(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -10872,12 +12069,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsru2csr_b
     cutap_fp_sample_end(CUTAP_ID_cusparseDcsru2csr_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDcsru2csr_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseDcsru2csr_bufferSizeExt(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseDcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDcsru2csr_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseDcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsru2csr_bufferSizeExt(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
@@ -10930,12 +12134,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDdense2csc(
     cutap_fp_sample_end(CUTAP_ID_cusparseDdense2csc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDdense2csc);
+    if (cutap_c)
+        return cutap_cs_cusparseDdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    return cutap_slow_cusparseDdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDdense2csc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+        return cutap_cu_cusparseDdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
@@ -10988,12 +12199,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDdense2csr(
     cutap_fp_sample_end(CUTAP_ID_cusparseDdense2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDdense2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseDdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    return cutap_slow_cusparseDdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDdense2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+        return cutap_cu_cusparseDdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
@@ -11041,12 +12259,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDenseToSpar
     cutap_fp_sample_end(CUTAP_ID_cusparseDenseToSparse_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDenseToSparse_analysis(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDenseToSparse_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseDenseToSparse_analysis(cutap_c, handle, matA, matB, alg, externalBuffer);
+    return cutap_slow_cusparseDenseToSparse_analysis(handle, matA, matB, alg, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDenseToSparse_analysis(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDenseToSparse_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDenseToSparse_analysis(handle, matA, matB, alg, externalBuffer);
+        return cutap_cu_cusparseDenseToSparse_analysis(handle, matA, matB, alg, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDenseToSparse_analysis(cutap_c, handle, matA, matB, alg, externalBuffer);
@@ -11094,12 +12319,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDenseToSpar
     cutap_fp_sample_end(CUTAP_ID_cusparseDenseToSparse_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDenseToSparse_bufferSize(void *handle, void *matA, void *matB, unsigned int alg, void *bufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDenseToSparse_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseDenseToSparse_bufferSize(cutap_c, handle, matA, matB, alg, bufferSize);
+    return cutap_slow_cusparseDenseToSparse_bufferSize(handle, matA, matB, alg, bufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDenseToSparse_bufferSize(void *handle, void *matA, void *matB, unsigned int alg, void *bufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDenseToSparse_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDenseToSparse_bufferSize(handle, matA, matB, alg, bufferSize);
+        return cutap_cu_cusparseDenseToSparse_bufferSize(handle, matA, matB, alg, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDenseToSparse_bufferSize(cutap_c, handle, matA, matB, alg, bufferSize);
@@ -11147,12 +12379,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDenseToSpar
     cutap_fp_sample_end(CUTAP_ID_cusparseDenseToSparse_convert, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDenseToSparse_convert(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDenseToSparse_convert);
+    if (cutap_c)
+        return cutap_cs_cusparseDenseToSparse_convert(cutap_c, handle, matA, matB, alg, externalBuffer);
+    return cutap_slow_cusparseDenseToSparse_convert(handle, matA, matB, alg, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDenseToSparse_convert(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDenseToSparse_convert, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDenseToSparse_convert(handle, matA, matB, alg, externalBuffer);
+        return cutap_cu_cusparseDenseToSparse_convert(handle, matA, matB, alg, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDenseToSparse_convert(cutap_c, handle, matA, matB, alg, externalBuffer);
@@ -11196,12 +12435,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroy(str
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroy(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroy);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroy(cutap_c, handle);
+    return cutap_slow_cusparseDestroy(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroy(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroy(handle);
+        return cutap_cu_cusparseDestroy(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroy(cutap_c, handle);
@@ -11245,12 +12491,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyBsri
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyBsric02Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyBsric02Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyBsric02Info);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyBsric02Info(cutap_c, info);
+    return cutap_slow_cusparseDestroyBsric02Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyBsric02Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyBsric02Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyBsric02Info(info);
+        return cutap_cu_cusparseDestroyBsric02Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyBsric02Info(cutap_c, info);
@@ -11294,12 +12547,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyBsri
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyBsrilu02Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyBsrilu02Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyBsrilu02Info);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyBsrilu02Info(cutap_c, info);
+    return cutap_slow_cusparseDestroyBsrilu02Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyBsrilu02Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyBsrilu02Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyBsrilu02Info(info);
+        return cutap_cu_cusparseDestroyBsrilu02Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyBsrilu02Info(cutap_c, info);
@@ -11343,12 +12603,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyBsrs
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyBsrsm2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyBsrsm2Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyBsrsm2Info);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyBsrsm2Info(cutap_c, info);
+    return cutap_slow_cusparseDestroyBsrsm2Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyBsrsm2Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyBsrsm2Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyBsrsm2Info(info);
+        return cutap_cu_cusparseDestroyBsrsm2Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyBsrsm2Info(cutap_c, info);
@@ -11392,12 +12659,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyBsrs
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyBsrsv2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyBsrsv2Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyBsrsv2Info);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyBsrsv2Info(cutap_c, info);
+    return cutap_slow_cusparseDestroyBsrsv2Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyBsrsv2Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyBsrsv2Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyBsrsv2Info(info);
+        return cutap_cu_cusparseDestroyBsrsv2Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyBsrsv2Info(cutap_c, info);
@@ -11441,12 +12715,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyColo
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyColorInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyColorInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyColorInfo);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyColorInfo(cutap_c, info);
+    return cutap_slow_cusparseDestroyColorInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyColorInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyColorInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyColorInfo(info);
+        return cutap_cu_cusparseDestroyColorInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyColorInfo(cutap_c, info);
@@ -11490,12 +12771,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsrg
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyCsrgemm2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyCsrgemm2Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyCsrgemm2Info);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyCsrgemm2Info(cutap_c, info);
+    return cutap_slow_cusparseDestroyCsrgemm2Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsrgemm2Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyCsrgemm2Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyCsrgemm2Info(info);
+        return cutap_cu_cusparseDestroyCsrgemm2Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyCsrgemm2Info(cutap_c, info);
@@ -11539,12 +12827,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsri
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyCsric02Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyCsric02Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyCsric02Info);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyCsric02Info(cutap_c, info);
+    return cutap_slow_cusparseDestroyCsric02Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsric02Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyCsric02Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyCsric02Info(info);
+        return cutap_cu_cusparseDestroyCsric02Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyCsric02Info(cutap_c, info);
@@ -11588,12 +12883,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsri
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyCsrilu02Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyCsrilu02Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyCsrilu02Info);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyCsrilu02Info(cutap_c, info);
+    return cutap_slow_cusparseDestroyCsrilu02Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsrilu02Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyCsrilu02Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyCsrilu02Info(info);
+        return cutap_cu_cusparseDestroyCsrilu02Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyCsrilu02Info(cutap_c, info);
@@ -11637,12 +12939,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsrs
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyCsrsm2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyCsrsm2Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyCsrsm2Info);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyCsrsm2Info(cutap_c, info);
+    return cutap_slow_cusparseDestroyCsrsm2Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsrsm2Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyCsrsm2Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyCsrsm2Info(info);
+        return cutap_cu_cusparseDestroyCsrsm2Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyCsrsm2Info(cutap_c, info);
@@ -11686,12 +12995,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsrs
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyCsrsv2Info, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyCsrsv2Info(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyCsrsv2Info);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyCsrsv2Info(cutap_c, info);
+    return cutap_slow_cusparseDestroyCsrsv2Info(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsrsv2Info(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyCsrsv2Info, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyCsrsv2Info(info);
+        return cutap_cu_cusparseDestroyCsrsv2Info(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyCsrsv2Info(cutap_c, info);
@@ -11735,12 +13051,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsru
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyCsru2csrInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyCsru2csrInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyCsru2csrInfo);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyCsru2csrInfo(cutap_c, info);
+    return cutap_slow_cusparseDestroyCsru2csrInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsru2csrInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyCsru2csrInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyCsru2csrInfo(info);
+        return cutap_cu_cusparseDestroyCsru2csrInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyCsru2csrInfo(cutap_c, info);
@@ -11784,12 +13107,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyDnMa
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyDnMat, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyDnMat(void *dnMatDescr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyDnMat);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyDnMat(cutap_c, dnMatDescr);
+    return cutap_slow_cusparseDestroyDnMat(dnMatDescr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyDnMat(void *dnMatDescr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyDnMat, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyDnMat(dnMatDescr);
+        return cutap_cu_cusparseDestroyDnMat(dnMatDescr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyDnMat(cutap_c, dnMatDescr);
@@ -11833,12 +13163,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyDnVe
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyDnVec, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyDnVec(void *dnVecDescr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyDnVec);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyDnVec(cutap_c, dnVecDescr);
+    return cutap_slow_cusparseDestroyDnVec(dnVecDescr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyDnVec(void *dnVecDescr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyDnVec, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyDnVec(dnVecDescr);
+        return cutap_cu_cusparseDestroyDnVec(dnVecDescr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyDnVec(cutap_c, dnVecDescr);
@@ -11882,12 +13219,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyMatD
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyMatDescr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyMatDescr(void *descrA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyMatDescr);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyMatDescr(cutap_c, descrA);
+    return cutap_slow_cusparseDestroyMatDescr(descrA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyMatDescr(void *descrA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyMatDescr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyMatDescr(descrA);
+        return cutap_cu_cusparseDestroyMatDescr(descrA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyMatDescr(cutap_c, descrA);
@@ -11931,12 +13275,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyPrun
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroyPruneInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroyPruneInfo(void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroyPruneInfo);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroyPruneInfo(cutap_c, info);
+    return cutap_slow_cusparseDestroyPruneInfo(info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyPruneInfo(void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroyPruneInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroyPruneInfo(info);
+        return cutap_cu_cusparseDestroyPruneInfo(info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyPruneInfo(cutap_c, info);
@@ -11980,12 +13331,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroySpMa
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroySpMat, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroySpMat(void *spMatDescr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroySpMat);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroySpMat(cutap_c, spMatDescr);
+    return cutap_slow_cusparseDestroySpMat(spMatDescr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroySpMat(void *spMatDescr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroySpMat, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroySpMat(spMatDescr);
+        return cutap_cu_cusparseDestroySpMat(spMatDescr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroySpMat(cutap_c, spMatDescr);
@@ -12029,12 +13387,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroySpVe
     cutap_fp_sample_end(CUTAP_ID_cusparseDestroySpVec, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDestroySpVec(void *spVecDescr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDestroySpVec);
+    if (cutap_c)
+        return cutap_cs_cusparseDestroySpVec(cutap_c, spVecDescr);
+    return cutap_slow_cusparseDestroySpVec(spVecDescr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDestroySpVec(void *spVecDescr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDestroySpVec, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDestroySpVec(spVecDescr);
+        return cutap_cu_cusparseDestroySpVec(spVecDescr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroySpVec(cutap_c, spVecDescr);
@@ -12091,12 +13456,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgebsr2csr(
     cutap_fp_sample_end(CUTAP_ID_cusparseDgebsr2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgebsr2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseDgebsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+    return cutap_slow_cusparseDgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgebsr2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        return cutap_cu_cusparseDgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgebsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -12154,12 +13526,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseDgebsr2gebsc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgebsr2gebsc);
+    if (cutap_c)
+        return cutap_cs_cusparseDgebsr2gebsc(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+    return cutap_slow_cusparseDgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgebsr2gebsc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+        return cutap_cu_cusparseDgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgebsr2gebsc(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
@@ -12212,12 +13591,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseDgebsr2gebsc_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgebsr2gebsc_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseDgebsr2gebsc_bufferSize(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+    return cutap_slow_cusparseDgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgebsr2gebsc_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        return cutap_cu_cusparseDgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgebsr2gebsc_bufferSize(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -12278,12 +13664,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseDgebsr2gebsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgebsr2gebsr);
+    if (cutap_c)
+        return cutap_cs_cusparseDgebsr2gebsr(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+    return cutap_slow_cusparseDgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgebsr2gebsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+        return cutap_cu_cusparseDgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgebsr2gebsr(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
@@ -12340,12 +13733,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseDgebsr2gebsr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgebsr2gebsr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseDgebsr2gebsr_bufferSize(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+    return cutap_slow_cusparseDgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgebsr2gebsr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+        return cutap_cu_cusparseDgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgebsr2gebsr_bufferSize(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
@@ -12402,12 +13802,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgemmi(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseDgemmi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgemmi);
+    if (cutap_c)
+        return cutap_cs_cusparseDgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    return cutap_slow_cusparseDgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgemmi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+        return cutap_cu_cusparseDgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
@@ -12464,12 +13871,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgemvi(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseDgemvi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgemvi);
+    if (cutap_c)
+        return cutap_cs_cusparseDgemvi(cutap_c, handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+    return cutap_slow_cusparseDgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgemvi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+        return cutap_cu_cusparseDgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgemvi(cutap_c, handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
@@ -12518,12 +13932,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgemvi_buff
     cutap_fp_sample_end(CUTAP_ID_cusparseDgemvi_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgemvi_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseDgemvi_bufferSize(cutap_c, handle, transA, m, n, nnz, pBufferSize);
+    return cutap_slow_cusparseDgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgemvi_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
+        return cutap_cu_cusparseDgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgemvi_bufferSize(cutap_c, handle, transA, m, n, nnz, pBufferSize);
@@ -12577,12 +13998,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgpsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseDgpsvInterleavedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgpsvInterleavedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseDgpsvInterleavedBatch(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+    return cutap_slow_cusparseDgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgpsvInterleavedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+        return cutap_cu_cusparseDgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgpsvInterleavedBatch(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
@@ -12636,12 +14064,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgpsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseDgpsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+    return cutap_slow_cusparseDgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+        return cutap_cu_cusparseDgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgpsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
@@ -12690,12 +14125,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgthr(struc
     cutap_fp_sample_end(CUTAP_ID_cusparseDgthr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgthr);
+    if (cutap_c)
+        return cutap_cs_cusparseDgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    return cutap_slow_cusparseDgthr(handle, nnz, y, xVal, xInd, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgthr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgthr(handle, nnz, y, xVal, xInd, idxBase);
+        return cutap_cu_cusparseDgthr(handle, nnz, y, xVal, xInd, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
@@ -12744,12 +14186,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgthrz(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseDgthrz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgthrz);
+    if (cutap_c)
+        return cutap_cs_cusparseDgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    return cutap_slow_cusparseDgthrz(handle, nnz, y, xVal, xInd, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgthrz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgthrz(handle, nnz, y, xVal, xInd, idxBase);
+        return cutap_cu_cusparseDgthrz(handle, nnz, y, xVal, xInd, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
@@ -12801,12 +14250,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsv2(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseDgtsv2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgtsv2);
+    if (cutap_c)
+        return cutap_cs_cusparseDgtsv2(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
+    return cutap_slow_cusparseDgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgtsv2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        return cutap_cu_cusparseDgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsv2(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -12858,12 +14314,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsv2Strid
     cutap_fp_sample_end(CUTAP_ID_cusparseDgtsv2StridedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgtsv2StridedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseDgtsv2StridedBatch(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+    return cutap_slow_cusparseDgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgtsv2StridedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+        return cutap_cu_cusparseDgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsv2StridedBatch(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
@@ -12915,12 +14378,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsv2Strid
     cutap_fp_sample_end(CUTAP_ID_cusparseDgtsv2StridedBatch_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgtsv2StridedBatch_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseDgtsv2StridedBatch_bufferSizeExt(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+    return cutap_slow_cusparseDgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgtsv2StridedBatch_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+        return cutap_cu_cusparseDgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsv2StridedBatch_bufferSizeExt(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
@@ -12972,12 +14442,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsv2_buff
     cutap_fp_sample_end(CUTAP_ID_cusparseDgtsv2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgtsv2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseDgtsv2_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+    return cutap_slow_cusparseDgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgtsv2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        return cutap_cu_cusparseDgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsv2_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -13029,12 +14506,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsv2_nopi
     cutap_fp_sample_end(CUTAP_ID_cusparseDgtsv2_nopivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgtsv2_nopivot);
+    if (cutap_c)
+        return cutap_cs_cusparseDgtsv2_nopivot(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
+    return cutap_slow_cusparseDgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgtsv2_nopivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        return cutap_cu_cusparseDgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsv2_nopivot(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -13086,12 +14570,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsv2_nopi
     cutap_fp_sample_end(CUTAP_ID_cusparseDgtsv2_nopivot_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgtsv2_nopivot_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseDgtsv2_nopivot_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+    return cutap_slow_cusparseDgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgtsv2_nopivot_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        return cutap_cu_cusparseDgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsv2_nopivot_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -13143,12 +14634,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseDgtsvInterleavedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgtsvInterleavedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseDgtsvInterleavedBatch(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+    return cutap_slow_cusparseDgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgtsvInterleavedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+        return cutap_cu_cusparseDgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsvInterleavedBatch(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBuffer);
@@ -13200,12 +14698,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseDgtsvInterleavedBatch_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDgtsvInterleavedBatch_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseDgtsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+    return cutap_slow_cusparseDgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDgtsvInterleavedBatch_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+        return cutap_cu_cusparseDgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
@@ -13262,12 +14767,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnMatGet(st
     cutap_fp_sample_end(CUTAP_ID_cusparseDnMatGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDnMatGet(void *dnMatDescr, void *rows, void *cols, void *ld, void *values, void *type, void *order)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDnMatGet);
+    if (cutap_c)
+        return cutap_cs_cusparseDnMatGet(cutap_c, dnMatDescr, rows, cols, ld, values, type, order);
+    return cutap_slow_cusparseDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDnMatGet(void *dnMatDescr, void *rows, void *cols, void *ld, void *values, void *type, void *order)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDnMatGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
+        return cutap_cu_cusparseDnMatGet(dnMatDescr, rows, cols, ld, values, type, order);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnMatGet(cutap_c, dnMatDescr, rows, cols, ld, values, type, order);
@@ -13313,12 +14825,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnMatGetStr
     cutap_fp_sample_end(CUTAP_ID_cusparseDnMatGetStridedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDnMatGetStridedBatch(void *dnMatDescr, void *batchCount, void *batchStride)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDnMatGetStridedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseDnMatGetStridedBatch(cutap_c, dnMatDescr, batchCount, batchStride);
+    return cutap_slow_cusparseDnMatGetStridedBatch(dnMatDescr, batchCount, batchStride);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDnMatGetStridedBatch(void *dnMatDescr, void *batchCount, void *batchStride)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDnMatGetStridedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDnMatGetStridedBatch(dnMatDescr, batchCount, batchStride);
+        return cutap_cu_cusparseDnMatGetStridedBatch(dnMatDescr, batchCount, batchStride);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnMatGetStridedBatch(cutap_c, dnMatDescr, batchCount, batchStride);
@@ -13370,12 +14889,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnMatGetVal
     cutap_fp_sample_end(CUTAP_ID_cusparseDnMatGetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDnMatGetValues(void *dnMatDescr, void *values)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDnMatGetValues);
+    if (cutap_c)
+        return cutap_cs_cusparseDnMatGetValues(cutap_c, dnMatDescr, values);
+    return cutap_slow_cusparseDnMatGetValues(dnMatDescr, values);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDnMatGetValues(void *dnMatDescr, void *values)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDnMatGetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDnMatGetValues(dnMatDescr, values);
+        return cutap_cu_cusparseDnMatGetValues(dnMatDescr, values);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnMatGetValues(cutap_c, dnMatDescr, values);
@@ -13421,12 +14947,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnMatSetStr
     cutap_fp_sample_end(CUTAP_ID_cusparseDnMatSetStridedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDnMatSetStridedBatch(void *dnMatDescr, int batchCount, long batchStride)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDnMatSetStridedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseDnMatSetStridedBatch(cutap_c, dnMatDescr, batchCount, batchStride);
+    return cutap_slow_cusparseDnMatSetStridedBatch(dnMatDescr, batchCount, batchStride);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDnMatSetStridedBatch(void *dnMatDescr, int batchCount, long batchStride)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDnMatSetStridedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDnMatSetStridedBatch(dnMatDescr, batchCount, batchStride);
+        return cutap_cu_cusparseDnMatSetStridedBatch(dnMatDescr, batchCount, batchStride);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnMatSetStridedBatch(cutap_c, dnMatDescr, batchCount, batchStride);
@@ -13471,12 +15004,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnMatSetVal
     cutap_fp_sample_end(CUTAP_ID_cusparseDnMatSetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDnMatSetValues(void *dnMatDescr, void *values)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDnMatSetValues);
+    if (cutap_c)
+        return cutap_cs_cusparseDnMatSetValues(cutap_c, dnMatDescr, values);
+    return cutap_slow_cusparseDnMatSetValues(dnMatDescr, values);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDnMatSetValues(void *dnMatDescr, void *values)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDnMatSetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDnMatSetValues(dnMatDescr, values);
+        return cutap_cu_cusparseDnMatSetValues(dnMatDescr, values);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnMatSetValues(cutap_c, dnMatDescr, values);
@@ -13530,12 +15070,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnVecGet(st
     cutap_fp_sample_end(CUTAP_ID_cusparseDnVecGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDnVecGet(void *dnVecDescr, void *size, void *values, void *valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDnVecGet);
+    if (cutap_c)
+        return cutap_cs_cusparseDnVecGet(cutap_c, dnVecDescr, size, values, valueType);
+    return cutap_slow_cusparseDnVecGet(dnVecDescr, size, values, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDnVecGet(void *dnVecDescr, void *size, void *values, void *valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDnVecGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDnVecGet(dnVecDescr, size, values, valueType);
+        return cutap_cu_cusparseDnVecGet(dnVecDescr, size, values, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnVecGet(cutap_c, dnVecDescr, size, values, valueType);
@@ -13587,12 +15134,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnVecGetVal
     cutap_fp_sample_end(CUTAP_ID_cusparseDnVecGetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDnVecGetValues(void *dnVecDescr, void *values)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDnVecGetValues);
+    if (cutap_c)
+        return cutap_cs_cusparseDnVecGetValues(cutap_c, dnVecDescr, values);
+    return cutap_slow_cusparseDnVecGetValues(dnVecDescr, values);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDnVecGetValues(void *dnVecDescr, void *values)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDnVecGetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDnVecGetValues(dnVecDescr, values);
+        return cutap_cu_cusparseDnVecGetValues(dnVecDescr, values);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnVecGetValues(cutap_c, dnVecDescr, values);
@@ -13637,12 +15191,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnVecSetVal
     cutap_fp_sample_end(CUTAP_ID_cusparseDnVecSetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDnVecSetValues(void *dnVecDescr, void *values)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDnVecSetValues);
+    if (cutap_c)
+        return cutap_cs_cusparseDnVecSetValues(cutap_c, dnVecDescr, values);
+    return cutap_slow_cusparseDnVecSetValues(dnVecDescr, values);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDnVecSetValues(void *dnVecDescr, void *values)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDnVecSetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDnVecSetValues(dnVecDescr, values);
+        return cutap_cu_cusparseDnVecSetValues(dnVecDescr, values);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnVecSetValues(cutap_c, dnVecDescr, values);
@@ -13694,12 +15255,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnnz(struct
     cutap_fp_sample_end(CUTAP_ID_cusparseDnnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDnnz);
+    if (cutap_c)
+        return cutap_cs_cusparseDnnz(cutap_c, handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+    return cutap_slow_cusparseDnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDnnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+        return cutap_cu_cusparseDnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnnz(cutap_c, handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
@@ -13750,12 +15318,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnnz_compre
     cutap_fp_sample_end(CUTAP_ID_cusparseDnnz_compress, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, double tol)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDnnz_compress);
+    if (cutap_c)
+        return cutap_cs_cusparseDnnz_compress(cutap_c, handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+    return cutap_slow_cusparseDnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, double tol)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDnnz_compress, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+        return cutap_cu_cusparseDnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnnz_compress(cutap_c, handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
@@ -13812,12 +15387,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneCsr2c
     cutap_fp_sample_end(CUTAP_ID_cusparseDpruneCsr2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDpruneCsr2csr(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDpruneCsr2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseDpruneCsr2csr(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+    return cutap_slow_cusparseDpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneCsr2csr(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDpruneCsr2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        return cutap_cu_cusparseDpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneCsr2csr(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -13875,12 +15457,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneCsr2c
     cutap_fp_sample_end(CUTAP_ID_cusparseDpruneCsr2csrByPercentage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDpruneCsr2csrByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDpruneCsr2csrByPercentage);
+    if (cutap_c)
+        return cutap_cs_cusparseDpruneCsr2csrByPercentage(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    return cutap_slow_cusparseDpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneCsr2csrByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDpruneCsr2csrByPercentage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        return cutap_cu_cusparseDpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneCsr2csrByPercentage(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -13938,12 +15527,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneCsr2c
     cutap_fp_sample_end(CUTAP_ID_cusparseDpruneCsr2csrByPercentage_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDpruneCsr2csrByPercentage_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDpruneCsr2csrByPercentage_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
@@ -13999,12 +15595,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneCsr2c
     cutap_fp_sample_end(CUTAP_ID_cusparseDpruneCsr2csrNnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDpruneCsr2csrNnz(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDpruneCsr2csrNnz);
+    if (cutap_c)
+        return cutap_cs_cusparseDpruneCsr2csrNnz(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
+    return cutap_slow_cusparseDpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneCsr2csrNnz(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDpruneCsr2csrNnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
+        return cutap_cu_cusparseDpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneCsr2csrNnz(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
@@ -14061,12 +15664,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneCsr2c
     cutap_fp_sample_end(CUTAP_ID_cusparseDpruneCsr2csrNnzByPercentage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDpruneCsr2csrNnzByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDpruneCsr2csrNnzByPercentage);
+    if (cutap_c)
+        return cutap_cs_cusparseDpruneCsr2csrNnzByPercentage(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+    return cutap_slow_cusparseDpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneCsr2csrNnzByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDpruneCsr2csrNnzByPercentage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+        return cutap_cu_cusparseDpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneCsr2csrNnzByPercentage(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
@@ -14123,12 +15733,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneCsr2c
     cutap_fp_sample_end(CUTAP_ID_cusparseDpruneCsr2csr_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDpruneCsr2csr_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDpruneCsr2csr_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseDpruneCsr2csr_bufferSizeExt(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+    return cutap_slow_cusparseDpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneCsr2csr_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDpruneCsr2csr_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        return cutap_cu_cusparseDpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneCsr2csr_bufferSizeExt(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -14182,12 +15799,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneDense
     cutap_fp_sample_end(CUTAP_ID_cusparseDpruneDense2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDpruneDense2csr(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDpruneDense2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseDpruneDense2csr(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+    return cutap_slow_cusparseDpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneDense2csr(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDpruneDense2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        return cutap_cu_cusparseDpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneDense2csr(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -14242,12 +15866,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneDense
     cutap_fp_sample_end(CUTAP_ID_cusparseDpruneDense2csrByPercentage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDpruneDense2csrByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDpruneDense2csrByPercentage);
+    if (cutap_c)
+        return cutap_cs_cusparseDpruneDense2csrByPercentage(cutap_c, handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    return cutap_slow_cusparseDpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneDense2csrByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDpruneDense2csrByPercentage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        return cutap_cu_cusparseDpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneDense2csrByPercentage(cutap_c, handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -14302,12 +15933,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneDense
     cutap_fp_sample_end(CUTAP_ID_cusparseDpruneDense2csrByPercentage_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDpruneDense2csrByPercentage_bufferSizeExt(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDpruneDense2csrByPercentage_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseDpruneDense2csrByPercentage_bufferSizeExt(cutap_c, handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneDense2csrByPercentage_bufferSizeExt(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDpruneDense2csrByPercentage_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneDense2csrByPercentage_bufferSizeExt(cutap_c, handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
@@ -14360,12 +15998,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneDense
     cutap_fp_sample_end(CUTAP_ID_cusparseDpruneDense2csrNnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDpruneDense2csrNnz(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDpruneDense2csrNnz);
+    if (cutap_c)
+        return cutap_cs_cusparseDpruneDense2csrNnz(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
+    return cutap_slow_cusparseDpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneDense2csrNnz(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDpruneDense2csrNnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
+        return cutap_cu_cusparseDpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneDense2csrNnz(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
@@ -14419,12 +16064,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneDense
     cutap_fp_sample_end(CUTAP_ID_cusparseDpruneDense2csrNnzByPercentage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDpruneDense2csrNnzByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDpruneDense2csrNnzByPercentage);
+    if (cutap_c)
+        return cutap_cs_cusparseDpruneDense2csrNnzByPercentage(cutap_c, handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+    return cutap_slow_cusparseDpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneDense2csrNnzByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDpruneDense2csrNnzByPercentage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+        return cutap_cu_cusparseDpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneDense2csrNnzByPercentage(cutap_c, handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
@@ -14478,12 +16130,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneDense
     cutap_fp_sample_end(CUTAP_ID_cusparseDpruneDense2csr_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDpruneDense2csr_bufferSizeExt(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDpruneDense2csr_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseDpruneDense2csr_bufferSizeExt(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+    return cutap_slow_cusparseDpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneDense2csr_bufferSizeExt(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDpruneDense2csr_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        return cutap_cu_cusparseDpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneDense2csr_bufferSizeExt(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -14534,12 +16193,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDroti(struc
     cutap_fp_sample_end(CUTAP_ID_cusparseDroti, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDroti);
+    if (cutap_c)
+        return cutap_cs_cusparseDroti(cutap_c, handle, nnz, xVal, xInd, y, c, s, idxBase);
+    return cutap_slow_cusparseDroti(handle, nnz, xVal, xInd, y, c, s, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDroti, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDroti(handle, nnz, xVal, xInd, y, c, s, idxBase);
+        return cutap_cu_cusparseDroti(handle, nnz, xVal, xInd, y, c, s, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDroti(cutap_c, handle, nnz, xVal, xInd, y, c, s, idxBase);
@@ -14588,12 +16254,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDsctr(struc
     cutap_fp_sample_end(CUTAP_ID_cusparseDsctr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseDsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseDsctr);
+    if (cutap_c)
+        return cutap_cs_cusparseDsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
+    return cutap_slow_cusparseDsctr(handle, nnz, xVal, xInd, y, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseDsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseDsctr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseDsctr(handle, nnz, xVal, xInd, y, idxBase);
+        return cutap_cu_cusparseDsctr(handle, nnz, xVal, xInd, y, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
@@ -14639,12 +16312,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGather(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseGather, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseGather(void *handle, void *vecY, void *vecX)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseGather);
+    if (cutap_c)
+        return cutap_cs_cusparseGather(cutap_c, handle, vecY, vecX);
+    return cutap_slow_cusparseGather(handle, vecY, vecX);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseGather(void *handle, void *vecY, void *vecX)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseGather, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseGather(handle, vecY, vecX);
+        return cutap_cu_cusparseGather(handle, vecY, vecX);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGather(cutap_c, handle, vecY, vecX);
@@ -14688,12 +16368,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_cusparseGetErrorName(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseGetErrorName, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_cusparseGetErrorName(unsigned int status)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseGetErrorName);
+    if (cutap_c)
+        return cutap_cs_cusparseGetErrorName(cutap_c, status);
+    return cutap_slow_cusparseGetErrorName(status);
+}
 CUTAP_SLOW void * cutap_ct_cusparseGetErrorName(unsigned int status)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseGetErrorName, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseGetErrorName(status);
+        return cutap_cu_cusparseGetErrorName(status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetErrorName(cutap_c, status);
@@ -14737,12 +16424,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_cusparseGetErrorString(st
     cutap_fp_sample_end(CUTAP_ID_cusparseGetErrorString, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_cusparseGetErrorString(unsigned int status)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseGetErrorString);
+    if (cutap_c)
+        return cutap_cs_cusparseGetErrorString(cutap_c, status);
+    return cutap_slow_cusparseGetErrorString(status);
+}
 CUTAP_SLOW void * cutap_ct_cusparseGetErrorString(unsigned int status)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseGetErrorString, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseGetErrorString(status);
+        return cutap_cu_cusparseGetErrorString(status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetErrorString(cutap_c, status);
@@ -14786,12 +16480,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetMatDiagT
     cutap_fp_sample_end(CUTAP_ID_cusparseGetMatDiagType, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseGetMatDiagType(void *descrA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseGetMatDiagType);
+    if (cutap_c)
+        return cutap_cs_cusparseGetMatDiagType(cutap_c, descrA);
+    return cutap_slow_cusparseGetMatDiagType(descrA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseGetMatDiagType(void *descrA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseGetMatDiagType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseGetMatDiagType(descrA);
+        return cutap_cu_cusparseGetMatDiagType(descrA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetMatDiagType(cutap_c, descrA);
@@ -14835,12 +16536,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetMatFillM
     cutap_fp_sample_end(CUTAP_ID_cusparseGetMatFillMode, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseGetMatFillMode(void *descrA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseGetMatFillMode);
+    if (cutap_c)
+        return cutap_cs_cusparseGetMatFillMode(cutap_c, descrA);
+    return cutap_slow_cusparseGetMatFillMode(descrA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseGetMatFillMode(void *descrA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseGetMatFillMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseGetMatFillMode(descrA);
+        return cutap_cu_cusparseGetMatFillMode(descrA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetMatFillMode(cutap_c, descrA);
@@ -14884,12 +16592,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetMatIndex
     cutap_fp_sample_end(CUTAP_ID_cusparseGetMatIndexBase, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseGetMatIndexBase(void *descrA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseGetMatIndexBase);
+    if (cutap_c)
+        return cutap_cs_cusparseGetMatIndexBase(cutap_c, descrA);
+    return cutap_slow_cusparseGetMatIndexBase(descrA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseGetMatIndexBase(void *descrA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseGetMatIndexBase, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseGetMatIndexBase(descrA);
+        return cutap_cu_cusparseGetMatIndexBase(descrA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetMatIndexBase(cutap_c, descrA);
@@ -14933,12 +16648,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetMatType(
     cutap_fp_sample_end(CUTAP_ID_cusparseGetMatType, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseGetMatType(void *descrA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseGetMatType);
+    if (cutap_c)
+        return cutap_cs_cusparseGetMatType(cutap_c, descrA);
+    return cutap_slow_cusparseGetMatType(descrA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseGetMatType(void *descrA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseGetMatType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseGetMatType(descrA);
+        return cutap_cu_cusparseGetMatType(descrA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetMatType(cutap_c, descrA);
@@ -14983,12 +16705,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetPointerM
     cutap_fp_sample_end(CUTAP_ID_cusparseGetPointerMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseGetPointerMode(void *handle, void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseGetPointerMode);
+    if (cutap_c)
+        return cutap_cs_cusparseGetPointerMode(cutap_c, handle, mode);
+    return cutap_slow_cusparseGetPointerMode(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseGetPointerMode(void *handle, void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseGetPointerMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseGetPointerMode(handle, mode);
+        return cutap_cu_cusparseGetPointerMode(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetPointerMode(cutap_c, handle, mode);
@@ -15033,12 +16762,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetProperty
     cutap_fp_sample_end(CUTAP_ID_cusparseGetProperty, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseGetProperty(unsigned int type, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseGetProperty);
+    if (cutap_c)
+        return cutap_cs_cusparseGetProperty(cutap_c, type, value);
+    return cutap_slow_cusparseGetProperty(type, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseGetProperty(unsigned int type, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseGetProperty, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseGetProperty(type, value);
+        return cutap_cu_cusparseGetProperty(type, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetProperty(cutap_c, type, value);
@@ -15090,12 +16826,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetStream(s
     cutap_fp_sample_end(CUTAP_ID_cusparseGetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseGetStream(void *handle, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseGetStream);
+    if (cutap_c)
+        return cutap_cs_cusparseGetStream(cutap_c, handle, streamId);
+    return cutap_slow_cusparseGetStream(handle, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseGetStream(void *handle, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseGetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseGetStream(handle, streamId);
+        return cutap_cu_cusparseGetStream(handle, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetStream(cutap_c, handle, streamId);
@@ -15140,12 +16883,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetVersion(
     cutap_fp_sample_end(CUTAP_ID_cusparseGetVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseGetVersion(void *handle, void *version)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseGetVersion);
+    if (cutap_c)
+        return cutap_cs_cusparseGetVersion(cutap_c, handle, version);
+    return cutap_slow_cusparseGetVersion(handle, version);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseGetVersion(void *handle, void *version)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseGetVersion(handle, version);
+        return cutap_cu_cusparseGetVersion(handle, version);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetVersion(cutap_c, handle, version);
@@ -15187,12 +16937,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseLoggerForce
     cutap_fp_sample_end(CUTAP_ID_cusparseLoggerForceDisable, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseLoggerForceDisable(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseLoggerForceDisable);
+    if (cutap_c)
+        return cutap_cs_cusparseLoggerForceDisable(cutap_c);
+    return cutap_slow_cusparseLoggerForceDisable();
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseLoggerForceDisable(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseLoggerForceDisable, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseLoggerForceDisable();
+        return cutap_cu_cusparseLoggerForceDisable();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseLoggerForceDisable(cutap_c);
@@ -15236,12 +16993,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseLoggerSetCa
     cutap_fp_sample_end(CUTAP_ID_cusparseLoggerSetCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseLoggerSetCallback(void *callback)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseLoggerSetCallback);
+    if (cutap_c)
+        return cutap_cs_cusparseLoggerSetCallback(cutap_c, callback);
+    return cutap_slow_cusparseLoggerSetCallback(callback);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseLoggerSetCallback(void *callback)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseLoggerSetCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseLoggerSetCallback(callback);
+        return cutap_cu_cusparseLoggerSetCallback(callback);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseLoggerSetCallback(cutap_c, callback);
@@ -15285,12 +17049,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseLoggerSetFi
     cutap_fp_sample_end(CUTAP_ID_cusparseLoggerSetFile, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseLoggerSetFile(void *file)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseLoggerSetFile);
+    if (cutap_c)
+        return cutap_cs_cusparseLoggerSetFile(cutap_c, file);
+    return cutap_slow_cusparseLoggerSetFile(file);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseLoggerSetFile(void *file)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseLoggerSetFile, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseLoggerSetFile(file);
+        return cutap_cu_cusparseLoggerSetFile(file);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseLoggerSetFile(cutap_c, file);
@@ -15334,12 +17105,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseLoggerSetLe
     cutap_fp_sample_end(CUTAP_ID_cusparseLoggerSetLevel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseLoggerSetLevel(int level)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseLoggerSetLevel);
+    if (cutap_c)
+        return cutap_cs_cusparseLoggerSetLevel(cutap_c, level);
+    return cutap_slow_cusparseLoggerSetLevel(level);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseLoggerSetLevel(int level)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseLoggerSetLevel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseLoggerSetLevel(level);
+        return cutap_cu_cusparseLoggerSetLevel(level);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseLoggerSetLevel(cutap_c, level);
@@ -15383,12 +17161,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseLoggerSetMa
     cutap_fp_sample_end(CUTAP_ID_cusparseLoggerSetMask, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseLoggerSetMask(int mask)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseLoggerSetMask);
+    if (cutap_c)
+        return cutap_cs_cusparseLoggerSetMask(cutap_c, mask);
+    return cutap_slow_cusparseLoggerSetMask(mask);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseLoggerSetMask(int mask)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseLoggerSetMask, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseLoggerSetMask(mask);
+        return cutap_cu_cusparseLoggerSetMask(mask);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseLoggerSetMask(cutap_c, mask);
@@ -15436,12 +17221,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseRot(struct 
     cutap_fp_sample_end(CUTAP_ID_cusparseRot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseRot(void *handle, void *c_coeff, void *s_coeff, void *vecX, void *vecY)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseRot);
+    if (cutap_c)
+        return cutap_cs_cusparseRot(cutap_c, handle, c_coeff, s_coeff, vecX, vecY);
+    return cutap_slow_cusparseRot(handle, c_coeff, s_coeff, vecX, vecY);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseRot(void *handle, void *c_coeff, void *s_coeff, void *vecX, void *vecY)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseRot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseRot(handle, c_coeff, s_coeff, vecX, vecY);
+        return cutap_cu_cusparseRot(handle, c_coeff, s_coeff, vecX, vecY);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseRot(cutap_c, handle, c_coeff, s_coeff, vecX, vecY);
@@ -15495,12 +17287,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSDDMM(struc
     cutap_fp_sample_end(CUTAP_ID_cusparseSDDMM, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSDDMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSDDMM);
+    if (cutap_c)
+        return cutap_cs_cusparseSDDMM(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+    return cutap_slow_cusparseSDDMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSDDMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSDDMM, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSDDMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+        return cutap_cu_cusparseSDDMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSDDMM(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
@@ -15554,12 +17353,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSDDMM_buffe
     cutap_fp_sample_end(CUTAP_ID_cusparseSDDMM_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSDDMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *bufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSDDMM_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSDDMM_bufferSize(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
+    return cutap_slow_cusparseSDDMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSDDMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *bufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSDDMM_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSDDMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
+        return cutap_cu_cusparseSDDMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSDDMM_bufferSize(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
@@ -15613,12 +17419,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSDDMM_prepr
     cutap_fp_sample_end(CUTAP_ID_cusparseSDDMM_preprocess, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSDDMM_preprocess(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSDDMM_preprocess);
+    if (cutap_c)
+        return cutap_cs_cusparseSDDMM_preprocess(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+    return cutap_slow_cusparseSDDMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSDDMM_preprocess(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSDDMM_preprocess, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSDDMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+        return cutap_cu_cusparseSDDMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSDDMM_preprocess(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
@@ -15668,12 +17481,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSaxpyi(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseSaxpyi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSaxpyi);
+    if (cutap_c)
+        return cutap_cs_cusparseSaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
+    return cutap_slow_cusparseSaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSaxpyi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+        return cutap_cu_cusparseSaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
@@ -15729,12 +17549,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsr2csr(st
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsr2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsr2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+    return cutap_slow_cusparseSbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsr2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        return cutap_cu_cusparseSbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -15789,12 +17616,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsric02(st
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsric02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsric02);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsric02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseSbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsric02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseSbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsric02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -15849,12 +17683,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsric02_an
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsric02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsric02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsric02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+    return cutap_slow_cusparseSbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsric02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+        return cutap_cu_cusparseSbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsric02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
@@ -15908,12 +17749,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsric02_bu
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsric02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsric02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsric02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseSbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsric02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseSbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsric02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -15968,12 +17816,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrilu02(s
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsrilu02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsrilu02);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsrilu02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseSbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsrilu02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseSbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrilu02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -16028,12 +17883,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrilu02_a
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsrilu02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsrilu02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsrilu02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseSbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsrilu02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseSbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrilu02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -16087,12 +17949,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrilu02_b
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsrilu02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsrilu02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsrilu02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseSbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsrilu02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseSbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrilu02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -16140,12 +18009,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrilu02_n
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsrilu02_numericBoost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsrilu02_numericBoost);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
+    return cutap_slow_cusparseSbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsrilu02_numericBoost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+        return cutap_cu_cusparseSbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
@@ -16207,12 +18083,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrmm(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsrmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsrmm);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsrmm(cutap_c, handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+    return cutap_slow_cusparseSbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsrmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+        return cutap_cu_cusparseSbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrmm(cutap_c, handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
@@ -16270,12 +18153,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrmv(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsrmv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsrmv);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsrmv(cutap_c, handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+    return cutap_slow_cusparseSbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsrmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        return cutap_cu_cusparseSbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrmv(cutap_c, handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -16333,12 +18223,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrsm2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsrsm2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsrsm2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsrsm2_analysis(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+    return cutap_slow_cusparseSbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsrsm2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+        return cutap_cu_cusparseSbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrsm2_analysis(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
@@ -16395,12 +18292,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrsm2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsrsm2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsrsm2_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsrsm2_bufferSize(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseSbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsrsm2_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseSbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrsm2_bufferSize(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
@@ -16463,12 +18367,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrsm2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsrsm2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsrsm2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsrsm2_solve(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+    return cutap_slow_cusparseSbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsrsm2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+        return cutap_cu_cusparseSbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrsm2_solve(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
@@ -16524,12 +18435,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrsv2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsrsv2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsrsv2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsrsv2_analysis(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseSbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsrsv2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseSbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrsv2_analysis(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
@@ -16584,12 +18502,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrsv2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsrsv2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsrsv2_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsrsv2_bufferSize(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseSbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsrsv2_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseSbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrsv2_bufferSize(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
@@ -16648,12 +18573,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrsv2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsrsv2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsrsv2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsrsv2_solve(cutap_c, handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+    return cutap_slow_cusparseSbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsrsv2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+        return cutap_cu_cusparseSbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrsv2_solve(cutap_c, handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
@@ -16714,12 +18646,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrxmv(str
     cutap_fp_sample_end(CUTAP_ID_cusparseSbsrxmv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSbsrxmv);
+    if (cutap_c)
+        return cutap_cs_cusparseSbsrxmv(cutap_c, handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+    return cutap_slow_cusparseSbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSbsrxmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        return cutap_cu_cusparseSbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrxmv(cutap_c, handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -16765,12 +18704,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScatter(str
     cutap_fp_sample_end(CUTAP_ID_cusparseScatter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScatter(void *handle, void *vecX, void *vecY)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScatter);
+    if (cutap_c)
+        return cutap_cs_cusparseScatter(cutap_c, handle, vecX, vecY);
+    return cutap_slow_cusparseScatter(handle, vecX, vecY);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScatter(void *handle, void *vecX, void *vecY)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScatter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScatter(handle, vecX, vecY);
+        return cutap_cu_cusparseScatter(handle, vecX, vecY);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScatter(cutap_c, handle, vecX, vecY);
@@ -16822,12 +18768,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsc2dense(
     cutap_fp_sample_end(CUTAP_ID_cusparseScsc2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsc2dense);
+    if (cutap_c)
+        return cutap_cs_cusparseScsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    return cutap_slow_cusparseScsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsc2dense, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+        return cutap_cu_cusparseScsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
@@ -16883,12 +18836,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsr2bsr(st
     cutap_fp_sample_end(CUTAP_ID_cusparseScsr2bsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsr2bsr);
+    if (cutap_c)
+        return cutap_cs_cusparseScsr2bsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+    return cutap_slow_cusparseScsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsr2bsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+        return cutap_cu_cusparseScsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsr2bsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
@@ -16944,12 +18904,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsr2csr_co
     cutap_fp_sample_end(CUTAP_ID_cusparseScsr2csr_compress, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, float tol)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsr2csr_compress);
+    if (cutap_c)
+        return cutap_cs_cusparseScsr2csr_compress(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+    return cutap_slow_cusparseScsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, float tol)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsr2csr_compress, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+        return cutap_cu_cusparseScsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsr2csr_compress(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
@@ -17002,12 +18969,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsr2csru(s
     cutap_fp_sample_end(CUTAP_ID_cusparseScsr2csru, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsr2csru);
+    if (cutap_c)
+        return cutap_cs_cusparseScsr2csru(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+    return cutap_slow_cusparseScsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsr2csru, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        return cutap_cu_cusparseScsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsr2csru(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -17059,12 +19033,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsr2dense(
     cutap_fp_sample_end(CUTAP_ID_cusparseScsr2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsr2dense);
+    if (cutap_c)
+        return cutap_cs_cusparseScsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    return cutap_slow_cusparseScsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsr2dense, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+        return cutap_cu_cusparseScsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
@@ -17122,12 +19103,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsr2gebsr(
     cutap_fp_sample_end(CUTAP_ID_cusparseScsr2gebsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsr2gebsr);
+    if (cutap_c)
+        return cutap_cs_cusparseScsr2gebsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+    return cutap_slow_cusparseScsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsr2gebsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+        return cutap_cu_cusparseScsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsr2gebsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
@@ -17181,12 +19169,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsr2gebsr_
     cutap_fp_sample_end(CUTAP_ID_cusparseScsr2gebsr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsr2gebsr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseScsr2gebsr_bufferSize(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+    return cutap_slow_cusparseScsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsr2gebsr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        return cutap_cu_cusparseScsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsr2gebsr_bufferSize(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -17241,12 +19236,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrcolor(s
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrcolor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrcolor);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrcolor(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+    return cutap_slow_cusparseScsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrcolor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+        return cutap_cu_cusparseScsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrcolor(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
@@ -17309,12 +19311,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrgeam2(s
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrgeam2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrgeam2);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrgeam2(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+    return cutap_slow_cusparseScsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrgeam2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        return cutap_cu_cusparseScsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrgeam2(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -17377,12 +19386,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrgeam2_b
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrgeam2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrgeam2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrgeam2_bufferSizeExt(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+    return cutap_slow_cusparseScsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrgeam2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        return cutap_cu_cusparseScsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrgeam2_bufferSizeExt(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -17452,12 +19468,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrgemm2(s
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrgemm2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrgemm2);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    return cutap_slow_cusparseScsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrgemm2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        return cutap_cu_cusparseScsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -17520,12 +19543,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrgemm2_b
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrgemm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrgemm2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseScsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrgemm2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseScsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
@@ -17578,12 +19608,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsric02(st
     cutap_fp_sample_end(CUTAP_ID_cusparseScsric02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsric02);
+    if (cutap_c)
+        return cutap_cs_cusparseScsric02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseScsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsric02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseScsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsric02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -17636,12 +19673,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsric02_an
     cutap_fp_sample_end(CUTAP_ID_cusparseScsric02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsric02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseScsric02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseScsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsric02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseScsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsric02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -17693,12 +19737,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsric02_bu
     cutap_fp_sample_end(CUTAP_ID_cusparseScsric02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsric02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseScsric02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseScsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsric02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseScsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsric02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -17751,12 +19802,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrilu02(s
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrilu02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrilu02);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrilu02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseScsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrilu02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseScsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrilu02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -17809,12 +19867,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrilu02_a
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrilu02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrilu02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrilu02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseScsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrilu02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseScsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrilu02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -17866,12 +19931,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrilu02_b
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrilu02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrilu02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrilu02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseScsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrilu02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseScsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrilu02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -17919,12 +19991,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrilu02_n
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrilu02_numericBoost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrilu02_numericBoost);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
+    return cutap_slow_cusparseScsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrilu02_numericBoost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+        return cutap_cu_cusparseScsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
@@ -17984,12 +20063,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsm2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrsm2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrsm2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    return cutap_slow_cusparseScsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrsm2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+        return cutap_cu_cusparseScsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -18049,12 +20135,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsm2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrsm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrsm2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    return cutap_slow_cusparseScsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrsm2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+        return cutap_cu_cusparseScsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
@@ -18114,12 +20207,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsm2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrsm2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrsm2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    return cutap_slow_cusparseScsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrsm2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+        return cutap_cu_cusparseScsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -18173,12 +20273,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsv2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrsv2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrsv2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseScsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrsv2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseScsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -18231,12 +20338,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsv2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrsv2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrsv2_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseScsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrsv2_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseScsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -18293,12 +20407,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsv2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseScsrsv2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsrsv2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseScsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    return cutap_slow_cusparseScsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsrsv2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+        return cutap_cu_cusparseScsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
@@ -18351,12 +20472,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsru2csr(s
     cutap_fp_sample_end(CUTAP_ID_cusparseScsru2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsru2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseScsru2csr(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+    return cutap_slow_cusparseScsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsru2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        return cutap_cu_cusparseScsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsru2csr(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -18408,12 +20536,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsru2csr_b
     cutap_fp_sample_end(CUTAP_ID_cusparseScsru2csr_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseScsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseScsru2csr_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseScsru2csr_bufferSizeExt(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseScsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseScsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseScsru2csr_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseScsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseScsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsru2csr_bufferSizeExt(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
@@ -18466,12 +20601,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSdense2csc(
     cutap_fp_sample_end(CUTAP_ID_cusparseSdense2csc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSdense2csc);
+    if (cutap_c)
+        return cutap_cs_cusparseSdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    return cutap_slow_cusparseSdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSdense2csc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+        return cutap_cu_cusparseSdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
@@ -18524,12 +20666,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSdense2csr(
     cutap_fp_sample_end(CUTAP_ID_cusparseSdense2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSdense2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseSdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    return cutap_slow_cusparseSdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSdense2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+        return cutap_cu_cusparseSdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
@@ -18574,12 +20723,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSetMatDiagT
     cutap_fp_sample_end(CUTAP_ID_cusparseSetMatDiagType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSetMatDiagType(void *descrA, unsigned int diagType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSetMatDiagType);
+    if (cutap_c)
+        return cutap_cs_cusparseSetMatDiagType(cutap_c, descrA, diagType);
+    return cutap_slow_cusparseSetMatDiagType(descrA, diagType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSetMatDiagType(void *descrA, unsigned int diagType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSetMatDiagType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSetMatDiagType(descrA, diagType);
+        return cutap_cu_cusparseSetMatDiagType(descrA, diagType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSetMatDiagType(cutap_c, descrA, diagType);
@@ -18624,12 +20780,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSetMatFillM
     cutap_fp_sample_end(CUTAP_ID_cusparseSetMatFillMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSetMatFillMode(void *descrA, unsigned int fillMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSetMatFillMode);
+    if (cutap_c)
+        return cutap_cs_cusparseSetMatFillMode(cutap_c, descrA, fillMode);
+    return cutap_slow_cusparseSetMatFillMode(descrA, fillMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSetMatFillMode(void *descrA, unsigned int fillMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSetMatFillMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSetMatFillMode(descrA, fillMode);
+        return cutap_cu_cusparseSetMatFillMode(descrA, fillMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSetMatFillMode(cutap_c, descrA, fillMode);
@@ -18674,12 +20837,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSetMatIndex
     cutap_fp_sample_end(CUTAP_ID_cusparseSetMatIndexBase, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSetMatIndexBase(void *descrA, unsigned int base)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSetMatIndexBase);
+    if (cutap_c)
+        return cutap_cs_cusparseSetMatIndexBase(cutap_c, descrA, base);
+    return cutap_slow_cusparseSetMatIndexBase(descrA, base);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSetMatIndexBase(void *descrA, unsigned int base)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSetMatIndexBase, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSetMatIndexBase(descrA, base);
+        return cutap_cu_cusparseSetMatIndexBase(descrA, base);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSetMatIndexBase(cutap_c, descrA, base);
@@ -18724,12 +20894,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSetMatType(
     cutap_fp_sample_end(CUTAP_ID_cusparseSetMatType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSetMatType(void *descrA, unsigned int type)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSetMatType);
+    if (cutap_c)
+        return cutap_cs_cusparseSetMatType(cutap_c, descrA, type);
+    return cutap_slow_cusparseSetMatType(descrA, type);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSetMatType(void *descrA, unsigned int type)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSetMatType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSetMatType(descrA, type);
+        return cutap_cu_cusparseSetMatType(descrA, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSetMatType(cutap_c, descrA, type);
@@ -18774,12 +20951,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSetPointerM
     cutap_fp_sample_end(CUTAP_ID_cusparseSetPointerMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSetPointerMode(void *handle, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSetPointerMode);
+    if (cutap_c)
+        return cutap_cs_cusparseSetPointerMode(cutap_c, handle, mode);
+    return cutap_slow_cusparseSetPointerMode(handle, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSetPointerMode(void *handle, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSetPointerMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSetPointerMode(handle, mode);
+        return cutap_cu_cusparseSetPointerMode(handle, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSetPointerMode(cutap_c, handle, mode);
@@ -18824,12 +21008,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSetStream(s
     cutap_fp_sample_end(CUTAP_ID_cusparseSetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSetStream(void *handle, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSetStream);
+    if (cutap_c)
+        return cutap_cs_cusparseSetStream(cutap_c, handle, streamId);
+    return cutap_slow_cusparseSetStream(handle, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSetStream(void *handle, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSetStream(handle, streamId);
+        return cutap_cu_cusparseSetStream(handle, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSetStream(cutap_c, handle, streamId);
@@ -18886,12 +21077,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgebsr2csr(
     cutap_fp_sample_end(CUTAP_ID_cusparseSgebsr2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgebsr2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseSgebsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+    return cutap_slow_cusparseSgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgebsr2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        return cutap_cu_cusparseSgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgebsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -18949,12 +21147,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseSgebsr2gebsc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgebsr2gebsc);
+    if (cutap_c)
+        return cutap_cs_cusparseSgebsr2gebsc(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+    return cutap_slow_cusparseSgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgebsr2gebsc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+        return cutap_cu_cusparseSgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgebsr2gebsc(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
@@ -19007,12 +21212,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseSgebsr2gebsc_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgebsr2gebsc_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSgebsr2gebsc_bufferSize(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+    return cutap_slow_cusparseSgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgebsr2gebsc_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        return cutap_cu_cusparseSgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgebsr2gebsc_bufferSize(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -19073,12 +21285,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseSgebsr2gebsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgebsr2gebsr);
+    if (cutap_c)
+        return cutap_cs_cusparseSgebsr2gebsr(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+    return cutap_slow_cusparseSgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgebsr2gebsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+        return cutap_cu_cusparseSgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgebsr2gebsr(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
@@ -19135,12 +21354,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseSgebsr2gebsr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgebsr2gebsr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSgebsr2gebsr_bufferSize(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+    return cutap_slow_cusparseSgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgebsr2gebsr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+        return cutap_cu_cusparseSgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgebsr2gebsr_bufferSize(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
@@ -19197,12 +21423,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgemmi(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseSgemmi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgemmi);
+    if (cutap_c)
+        return cutap_cs_cusparseSgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    return cutap_slow_cusparseSgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgemmi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+        return cutap_cu_cusparseSgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
@@ -19259,12 +21492,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgemvi(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseSgemvi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgemvi);
+    if (cutap_c)
+        return cutap_cs_cusparseSgemvi(cutap_c, handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+    return cutap_slow_cusparseSgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgemvi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+        return cutap_cu_cusparseSgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgemvi(cutap_c, handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
@@ -19313,12 +21553,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgemvi_buff
     cutap_fp_sample_end(CUTAP_ID_cusparseSgemvi_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgemvi_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSgemvi_bufferSize(cutap_c, handle, transA, m, n, nnz, pBufferSize);
+    return cutap_slow_cusparseSgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgemvi_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
+        return cutap_cu_cusparseSgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgemvi_bufferSize(cutap_c, handle, transA, m, n, nnz, pBufferSize);
@@ -19372,12 +21619,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgpsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseSgpsvInterleavedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgpsvInterleavedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseSgpsvInterleavedBatch(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+    return cutap_slow_cusparseSgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgpsvInterleavedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+        return cutap_cu_cusparseSgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgpsvInterleavedBatch(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
@@ -19431,12 +21685,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgpsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseSgpsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+    return cutap_slow_cusparseSgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+        return cutap_cu_cusparseSgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgpsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
@@ -19485,12 +21746,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgthr(struc
     cutap_fp_sample_end(CUTAP_ID_cusparseSgthr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgthr);
+    if (cutap_c)
+        return cutap_cs_cusparseSgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    return cutap_slow_cusparseSgthr(handle, nnz, y, xVal, xInd, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgthr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgthr(handle, nnz, y, xVal, xInd, idxBase);
+        return cutap_cu_cusparseSgthr(handle, nnz, y, xVal, xInd, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
@@ -19539,12 +21807,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgthrz(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseSgthrz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgthrz);
+    if (cutap_c)
+        return cutap_cs_cusparseSgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    return cutap_slow_cusparseSgthrz(handle, nnz, y, xVal, xInd, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgthrz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgthrz(handle, nnz, y, xVal, xInd, idxBase);
+        return cutap_cu_cusparseSgthrz(handle, nnz, y, xVal, xInd, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
@@ -19596,12 +21871,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsv2(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseSgtsv2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgtsv2);
+    if (cutap_c)
+        return cutap_cs_cusparseSgtsv2(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
+    return cutap_slow_cusparseSgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgtsv2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        return cutap_cu_cusparseSgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsv2(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -19653,12 +21935,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsv2Strid
     cutap_fp_sample_end(CUTAP_ID_cusparseSgtsv2StridedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgtsv2StridedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseSgtsv2StridedBatch(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+    return cutap_slow_cusparseSgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgtsv2StridedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+        return cutap_cu_cusparseSgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsv2StridedBatch(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
@@ -19710,12 +21999,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsv2Strid
     cutap_fp_sample_end(CUTAP_ID_cusparseSgtsv2StridedBatch_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgtsv2StridedBatch_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseSgtsv2StridedBatch_bufferSizeExt(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+    return cutap_slow_cusparseSgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgtsv2StridedBatch_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+        return cutap_cu_cusparseSgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsv2StridedBatch_bufferSizeExt(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
@@ -19767,12 +22063,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsv2_buff
     cutap_fp_sample_end(CUTAP_ID_cusparseSgtsv2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgtsv2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseSgtsv2_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+    return cutap_slow_cusparseSgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgtsv2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        return cutap_cu_cusparseSgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsv2_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -19824,12 +22127,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsv2_nopi
     cutap_fp_sample_end(CUTAP_ID_cusparseSgtsv2_nopivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgtsv2_nopivot);
+    if (cutap_c)
+        return cutap_cs_cusparseSgtsv2_nopivot(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
+    return cutap_slow_cusparseSgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgtsv2_nopivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        return cutap_cu_cusparseSgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsv2_nopivot(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -19881,12 +22191,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsv2_nopi
     cutap_fp_sample_end(CUTAP_ID_cusparseSgtsv2_nopivot_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgtsv2_nopivot_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseSgtsv2_nopivot_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+    return cutap_slow_cusparseSgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgtsv2_nopivot_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        return cutap_cu_cusparseSgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsv2_nopivot_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -19938,12 +22255,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseSgtsvInterleavedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgtsvInterleavedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseSgtsvInterleavedBatch(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+    return cutap_slow_cusparseSgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgtsvInterleavedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+        return cutap_cu_cusparseSgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsvInterleavedBatch(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBuffer);
@@ -19995,12 +22319,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseSgtsvInterleavedBatch_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSgtsvInterleavedBatch_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseSgtsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+    return cutap_slow_cusparseSgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSgtsvInterleavedBatch_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+        return cutap_cu_cusparseSgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
@@ -20052,12 +22383,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSnnz(struct
     cutap_fp_sample_end(CUTAP_ID_cusparseSnnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSnnz);
+    if (cutap_c)
+        return cutap_cs_cusparseSnnz(cutap_c, handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+    return cutap_slow_cusparseSnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSnnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+        return cutap_cu_cusparseSnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSnnz(cutap_c, handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
@@ -20108,12 +22446,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSnnz_compre
     cutap_fp_sample_end(CUTAP_ID_cusparseSnnz_compress, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, float tol)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSnnz_compress);
+    if (cutap_c)
+        return cutap_cs_cusparseSnnz_compress(cutap_c, handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+    return cutap_slow_cusparseSnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, float tol)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSnnz_compress, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+        return cutap_cu_cusparseSnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSnnz_compress(cutap_c, handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
@@ -20169,12 +22514,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_comp
     cutap_fp_sample_end(CUTAP_ID_cusparseSpGEMM_compute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpGEMM_compute(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, void *bufferSize2, void *externalBuffer2)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpGEMM_compute);
+    if (cutap_c)
+        return cutap_cs_cusparseSpGEMM_compute(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
+    return cutap_slow_cusparseSpGEMM_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_compute(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, void *bufferSize2, void *externalBuffer2)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpGEMM_compute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpGEMM_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
+        return cutap_cu_cusparseSpGEMM_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_compute(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
@@ -20228,12 +22580,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_copy
     cutap_fp_sample_end(CUTAP_ID_cusparseSpGEMM_copy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpGEMM_copy(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpGEMM_copy);
+    if (cutap_c)
+        return cutap_cs_cusparseSpGEMM_copy(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
+    return cutap_slow_cusparseSpGEMM_copy(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_copy(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpGEMM_copy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpGEMM_copy(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
+        return cutap_cu_cusparseSpGEMM_copy(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_copy(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
@@ -20284,12 +22643,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_crea
     cutap_fp_sample_end(CUTAP_ID_cusparseSpGEMM_createDescr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpGEMM_createDescr(void *descr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpGEMM_createDescr);
+    if (cutap_c)
+        return cutap_cs_cusparseSpGEMM_createDescr(cutap_c, descr);
+    return cutap_slow_cusparseSpGEMM_createDescr(descr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_createDescr(void *descr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpGEMM_createDescr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpGEMM_createDescr(descr);
+        return cutap_cu_cusparseSpGEMM_createDescr(descr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_createDescr(cutap_c, descr);
@@ -20333,12 +22699,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_dest
     cutap_fp_sample_end(CUTAP_ID_cusparseSpGEMM_destroyDescr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpGEMM_destroyDescr(void *descr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpGEMM_destroyDescr);
+    if (cutap_c)
+        return cutap_cs_cusparseSpGEMM_destroyDescr(cutap_c, descr);
+    return cutap_slow_cusparseSpGEMM_destroyDescr(descr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_destroyDescr(void *descr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpGEMM_destroyDescr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpGEMM_destroyDescr(descr);
+        return cutap_cu_cusparseSpGEMM_destroyDescr(descr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_destroyDescr(cutap_c, descr);
@@ -20396,12 +22769,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_esti
     cutap_fp_sample_end(CUTAP_ID_cusparseSpGEMM_estimateMemory, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpGEMM_estimateMemory(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, float chunk_fraction, void *bufferSize3, void *externalBuffer3, void *bufferSize2)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpGEMM_estimateMemory);
+    if (cutap_c)
+        return cutap_cs_cusparseSpGEMM_estimateMemory(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
+    return cutap_slow_cusparseSpGEMM_estimateMemory(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_estimateMemory(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, float chunk_fraction, void *bufferSize3, void *externalBuffer3, void *bufferSize2)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpGEMM_estimateMemory, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpGEMM_estimateMemory(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
+        return cutap_cu_cusparseSpGEMM_estimateMemory(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_estimateMemory(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
@@ -20446,12 +22826,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_getN
     cutap_fp_sample_end(CUTAP_ID_cusparseSpGEMM_getNumProducts, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpGEMM_getNumProducts(void *spgemmDescr, void *num_prods)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpGEMM_getNumProducts);
+    if (cutap_c)
+        return cutap_cs_cusparseSpGEMM_getNumProducts(cutap_c, spgemmDescr, num_prods);
+    return cutap_slow_cusparseSpGEMM_getNumProducts(spgemmDescr, num_prods);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_getNumProducts(void *spgemmDescr, void *num_prods)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpGEMM_getNumProducts, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpGEMM_getNumProducts(spgemmDescr, num_prods);
+        return cutap_cu_cusparseSpGEMM_getNumProducts(spgemmDescr, num_prods);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_getNumProducts(cutap_c, spgemmDescr, num_prods);
@@ -20507,12 +22894,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_work
     cutap_fp_sample_end(CUTAP_ID_cusparseSpGEMM_workEstimation, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpGEMM_workEstimation(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, void *bufferSize1, void *externalBuffer1)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpGEMM_workEstimation);
+    if (cutap_c)
+        return cutap_cs_cusparseSpGEMM_workEstimation(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
+    return cutap_slow_cusparseSpGEMM_workEstimation(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_workEstimation(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, void *bufferSize1, void *externalBuffer1)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpGEMM_workEstimation, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpGEMM_workEstimation(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
+        return cutap_cu_cusparseSpGEMM_workEstimation(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_workEstimation(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
@@ -20566,12 +22960,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMMreuse
     cutap_fp_sample_end(CUTAP_ID_cusparseSpGEMMreuse_compute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpGEMMreuse_compute(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpGEMMreuse_compute);
+    if (cutap_c)
+        return cutap_cs_cusparseSpGEMMreuse_compute(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
+    return cutap_slow_cusparseSpGEMMreuse_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMMreuse_compute(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpGEMMreuse_compute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpGEMMreuse_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
+        return cutap_cu_cusparseSpGEMMreuse_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMMreuse_compute(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
@@ -20624,12 +23025,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMMreuse
     cutap_fp_sample_end(CUTAP_ID_cusparseSpGEMMreuse_copy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpGEMMreuse_copy(void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize5, void *externalBuffer5)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpGEMMreuse_copy);
+    if (cutap_c)
+        return cutap_cs_cusparseSpGEMMreuse_copy(cutap_c, handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
+    return cutap_slow_cusparseSpGEMMreuse_copy(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMMreuse_copy(void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize5, void *externalBuffer5)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpGEMMreuse_copy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpGEMMreuse_copy(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
+        return cutap_cu_cusparseSpGEMMreuse_copy(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMMreuse_copy(cutap_c, handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
@@ -20686,12 +23094,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMMreuse
     cutap_fp_sample_end(CUTAP_ID_cusparseSpGEMMreuse_nnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpGEMMreuse_nnz(void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize2, void *externalBuffer2, void *bufferSize3, void *externalBuffer3, void *bufferSize4, void *externalBuffer4)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpGEMMreuse_nnz);
+    if (cutap_c)
+        return cutap_cs_cusparseSpGEMMreuse_nnz(cutap_c, handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
+    return cutap_slow_cusparseSpGEMMreuse_nnz(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMMreuse_nnz(void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize2, void *externalBuffer2, void *bufferSize3, void *externalBuffer3, void *bufferSize4, void *externalBuffer4)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpGEMMreuse_nnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpGEMMreuse_nnz(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
+        return cutap_cu_cusparseSpGEMMreuse_nnz(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMMreuse_nnz(cutap_c, handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
@@ -20744,12 +23159,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMMreuse
     cutap_fp_sample_end(CUTAP_ID_cusparseSpGEMMreuse_workEstimation, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpGEMMreuse_workEstimation(void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize1, void *externalBuffer1)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpGEMMreuse_workEstimation);
+    if (cutap_c)
+        return cutap_cs_cusparseSpGEMMreuse_workEstimation(cutap_c, handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
+    return cutap_slow_cusparseSpGEMMreuse_workEstimation(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMMreuse_workEstimation(void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize1, void *externalBuffer1)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpGEMMreuse_workEstimation, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpGEMMreuse_workEstimation(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
+        return cutap_cu_cusparseSpGEMMreuse_workEstimation(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMMreuse_workEstimation(cutap_c, handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
@@ -20803,12 +23225,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMM(struct
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMM, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMM);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMM(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+    return cutap_slow_cusparseSpMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMM, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+        return cutap_cu_cusparseSpMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMM(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
@@ -20853,12 +23282,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMMOp(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMMOp, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMMOp(void *plan, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMMOp);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMMOp(cutap_c, plan, externalBuffer);
+    return cutap_slow_cusparseSpMMOp(plan, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMMOp(void *plan, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMMOp, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMMOp(plan, externalBuffer);
+        return cutap_cu_cusparseSpMMOp(plan, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMMOp(cutap_c, plan, externalBuffer);
@@ -20924,12 +23360,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMMOp_crea
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMMOp_createPlan, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMMOp_createPlan(void *handle, void *plan, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *addOperationNvvmBuffer, unsigned long addOperationBufferSize, void *mulOperationNvvmBuffer, unsigned long mulOperationBufferSize, void *epilogueNvvmBuffer, unsigned long epilogueBufferSize, void *SpMMWorkspaceSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMMOp_createPlan);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMMOp_createPlan(cutap_c, handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
+    return cutap_slow_cusparseSpMMOp_createPlan(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMMOp_createPlan(void *handle, void *plan, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *addOperationNvvmBuffer, unsigned long addOperationBufferSize, void *mulOperationNvvmBuffer, unsigned long mulOperationBufferSize, void *epilogueNvvmBuffer, unsigned long epilogueBufferSize, void *SpMMWorkspaceSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMMOp_createPlan, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMMOp_createPlan(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
+        return cutap_cu_cusparseSpMMOp_createPlan(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMMOp_createPlan(cutap_c, handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
@@ -20973,12 +23416,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMMOp_dest
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMMOp_destroyPlan, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMMOp_destroyPlan(void *plan)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMMOp_destroyPlan);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMMOp_destroyPlan(cutap_c, plan);
+    return cutap_slow_cusparseSpMMOp_destroyPlan(plan);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMMOp_destroyPlan(void *plan)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMMOp_destroyPlan, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMMOp_destroyPlan(plan);
+        return cutap_cu_cusparseSpMMOp_destroyPlan(plan);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMMOp_destroyPlan(cutap_c, plan);
@@ -21032,12 +23482,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMM_buffer
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMM_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *bufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMM_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMM_bufferSize(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
+    return cutap_slow_cusparseSpMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *bufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMM_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
+        return cutap_cu_cusparseSpMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMM_bufferSize(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
@@ -21091,12 +23548,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMM_prepro
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMM_preprocess, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMM_preprocess(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMM_preprocess);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMM_preprocess(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+    return cutap_slow_cusparseSpMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMM_preprocess(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMM_preprocess, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+        return cutap_cu_cusparseSpMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMM_preprocess(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
@@ -21149,12 +23613,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMV(struct
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMV, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMV(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMV);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMV(cutap_c, handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
+    return cutap_slow_cusparseSpMV(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMV(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMV, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMV(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
+        return cutap_cu_cusparseSpMV(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMV(cutap_c, handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
@@ -21207,12 +23678,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMV_buffer
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMV_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMV_bufferSize(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *bufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMV_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMV_bufferSize(cutap_c, handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
+    return cutap_slow_cusparseSpMV_bufferSize(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMV_bufferSize(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *bufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMV_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMV_bufferSize(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
+        return cutap_cu_cusparseSpMV_bufferSize(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMV_bufferSize(cutap_c, handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
@@ -21265,12 +23743,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMV_prepro
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMV_preprocess, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMV_preprocess(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMV_preprocess);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMV_preprocess(cutap_c, handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
+    return cutap_slow_cusparseSpMV_preprocess(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMV_preprocess(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMV_preprocess, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMV_preprocess(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
+        return cutap_cu_cusparseSpMV_preprocess(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMV_preprocess(cutap_c, handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
@@ -21317,12 +23802,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatGetAtt
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMatGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMatGetAttribute(void *spMatDescr, unsigned int attribute, void *data, unsigned long dataSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMatGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMatGetAttribute(cutap_c, spMatDescr, attribute, data, dataSize);
+    return cutap_slow_cusparseSpMatGetAttribute(spMatDescr, attribute, data, dataSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatGetAttribute(void *spMatDescr, unsigned int attribute, void *data, unsigned long dataSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMatGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMatGetAttribute(spMatDescr, attribute, data, dataSize);
+        return cutap_cu_cusparseSpMatGetAttribute(spMatDescr, attribute, data, dataSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatGetAttribute(cutap_c, spMatDescr, attribute, data, dataSize);
@@ -21367,12 +23859,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatGetFor
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMatGetFormat, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMatGetFormat(void *spMatDescr, void *format)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMatGetFormat);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMatGetFormat(cutap_c, spMatDescr, format);
+    return cutap_slow_cusparseSpMatGetFormat(spMatDescr, format);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatGetFormat(void *spMatDescr, void *format)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMatGetFormat, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMatGetFormat(spMatDescr, format);
+        return cutap_cu_cusparseSpMatGetFormat(spMatDescr, format);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatGetFormat(cutap_c, spMatDescr, format);
@@ -21417,12 +23916,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatGetInd
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMatGetIndexBase, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMatGetIndexBase(void *spMatDescr, void *idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMatGetIndexBase);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMatGetIndexBase(cutap_c, spMatDescr, idxBase);
+    return cutap_slow_cusparseSpMatGetIndexBase(spMatDescr, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatGetIndexBase(void *spMatDescr, void *idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMatGetIndexBase, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMatGetIndexBase(spMatDescr, idxBase);
+        return cutap_cu_cusparseSpMatGetIndexBase(spMatDescr, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatGetIndexBase(cutap_c, spMatDescr, idxBase);
@@ -21469,12 +23975,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatGetSiz
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMatGetSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMatGetSize(void *spMatDescr, void *rows, void *cols, void *nnz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMatGetSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMatGetSize(cutap_c, spMatDescr, rows, cols, nnz);
+    return cutap_slow_cusparseSpMatGetSize(spMatDescr, rows, cols, nnz);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatGetSize(void *spMatDescr, void *rows, void *cols, void *nnz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMatGetSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMatGetSize(spMatDescr, rows, cols, nnz);
+        return cutap_cu_cusparseSpMatGetSize(spMatDescr, rows, cols, nnz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatGetSize(cutap_c, spMatDescr, rows, cols, nnz);
@@ -21519,12 +24032,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatGetStr
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMatGetStridedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMatGetStridedBatch(void *spMatDescr, void *batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMatGetStridedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMatGetStridedBatch(cutap_c, spMatDescr, batchCount);
+    return cutap_slow_cusparseSpMatGetStridedBatch(spMatDescr, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatGetStridedBatch(void *spMatDescr, void *batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMatGetStridedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMatGetStridedBatch(spMatDescr, batchCount);
+        return cutap_cu_cusparseSpMatGetStridedBatch(spMatDescr, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatGetStridedBatch(cutap_c, spMatDescr, batchCount);
@@ -21576,12 +24096,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatGetVal
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMatGetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMatGetValues(void *spMatDescr, void *values)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMatGetValues);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMatGetValues(cutap_c, spMatDescr, values);
+    return cutap_slow_cusparseSpMatGetValues(spMatDescr, values);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatGetValues(void *spMatDescr, void *values)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMatGetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMatGetValues(spMatDescr, values);
+        return cutap_cu_cusparseSpMatGetValues(spMatDescr, values);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatGetValues(cutap_c, spMatDescr, values);
@@ -21628,12 +24155,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatSetAtt
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMatSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMatSetAttribute(void *spMatDescr, unsigned int attribute, void *data, unsigned long dataSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMatSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMatSetAttribute(cutap_c, spMatDescr, attribute, data, dataSize);
+    return cutap_slow_cusparseSpMatSetAttribute(spMatDescr, attribute, data, dataSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatSetAttribute(void *spMatDescr, unsigned int attribute, void *data, unsigned long dataSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMatSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMatSetAttribute(spMatDescr, attribute, data, dataSize);
+        return cutap_cu_cusparseSpMatSetAttribute(spMatDescr, attribute, data, dataSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatSetAttribute(cutap_c, spMatDescr, attribute, data, dataSize);
@@ -21678,12 +24212,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatSetStr
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMatSetStridedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMatSetStridedBatch(void *spMatDescr, int batchCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMatSetStridedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMatSetStridedBatch(cutap_c, spMatDescr, batchCount);
+    return cutap_slow_cusparseSpMatSetStridedBatch(spMatDescr, batchCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatSetStridedBatch(void *spMatDescr, int batchCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMatSetStridedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMatSetStridedBatch(spMatDescr, batchCount);
+        return cutap_cu_cusparseSpMatSetStridedBatch(spMatDescr, batchCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatSetStridedBatch(cutap_c, spMatDescr, batchCount);
@@ -21728,12 +24269,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatSetVal
     cutap_fp_sample_end(CUTAP_ID_cusparseSpMatSetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpMatSetValues(void *spMatDescr, void *values)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpMatSetValues);
+    if (cutap_c)
+        return cutap_cs_cusparseSpMatSetValues(cutap_c, spMatDescr, values);
+    return cutap_slow_cusparseSpMatSetValues(spMatDescr, values);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatSetValues(void *spMatDescr, void *values)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpMatSetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpMatSetValues(spMatDescr, values);
+        return cutap_cu_cusparseSpMatSetValues(spMatDescr, values);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatSetValues(cutap_c, spMatDescr, values);
@@ -21787,12 +24335,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSM_analys
     cutap_fp_sample_end(CUTAP_ID_cusparseSpSM_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpSM_analysis(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpSM_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseSpSM_analysis(cutap_c, handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
+    return cutap_slow_cusparseSpSM_analysis(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpSM_analysis(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpSM_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpSM_analysis(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
+        return cutap_cu_cusparseSpSM_analysis(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSM_analysis(cutap_c, handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
@@ -21846,12 +24401,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSM_buffer
     cutap_fp_sample_end(CUTAP_ID_cusparseSpSM_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpSM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr, void *bufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpSM_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSpSM_bufferSize(cutap_c, handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
+    return cutap_slow_cusparseSpSM_bufferSize(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpSM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr, void *bufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpSM_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpSM_bufferSize(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
+        return cutap_cu_cusparseSpSM_bufferSize(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSM_bufferSize(cutap_c, handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
@@ -21902,12 +24464,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSM_create
     cutap_fp_sample_end(CUTAP_ID_cusparseSpSM_createDescr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpSM_createDescr(void *descr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpSM_createDescr);
+    if (cutap_c)
+        return cutap_cs_cusparseSpSM_createDescr(cutap_c, descr);
+    return cutap_slow_cusparseSpSM_createDescr(descr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpSM_createDescr(void *descr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpSM_createDescr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpSM_createDescr(descr);
+        return cutap_cu_cusparseSpSM_createDescr(descr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSM_createDescr(cutap_c, descr);
@@ -21951,12 +24520,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSM_destro
     cutap_fp_sample_end(CUTAP_ID_cusparseSpSM_destroyDescr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpSM_destroyDescr(void *descr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpSM_destroyDescr);
+    if (cutap_c)
+        return cutap_cs_cusparseSpSM_destroyDescr(cutap_c, descr);
+    return cutap_slow_cusparseSpSM_destroyDescr(descr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpSM_destroyDescr(void *descr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpSM_destroyDescr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpSM_destroyDescr(descr);
+        return cutap_cu_cusparseSpSM_destroyDescr(descr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSM_destroyDescr(cutap_c, descr);
@@ -22009,12 +24585,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSM_solve(
     cutap_fp_sample_end(CUTAP_ID_cusparseSpSM_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpSM_solve(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpSM_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseSpSM_solve(cutap_c, handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
+    return cutap_slow_cusparseSpSM_solve(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpSM_solve(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpSM_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpSM_solve(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
+        return cutap_cu_cusparseSpSM_solve(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSM_solve(cutap_c, handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
@@ -22061,12 +24644,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSM_update
     cutap_fp_sample_end(CUTAP_ID_cusparseSpSM_updateMatrix, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpSM_updateMatrix(void *handle, void *spsmDescr, void *newValues, unsigned int updatePart)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpSM_updateMatrix);
+    if (cutap_c)
+        return cutap_cs_cusparseSpSM_updateMatrix(cutap_c, handle, spsmDescr, newValues, updatePart);
+    return cutap_slow_cusparseSpSM_updateMatrix(handle, spsmDescr, newValues, updatePart);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpSM_updateMatrix(void *handle, void *spsmDescr, void *newValues, unsigned int updatePart)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpSM_updateMatrix, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpSM_updateMatrix(handle, spsmDescr, newValues, updatePart);
+        return cutap_cu_cusparseSpSM_updateMatrix(handle, spsmDescr, newValues, updatePart);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSM_updateMatrix(cutap_c, handle, spsmDescr, newValues, updatePart);
@@ -22119,12 +24709,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSV_analys
     cutap_fp_sample_end(CUTAP_ID_cusparseSpSV_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpSV_analysis(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpSV_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseSpSV_analysis(cutap_c, handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
+    return cutap_slow_cusparseSpSV_analysis(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpSV_analysis(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpSV_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpSV_analysis(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
+        return cutap_cu_cusparseSpSV_analysis(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSV_analysis(cutap_c, handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
@@ -22177,12 +24774,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSV_buffer
     cutap_fp_sample_end(CUTAP_ID_cusparseSpSV_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpSV_bufferSize(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr, void *bufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpSV_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSpSV_bufferSize(cutap_c, handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
+    return cutap_slow_cusparseSpSV_bufferSize(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpSV_bufferSize(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr, void *bufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpSV_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpSV_bufferSize(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
+        return cutap_cu_cusparseSpSV_bufferSize(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSV_bufferSize(cutap_c, handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
@@ -22233,12 +24837,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSV_create
     cutap_fp_sample_end(CUTAP_ID_cusparseSpSV_createDescr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpSV_createDescr(void *descr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpSV_createDescr);
+    if (cutap_c)
+        return cutap_cs_cusparseSpSV_createDescr(cutap_c, descr);
+    return cutap_slow_cusparseSpSV_createDescr(descr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpSV_createDescr(void *descr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpSV_createDescr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpSV_createDescr(descr);
+        return cutap_cu_cusparseSpSV_createDescr(descr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSV_createDescr(cutap_c, descr);
@@ -22282,12 +24893,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSV_destro
     cutap_fp_sample_end(CUTAP_ID_cusparseSpSV_destroyDescr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpSV_destroyDescr(void *descr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpSV_destroyDescr);
+    if (cutap_c)
+        return cutap_cs_cusparseSpSV_destroyDescr(cutap_c, descr);
+    return cutap_slow_cusparseSpSV_destroyDescr(descr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpSV_destroyDescr(void *descr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpSV_destroyDescr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpSV_destroyDescr(descr);
+        return cutap_cu_cusparseSpSV_destroyDescr(descr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSV_destroyDescr(cutap_c, descr);
@@ -22339,12 +24957,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSV_solve(
     cutap_fp_sample_end(CUTAP_ID_cusparseSpSV_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpSV_solve(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpSV_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseSpSV_solve(cutap_c, handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
+    return cutap_slow_cusparseSpSV_solve(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpSV_solve(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpSV_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpSV_solve(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
+        return cutap_cu_cusparseSpSV_solve(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSV_solve(cutap_c, handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
@@ -22391,12 +25016,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSV_update
     cutap_fp_sample_end(CUTAP_ID_cusparseSpSV_updateMatrix, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpSV_updateMatrix(void *handle, void *spsvDescr, void *newValues, unsigned int updatePart)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpSV_updateMatrix);
+    if (cutap_c)
+        return cutap_cs_cusparseSpSV_updateMatrix(cutap_c, handle, spsvDescr, newValues, updatePart);
+    return cutap_slow_cusparseSpSV_updateMatrix(handle, spsvDescr, newValues, updatePart);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpSV_updateMatrix(void *handle, void *spsvDescr, void *newValues, unsigned int updatePart)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpSV_updateMatrix, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpSV_updateMatrix(handle, spsvDescr, newValues, updatePart);
+        return cutap_cu_cusparseSpSV_updateMatrix(handle, spsvDescr, newValues, updatePart);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSV_updateMatrix(cutap_c, handle, spsvDescr, newValues, updatePart);
@@ -22446,12 +25078,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpVV(struct
     cutap_fp_sample_end(CUTAP_ID_cusparseSpVV, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpVV(void *handle, unsigned int opX, void *vecX, void *vecY, void *result, unsigned int computeType, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpVV);
+    if (cutap_c)
+        return cutap_cs_cusparseSpVV(cutap_c, handle, opX, vecX, vecY, result, computeType, externalBuffer);
+    return cutap_slow_cusparseSpVV(handle, opX, vecX, vecY, result, computeType, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpVV(void *handle, unsigned int opX, void *vecX, void *vecY, void *result, unsigned int computeType, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpVV, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpVV(handle, opX, vecX, vecY, result, computeType, externalBuffer);
+        return cutap_cu_cusparseSpVV(handle, opX, vecX, vecY, result, computeType, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpVV(cutap_c, handle, opX, vecX, vecY, result, computeType, externalBuffer);
@@ -22501,12 +25140,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpVV_buffer
     cutap_fp_sample_end(CUTAP_ID_cusparseSpVV_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpVV_bufferSize(void *handle, unsigned int opX, void *vecX, void *vecY, void *result, unsigned int computeType, void *bufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpVV_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSpVV_bufferSize(cutap_c, handle, opX, vecX, vecY, result, computeType, bufferSize);
+    return cutap_slow_cusparseSpVV_bufferSize(handle, opX, vecX, vecY, result, computeType, bufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpVV_bufferSize(void *handle, unsigned int opX, void *vecX, void *vecY, void *result, unsigned int computeType, void *bufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpVV_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpVV_bufferSize(handle, opX, vecX, vecY, result, computeType, bufferSize);
+        return cutap_cu_cusparseSpVV_bufferSize(handle, opX, vecX, vecY, result, computeType, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpVV_bufferSize(cutap_c, handle, opX, vecX, vecY, result, computeType, bufferSize);
@@ -22569,12 +25215,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpVecGet(st
     cutap_fp_sample_end(CUTAP_ID_cusparseSpVecGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpVecGet(void *spVecDescr, void *size, void *nnz, void *indices, void *values, void *idxType, void *idxBase, void *valueType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpVecGet);
+    if (cutap_c)
+        return cutap_cs_cusparseSpVecGet(cutap_c, spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+    return cutap_slow_cusparseSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpVecGet(void *spVecDescr, void *size, void *nnz, void *indices, void *values, void *idxType, void *idxBase, void *valueType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpVecGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+        return cutap_cu_cusparseSpVecGet(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpVecGet(cutap_c, spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
@@ -22619,12 +25272,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpVecGetInd
     cutap_fp_sample_end(CUTAP_ID_cusparseSpVecGetIndexBase, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpVecGetIndexBase(void *spVecDescr, void *idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpVecGetIndexBase);
+    if (cutap_c)
+        return cutap_cs_cusparseSpVecGetIndexBase(cutap_c, spVecDescr, idxBase);
+    return cutap_slow_cusparseSpVecGetIndexBase(spVecDescr, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpVecGetIndexBase(void *spVecDescr, void *idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpVecGetIndexBase, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpVecGetIndexBase(spVecDescr, idxBase);
+        return cutap_cu_cusparseSpVecGetIndexBase(spVecDescr, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpVecGetIndexBase(cutap_c, spVecDescr, idxBase);
@@ -22676,12 +25336,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpVecGetVal
     cutap_fp_sample_end(CUTAP_ID_cusparseSpVecGetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpVecGetValues(void *spVecDescr, void *values)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpVecGetValues);
+    if (cutap_c)
+        return cutap_cs_cusparseSpVecGetValues(cutap_c, spVecDescr, values);
+    return cutap_slow_cusparseSpVecGetValues(spVecDescr, values);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpVecGetValues(void *spVecDescr, void *values)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpVecGetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpVecGetValues(spVecDescr, values);
+        return cutap_cu_cusparseSpVecGetValues(spVecDescr, values);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpVecGetValues(cutap_c, spVecDescr, values);
@@ -22726,12 +25393,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpVecSetVal
     cutap_fp_sample_end(CUTAP_ID_cusparseSpVecSetValues, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpVecSetValues(void *spVecDescr, void *values)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpVecSetValues);
+    if (cutap_c)
+        return cutap_cs_cusparseSpVecSetValues(cutap_c, spVecDescr, values);
+    return cutap_slow_cusparseSpVecSetValues(spVecDescr, values);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpVecSetValues(void *spVecDescr, void *values)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpVecSetValues, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpVecSetValues(spVecDescr, values);
+        return cutap_cu_cusparseSpVecSetValues(spVecDescr, values);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpVecSetValues(cutap_c, spVecDescr, values);
@@ -22779,12 +25453,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSparseToDen
     cutap_fp_sample_end(CUTAP_ID_cusparseSparseToDense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSparseToDense(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSparseToDense);
+    if (cutap_c)
+        return cutap_cs_cusparseSparseToDense(cutap_c, handle, matA, matB, alg, externalBuffer);
+    return cutap_slow_cusparseSparseToDense(handle, matA, matB, alg, externalBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSparseToDense(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSparseToDense, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSparseToDense(handle, matA, matB, alg, externalBuffer);
+        return cutap_cu_cusparseSparseToDense(handle, matA, matB, alg, externalBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSparseToDense(cutap_c, handle, matA, matB, alg, externalBuffer);
@@ -22832,12 +25513,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSparseToDen
     cutap_fp_sample_end(CUTAP_ID_cusparseSparseToDense_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSparseToDense_bufferSize(void *handle, void *matA, void *matB, unsigned int alg, void *bufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSparseToDense_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseSparseToDense_bufferSize(cutap_c, handle, matA, matB, alg, bufferSize);
+    return cutap_slow_cusparseSparseToDense_bufferSize(handle, matA, matB, alg, bufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSparseToDense_bufferSize(void *handle, void *matA, void *matB, unsigned int alg, void *bufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSparseToDense_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSparseToDense_bufferSize(handle, matA, matB, alg, bufferSize);
+        return cutap_cu_cusparseSparseToDense_bufferSize(handle, matA, matB, alg, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSparseToDense_bufferSize(cutap_c, handle, matA, matB, alg, bufferSize);
@@ -22894,12 +25582,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneCsr2c
     cutap_fp_sample_end(CUTAP_ID_cusparseSpruneCsr2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpruneCsr2csr(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpruneCsr2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseSpruneCsr2csr(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+    return cutap_slow_cusparseSpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneCsr2csr(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpruneCsr2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        return cutap_cu_cusparseSpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneCsr2csr(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -22957,12 +25652,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneCsr2c
     cutap_fp_sample_end(CUTAP_ID_cusparseSpruneCsr2csrByPercentage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpruneCsr2csrByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpruneCsr2csrByPercentage);
+    if (cutap_c)
+        return cutap_cs_cusparseSpruneCsr2csrByPercentage(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    return cutap_slow_cusparseSpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneCsr2csrByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpruneCsr2csrByPercentage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        return cutap_cu_cusparseSpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneCsr2csrByPercentage(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -23020,12 +25722,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneCsr2c
     cutap_fp_sample_end(CUTAP_ID_cusparseSpruneCsr2csrByPercentage_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpruneCsr2csrByPercentage_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpruneCsr2csrByPercentage_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
@@ -23081,12 +25790,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneCsr2c
     cutap_fp_sample_end(CUTAP_ID_cusparseSpruneCsr2csrNnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpruneCsr2csrNnz(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpruneCsr2csrNnz);
+    if (cutap_c)
+        return cutap_cs_cusparseSpruneCsr2csrNnz(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
+    return cutap_slow_cusparseSpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneCsr2csrNnz(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpruneCsr2csrNnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
+        return cutap_cu_cusparseSpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneCsr2csrNnz(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
@@ -23143,12 +25859,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneCsr2c
     cutap_fp_sample_end(CUTAP_ID_cusparseSpruneCsr2csrNnzByPercentage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpruneCsr2csrNnzByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpruneCsr2csrNnzByPercentage);
+    if (cutap_c)
+        return cutap_cs_cusparseSpruneCsr2csrNnzByPercentage(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+    return cutap_slow_cusparseSpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneCsr2csrNnzByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpruneCsr2csrNnzByPercentage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+        return cutap_cu_cusparseSpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneCsr2csrNnzByPercentage(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
@@ -23205,12 +25928,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneCsr2c
     cutap_fp_sample_end(CUTAP_ID_cusparseSpruneCsr2csr_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpruneCsr2csr_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpruneCsr2csr_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseSpruneCsr2csr_bufferSizeExt(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+    return cutap_slow_cusparseSpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneCsr2csr_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpruneCsr2csr_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        return cutap_cu_cusparseSpruneCsr2csr_bufferSizeExt(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneCsr2csr_bufferSizeExt(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -23264,12 +25994,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneDense
     cutap_fp_sample_end(CUTAP_ID_cusparseSpruneDense2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpruneDense2csr(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpruneDense2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseSpruneDense2csr(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+    return cutap_slow_cusparseSpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneDense2csr(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpruneDense2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        return cutap_cu_cusparseSpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneDense2csr(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -23324,12 +26061,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneDense
     cutap_fp_sample_end(CUTAP_ID_cusparseSpruneDense2csrByPercentage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpruneDense2csrByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpruneDense2csrByPercentage);
+    if (cutap_c)
+        return cutap_cs_cusparseSpruneDense2csrByPercentage(cutap_c, handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    return cutap_slow_cusparseSpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneDense2csrByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpruneDense2csrByPercentage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        return cutap_cu_cusparseSpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneDense2csrByPercentage(cutap_c, handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -23384,12 +26128,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneDense
     cutap_fp_sample_end(CUTAP_ID_cusparseSpruneDense2csrByPercentage_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpruneDense2csrByPercentage_bufferSizeExt(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpruneDense2csrByPercentage_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseSpruneDense2csrByPercentage_bufferSizeExt(cutap_c, handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneDense2csrByPercentage_bufferSizeExt(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpruneDense2csrByPercentage_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneDense2csrByPercentage_bufferSizeExt(cutap_c, handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
@@ -23442,12 +26193,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneDense
     cutap_fp_sample_end(CUTAP_ID_cusparseSpruneDense2csrNnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpruneDense2csrNnz(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpruneDense2csrNnz);
+    if (cutap_c)
+        return cutap_cs_cusparseSpruneDense2csrNnz(cutap_c, handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
+    return cutap_slow_cusparseSpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneDense2csrNnz(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpruneDense2csrNnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
+        return cutap_cu_cusparseSpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneDense2csrNnz(cutap_c, handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
@@ -23501,12 +26259,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneDense
     cutap_fp_sample_end(CUTAP_ID_cusparseSpruneDense2csrNnzByPercentage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpruneDense2csrNnzByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpruneDense2csrNnzByPercentage);
+    if (cutap_c)
+        return cutap_cs_cusparseSpruneDense2csrNnzByPercentage(cutap_c, handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+    return cutap_slow_cusparseSpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneDense2csrNnzByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpruneDense2csrNnzByPercentage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+        return cutap_cu_cusparseSpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneDense2csrNnzByPercentage(cutap_c, handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
@@ -23560,12 +26325,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneDense
     cutap_fp_sample_end(CUTAP_ID_cusparseSpruneDense2csr_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSpruneDense2csr_bufferSizeExt(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSpruneDense2csr_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseSpruneDense2csr_bufferSizeExt(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+    return cutap_slow_cusparseSpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneDense2csr_bufferSizeExt(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSpruneDense2csr_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        return cutap_cu_cusparseSpruneDense2csr_bufferSizeExt(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneDense2csr_bufferSizeExt(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -23616,12 +26388,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSroti(struc
     cutap_fp_sample_end(CUTAP_ID_cusparseSroti, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSroti);
+    if (cutap_c)
+        return cutap_cs_cusparseSroti(cutap_c, handle, nnz, xVal, xInd, y, c, s, idxBase);
+    return cutap_slow_cusparseSroti(handle, nnz, xVal, xInd, y, c, s, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSroti(void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSroti, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSroti(handle, nnz, xVal, xInd, y, c, s, idxBase);
+        return cutap_cu_cusparseSroti(handle, nnz, xVal, xInd, y, c, s, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSroti(cutap_c, handle, nnz, xVal, xInd, y, c, s, idxBase);
@@ -23670,12 +26449,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSsctr(struc
     cutap_fp_sample_end(CUTAP_ID_cusparseSsctr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseSsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseSsctr);
+    if (cutap_c)
+        return cutap_cs_cusparseSsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
+    return cutap_slow_cusparseSsctr(handle, nnz, xVal, xInd, y, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseSsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseSsctr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseSsctr(handle, nnz, xVal, xInd, y, idxBase);
+        return cutap_cu_cusparseSsctr(handle, nnz, xVal, xInd, y, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
@@ -23721,12 +26507,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXbsric02_ze
     cutap_fp_sample_end(CUTAP_ID_cusparseXbsric02_zeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXbsric02_zeroPivot(void *handle, void *info, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXbsric02_zeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusparseXbsric02_zeroPivot(cutap_c, handle, info, position);
+    return cutap_slow_cusparseXbsric02_zeroPivot(handle, info, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXbsric02_zeroPivot(void *handle, void *info, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXbsric02_zeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXbsric02_zeroPivot(handle, info, position);
+        return cutap_cu_cusparseXbsric02_zeroPivot(handle, info, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXbsric02_zeroPivot(cutap_c, handle, info, position);
@@ -23772,12 +26565,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXbsrilu02_z
     cutap_fp_sample_end(CUTAP_ID_cusparseXbsrilu02_zeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXbsrilu02_zeroPivot(void *handle, void *info, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXbsrilu02_zeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusparseXbsrilu02_zeroPivot(cutap_c, handle, info, position);
+    return cutap_slow_cusparseXbsrilu02_zeroPivot(handle, info, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXbsrilu02_zeroPivot(void *handle, void *info, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXbsrilu02_zeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXbsrilu02_zeroPivot(handle, info, position);
+        return cutap_cu_cusparseXbsrilu02_zeroPivot(handle, info, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXbsrilu02_zeroPivot(cutap_c, handle, info, position);
@@ -23823,12 +26623,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXbsrsm2_zer
     cutap_fp_sample_end(CUTAP_ID_cusparseXbsrsm2_zeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXbsrsm2_zeroPivot(void *handle, void *info, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXbsrsm2_zeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusparseXbsrsm2_zeroPivot(cutap_c, handle, info, position);
+    return cutap_slow_cusparseXbsrsm2_zeroPivot(handle, info, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXbsrsm2_zeroPivot(void *handle, void *info, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXbsrsm2_zeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXbsrsm2_zeroPivot(handle, info, position);
+        return cutap_cu_cusparseXbsrsm2_zeroPivot(handle, info, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXbsrsm2_zeroPivot(cutap_c, handle, info, position);
@@ -23874,12 +26681,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXbsrsv2_zer
     cutap_fp_sample_end(CUTAP_ID_cusparseXbsrsv2_zeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXbsrsv2_zeroPivot(void *handle, void *info, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXbsrsv2_zeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusparseXbsrsv2_zeroPivot(cutap_c, handle, info, position);
+    return cutap_slow_cusparseXbsrsv2_zeroPivot(handle, info, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXbsrsv2_zeroPivot(void *handle, void *info, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXbsrsv2_zeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXbsrsv2_zeroPivot(handle, info, position);
+        return cutap_cu_cusparseXbsrsv2_zeroPivot(handle, info, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXbsrsv2_zeroPivot(cutap_c, handle, info, position);
@@ -23928,12 +26742,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcoo2csr(st
     cutap_fp_sample_end(CUTAP_ID_cusparseXcoo2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcoo2csr(void *handle, void *cooRowInd, int nnz, int m, void *csrSortedRowPtr, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcoo2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseXcoo2csr(cutap_c, handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
+    return cutap_slow_cusparseXcoo2csr(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcoo2csr(void *handle, void *cooRowInd, int nnz, int m, void *csrSortedRowPtr, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcoo2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcoo2csr(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
+        return cutap_cu_cusparseXcoo2csr(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcoo2csr(cutap_c, handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
@@ -23984,12 +26805,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcoosortByC
     cutap_fp_sample_end(CUTAP_ID_cusparseXcoosortByColumn, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcoosortByColumn(void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *P, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcoosortByColumn);
+    if (cutap_c)
+        return cutap_cs_cusparseXcoosortByColumn(cutap_c, handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
+    return cutap_slow_cusparseXcoosortByColumn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcoosortByColumn(void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *P, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcoosortByColumn, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcoosortByColumn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
+        return cutap_cu_cusparseXcoosortByColumn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcoosortByColumn(cutap_c, handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
@@ -24040,12 +26868,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcoosortByR
     cutap_fp_sample_end(CUTAP_ID_cusparseXcoosortByRow, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcoosortByRow(void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *P, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcoosortByRow);
+    if (cutap_c)
+        return cutap_cs_cusparseXcoosortByRow(cutap_c, handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
+    return cutap_slow_cusparseXcoosortByRow(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcoosortByRow(void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *P, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcoosortByRow, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcoosortByRow(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
+        return cutap_cu_cusparseXcoosortByRow(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcoosortByRow(cutap_c, handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
@@ -24095,12 +26930,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcoosort_bu
     cutap_fp_sample_end(CUTAP_ID_cusparseXcoosort_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcoosort_bufferSizeExt(void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcoosort_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseXcoosort_bufferSizeExt(cutap_c, handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
+    return cutap_slow_cusparseXcoosort_bufferSizeExt(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcoosort_bufferSizeExt(void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcoosort_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcoosort_bufferSizeExt(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
+        return cutap_cu_cusparseXcoosort_bufferSizeExt(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcoosort_bufferSizeExt(cutap_c, handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
@@ -24152,12 +26994,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcscsort(st
     cutap_fp_sample_end(CUTAP_ID_cusparseXcscsort, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcscsort(void *handle, int m, int n, int nnz, void *descrA, void *cscColPtrA, void *cscRowIndA, void *P, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcscsort);
+    if (cutap_c)
+        return cutap_cs_cusparseXcscsort(cutap_c, handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
+    return cutap_slow_cusparseXcscsort(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcscsort(void *handle, int m, int n, int nnz, void *descrA, void *cscColPtrA, void *cscRowIndA, void *P, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcscsort, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcscsort(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
+        return cutap_cu_cusparseXcscsort(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcscsort(cutap_c, handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
@@ -24207,12 +27056,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcscsort_bu
     cutap_fp_sample_end(CUTAP_ID_cusparseXcscsort_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcscsort_bufferSizeExt(void *handle, int m, int n, int nnz, void *cscColPtrA, void *cscRowIndA, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcscsort_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseXcscsort_bufferSizeExt(cutap_c, handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
+    return cutap_slow_cusparseXcscsort_bufferSizeExt(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcscsort_bufferSizeExt(void *handle, int m, int n, int nnz, void *cscColPtrA, void *cscRowIndA, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcscsort_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcscsort_bufferSizeExt(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
+        return cutap_cu_cusparseXcscsort_bufferSizeExt(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcscsort_bufferSizeExt(cutap_c, handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
@@ -24266,12 +27122,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsr2bsrNnz
     cutap_fp_sample_end(CUTAP_ID_cusparseXcsr2bsrNnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcsr2bsrNnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedRowPtrC, void *nnzTotalDevHostPtr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcsr2bsrNnz);
+    if (cutap_c)
+        return cutap_cs_cusparseXcsr2bsrNnz(cutap_c, handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
+    return cutap_slow_cusparseXcsr2bsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcsr2bsrNnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedRowPtrC, void *nnzTotalDevHostPtr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsr2bsrNnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcsr2bsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
+        return cutap_cu_cusparseXcsr2bsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsr2bsrNnz(cutap_c, handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
@@ -24320,12 +27183,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsr2coo(st
     cutap_fp_sample_end(CUTAP_ID_cusparseXcsr2coo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcsr2coo(void *handle, void *csrSortedRowPtr, int nnz, int m, void *cooRowInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcsr2coo);
+    if (cutap_c)
+        return cutap_cs_cusparseXcsr2coo(cutap_c, handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
+    return cutap_slow_cusparseXcsr2coo(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcsr2coo(void *handle, void *csrSortedRowPtr, int nnz, int m, void *cooRowInd, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsr2coo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcsr2coo(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
+        return cutap_cu_cusparseXcsr2coo(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsr2coo(cutap_c, handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
@@ -24381,12 +27251,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsr2gebsrN
     cutap_fp_sample_end(CUTAP_ID_cusparseXcsr2gebsrNnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcsr2gebsrNnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, void *nnzTotalDevHostPtr, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcsr2gebsrNnz);
+    if (cutap_c)
+        return cutap_cs_cusparseXcsr2gebsrNnz(cutap_c, handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
+    return cutap_slow_cusparseXcsr2gebsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcsr2gebsrNnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, void *nnzTotalDevHostPtr, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsr2gebsrNnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcsr2gebsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
+        return cutap_cu_cusparseXcsr2gebsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsr2gebsrNnz(cutap_c, handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
@@ -24444,12 +27321,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrgeam2Nn
     cutap_fp_sample_end(CUTAP_ID_cusparseXcsrgeam2Nnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcsrgeam2Nnz(void *handle, int m, int n, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *workspace)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcsrgeam2Nnz);
+    if (cutap_c)
+        return cutap_cs_cusparseXcsrgeam2Nnz(cutap_c, handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
+    return cutap_slow_cusparseXcsrgeam2Nnz(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrgeam2Nnz(void *handle, int m, int n, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *workspace)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsrgeam2Nnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcsrgeam2Nnz(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
+        return cutap_cu_cusparseXcsrgeam2Nnz(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrgeam2Nnz(cutap_c, handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
@@ -24513,12 +27397,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrgemm2Nn
     cutap_fp_sample_end(CUTAP_ID_cusparseXcsrgemm2Nnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcsrgemm2Nnz(void *handle, int m, int n, int k, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcsrgemm2Nnz);
+    if (cutap_c)
+        return cutap_cs_cusparseXcsrgemm2Nnz(cutap_c, handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+    return cutap_slow_cusparseXcsrgemm2Nnz(handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrgemm2Nnz(void *handle, int m, int n, int k, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsrgemm2Nnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcsrgemm2Nnz(handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+        return cutap_cu_cusparseXcsrgemm2Nnz(handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrgemm2Nnz(cutap_c, handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
@@ -24564,12 +27455,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsric02_ze
     cutap_fp_sample_end(CUTAP_ID_cusparseXcsric02_zeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcsric02_zeroPivot(void *handle, void *info, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcsric02_zeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusparseXcsric02_zeroPivot(cutap_c, handle, info, position);
+    return cutap_slow_cusparseXcsric02_zeroPivot(handle, info, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcsric02_zeroPivot(void *handle, void *info, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsric02_zeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcsric02_zeroPivot(handle, info, position);
+        return cutap_cu_cusparseXcsric02_zeroPivot(handle, info, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsric02_zeroPivot(cutap_c, handle, info, position);
@@ -24615,12 +27513,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrilu02_z
     cutap_fp_sample_end(CUTAP_ID_cusparseXcsrilu02_zeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcsrilu02_zeroPivot(void *handle, void *info, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcsrilu02_zeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusparseXcsrilu02_zeroPivot(cutap_c, handle, info, position);
+    return cutap_slow_cusparseXcsrilu02_zeroPivot(handle, info, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrilu02_zeroPivot(void *handle, void *info, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsrilu02_zeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcsrilu02_zeroPivot(handle, info, position);
+        return cutap_cu_cusparseXcsrilu02_zeroPivot(handle, info, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrilu02_zeroPivot(cutap_c, handle, info, position);
@@ -24666,12 +27571,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrsm2_zer
     cutap_fp_sample_end(CUTAP_ID_cusparseXcsrsm2_zeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcsrsm2_zeroPivot(void *handle, void *info, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcsrsm2_zeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusparseXcsrsm2_zeroPivot(cutap_c, handle, info, position);
+    return cutap_slow_cusparseXcsrsm2_zeroPivot(handle, info, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrsm2_zeroPivot(void *handle, void *info, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsrsm2_zeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcsrsm2_zeroPivot(handle, info, position);
+        return cutap_cu_cusparseXcsrsm2_zeroPivot(handle, info, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrsm2_zeroPivot(cutap_c, handle, info, position);
@@ -24723,12 +27635,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrsort(st
     cutap_fp_sample_end(CUTAP_ID_cusparseXcsrsort, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcsrsort(void *handle, int m, int n, int nnz, void *descrA, void *csrRowPtrA, void *csrColIndA, void *P, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcsrsort);
+    if (cutap_c)
+        return cutap_cs_cusparseXcsrsort(cutap_c, handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
+    return cutap_slow_cusparseXcsrsort(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrsort(void *handle, int m, int n, int nnz, void *descrA, void *csrRowPtrA, void *csrColIndA, void *P, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsrsort, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcsrsort(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
+        return cutap_cu_cusparseXcsrsort(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrsort(cutap_c, handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
@@ -24778,12 +27697,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrsort_bu
     cutap_fp_sample_end(CUTAP_ID_cusparseXcsrsort_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcsrsort_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrRowPtrA, void *csrColIndA, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcsrsort_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseXcsrsort_bufferSizeExt(cutap_c, handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
+    return cutap_slow_cusparseXcsrsort_bufferSizeExt(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrsort_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrRowPtrA, void *csrColIndA, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsrsort_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcsrsort_bufferSizeExt(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
+        return cutap_cu_cusparseXcsrsort_bufferSizeExt(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrsort_bufferSizeExt(cutap_c, handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
@@ -24829,12 +27755,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrsv2_zer
     cutap_fp_sample_end(CUTAP_ID_cusparseXcsrsv2_zeroPivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXcsrsv2_zeroPivot(void *handle, void *info, void *position)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXcsrsv2_zeroPivot);
+    if (cutap_c)
+        return cutap_cs_cusparseXcsrsv2_zeroPivot(cutap_c, handle, info, position);
+    return cutap_slow_cusparseXcsrsv2_zeroPivot(handle, info, position);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrsv2_zeroPivot(void *handle, void *info, void *position)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXcsrsv2_zeroPivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXcsrsv2_zeroPivot(handle, info, position);
+        return cutap_cu_cusparseXcsrsv2_zeroPivot(handle, info, position);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrsv2_zeroPivot(cutap_c, handle, info, position);
@@ -24893,12 +27826,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseXgebsr2gebsrNnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseXgebsr2gebsrNnz(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, void *nnzTotalDevHostPtr, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseXgebsr2gebsrNnz);
+    if (cutap_c)
+        return cutap_cs_cusparseXgebsr2gebsrNnz(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
+    return cutap_slow_cusparseXgebsr2gebsrNnz(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseXgebsr2gebsrNnz(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseXgebsr2gebsrNnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseXgebsr2gebsrNnz(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
+        return cutap_cu_cusparseXgebsr2gebsrNnz(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXgebsr2gebsrNnz(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
@@ -24948,12 +27888,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZaxpyi(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseZaxpyi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZaxpyi);
+    if (cutap_c)
+        return cutap_cs_cusparseZaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
+    return cutap_slow_cusparseZaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZaxpyi(void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZaxpyi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
+        return cutap_cu_cusparseZaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
@@ -25009,12 +27956,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsr2csr(st
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsr2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsr2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+    return cutap_slow_cusparseZbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsr2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        return cutap_cu_cusparseZbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -25069,12 +28023,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsric02(st
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsric02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsric02);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsric02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseZbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsric02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseZbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsric02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -25129,12 +28090,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsric02_an
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsric02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsric02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsric02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+    return cutap_slow_cusparseZbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsric02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+        return cutap_cu_cusparseZbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsric02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
@@ -25188,12 +28156,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsric02_bu
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsric02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsric02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsric02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseZbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsric02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseZbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsric02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -25248,12 +28223,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrilu02(s
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsrilu02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsrilu02);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsrilu02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseZbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsrilu02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseZbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrilu02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -25308,12 +28290,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrilu02_a
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsrilu02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsrilu02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsrilu02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseZbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsrilu02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseZbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrilu02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -25367,12 +28356,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrilu02_b
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsrilu02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsrilu02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsrilu02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseZbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsrilu02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseZbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrilu02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -25420,12 +28416,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrilu02_n
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsrilu02_numericBoost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsrilu02_numericBoost);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
+    return cutap_slow_cusparseZbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsrilu02_numericBoost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+        return cutap_cu_cusparseZbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
@@ -25487,12 +28490,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrmm(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsrmm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsrmm);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsrmm(cutap_c, handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+    return cutap_slow_cusparseZbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsrmm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+        return cutap_cu_cusparseZbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrmm(cutap_c, handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
@@ -25550,12 +28560,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrmv(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsrmv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsrmv);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsrmv(cutap_c, handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+    return cutap_slow_cusparseZbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsrmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        return cutap_cu_cusparseZbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrmv(cutap_c, handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -25613,12 +28630,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrsm2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsrsm2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsrsm2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsrsm2_analysis(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+    return cutap_slow_cusparseZbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsrsm2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+        return cutap_cu_cusparseZbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrsm2_analysis(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
@@ -25675,12 +28699,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrsm2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsrsm2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsrsm2_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsrsm2_bufferSize(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseZbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsrsm2_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseZbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrsm2_bufferSize(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
@@ -25743,12 +28774,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrsm2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsrsm2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsrsm2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsrsm2_solve(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+    return cutap_slow_cusparseZbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsrsm2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+        return cutap_cu_cusparseZbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrsm2_solve(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
@@ -25804,12 +28842,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrsv2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsrsv2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsrsv2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsrsv2_analysis(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+    return cutap_slow_cusparseZbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsrsv2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+        return cutap_cu_cusparseZbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrsv2_analysis(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
@@ -25864,12 +28909,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrsv2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsrsv2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsrsv2_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsrsv2_bufferSize(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseZbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsrsv2_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseZbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrsv2_bufferSize(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
@@ -25928,12 +28980,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrsv2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsrsv2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsrsv2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsrsv2_solve(cutap_c, handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+    return cutap_slow_cusparseZbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsrsv2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+        return cutap_cu_cusparseZbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrsv2_solve(cutap_c, handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
@@ -25994,12 +29053,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrxmv(str
     cutap_fp_sample_end(CUTAP_ID_cusparseZbsrxmv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZbsrxmv);
+    if (cutap_c)
+        return cutap_cs_cusparseZbsrxmv(cutap_c, handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+    return cutap_slow_cusparseZbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZbsrxmv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        return cutap_cu_cusparseZbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrxmv(cutap_c, handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -26051,12 +29117,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsc2dense(
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsc2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsc2dense);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+    return cutap_slow_cusparseZcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsc2dense(void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsc2dense, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
+        return cutap_cu_cusparseZcsc2dense(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
@@ -26112,12 +29185,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsr2bsr(st
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsr2bsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsr2bsr);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsr2bsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+    return cutap_slow_cusparseZcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsr2bsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+        return cutap_cu_cusparseZcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsr2bsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
@@ -26173,12 +29253,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsr2csr_co
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsr2csr_compress, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, struct cutap_sv_double2 tol)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsr2csr_compress);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsr2csr_compress(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+    return cutap_slow_cusparseZcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, struct cutap_sv_double2 tol)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsr2csr_compress, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+        return cutap_cu_cusparseZcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsr2csr_compress(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
@@ -26231,12 +29318,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsr2csru(s
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsr2csru, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsr2csru);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsr2csru(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+    return cutap_slow_cusparseZcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsr2csru, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        return cutap_cu_cusparseZcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsr2csru(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -26288,12 +29382,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsr2dense(
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsr2dense, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsr2dense);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+    return cutap_slow_cusparseZcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2dense(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsr2dense, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
+        return cutap_cu_cusparseZcsr2dense(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
@@ -26351,12 +29452,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsr2gebsr(
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsr2gebsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsr2gebsr);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsr2gebsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+    return cutap_slow_cusparseZcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsr2gebsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+        return cutap_cu_cusparseZcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsr2gebsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
@@ -26410,12 +29518,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsr2gebsr_
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsr2gebsr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsr2gebsr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsr2gebsr_bufferSize(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+    return cutap_slow_cusparseZcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsr2gebsr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        return cutap_cu_cusparseZcsr2gebsr_bufferSize(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsr2gebsr_bufferSize(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -26470,12 +29585,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrcolor(s
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrcolor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrcolor);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrcolor(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+    return cutap_slow_cusparseZcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrcolor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+        return cutap_cu_cusparseZcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrcolor(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
@@ -26538,12 +29660,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrgeam2(s
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrgeam2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrgeam2);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrgeam2(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+    return cutap_slow_cusparseZcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrgeam2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        return cutap_cu_cusparseZcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrgeam2(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -26606,12 +29735,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrgeam2_b
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrgeam2_bufferSizeExt(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+    return cutap_slow_cusparseZcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        return cutap_cu_cusparseZcsrgeam2_bufferSizeExt(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrgeam2_bufferSizeExt(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -26681,12 +29817,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrgemm2(s
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrgemm2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrgemm2);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+    return cutap_slow_cusparseZcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrgemm2(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrgemm2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        return cutap_cu_cusparseZcsrgemm2(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -26749,12 +29892,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrgemm2_b
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseZcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrgemm2_bufferSizeExt(void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseZcsrgemm2_bufferSizeExt(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
@@ -26807,12 +29957,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsric02(st
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsric02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsric02);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsric02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseZcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsric02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseZcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsric02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -26865,12 +30022,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsric02_an
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsric02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsric02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsric02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseZcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsric02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseZcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsric02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -26922,12 +30086,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsric02_bu
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsric02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsric02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsric02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseZcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsric02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseZcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsric02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -26980,12 +30151,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrilu02(s
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrilu02, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrilu02);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrilu02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseZcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrilu02, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseZcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrilu02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -27038,12 +30216,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrilu02_a
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrilu02_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrilu02_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrilu02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseZcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrilu02_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseZcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrilu02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -27095,12 +30280,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrilu02_b
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrilu02_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrilu02_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrilu02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseZcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrilu02_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseZcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrilu02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -27148,12 +30340,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrilu02_n
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrilu02_numericBoost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrilu02_numericBoost);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
+    return cutap_slow_cusparseZcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrilu02_numericBoost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
+        return cutap_cu_cusparseZcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
@@ -27213,12 +30412,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsm2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrsm2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrsm2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    return cutap_slow_cusparseZcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsm2_analysis(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrsm2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+        return cutap_cu_cusparseZcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -27278,12 +30484,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsm2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrsm2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrsm2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+    return cutap_slow_cusparseZcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsm2_bufferSizeExt(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrsm2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
+        return cutap_cu_cusparseZcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
@@ -27343,12 +30556,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsm2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrsm2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrsm2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+    return cutap_slow_cusparseZcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsm2_solve(void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrsm2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
+        return cutap_cu_cusparseZcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -27402,12 +30622,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsv2_ana
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrsv2_analysis, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrsv2_analysis);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+    return cutap_slow_cusparseZcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsv2_analysis(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrsv2_analysis, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        return cutap_cu_cusparseZcsrsv2_analysis(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -27460,12 +30687,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsv2_buf
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrsv2_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrsv2_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseZcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsv2_bufferSize(void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrsv2_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseZcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -27522,12 +30756,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsv2_sol
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsrsv2_solve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsrsv2_solve);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+    return cutap_slow_cusparseZcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsv2_solve(void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsrsv2_solve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
+        return cutap_cu_cusparseZcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
@@ -27580,12 +30821,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsru2csr(s
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsru2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsru2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsru2csr(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+    return cutap_slow_cusparseZcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsru2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        return cutap_cu_cusparseZcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsru2csr(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -27637,12 +30885,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsru2csr_b
     cutap_fp_sample_end(CUTAP_ID_cusparseZcsru2csr_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZcsru2csr_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseZcsru2csr_bufferSizeExt(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+    return cutap_slow_cusparseZcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZcsru2csr_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+        return cutap_cu_cusparseZcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsru2csr_bufferSizeExt(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
@@ -27695,12 +30950,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZdense2csc(
     cutap_fp_sample_end(CUTAP_ID_cusparseZdense2csc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZdense2csc);
+    if (cutap_c)
+        return cutap_cs_cusparseZdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+    return cutap_slow_cusparseZdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZdense2csc(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZdense2csc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
+        return cutap_cu_cusparseZdense2csc(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
@@ -27753,12 +31015,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZdense2csr(
     cutap_fp_sample_end(CUTAP_ID_cusparseZdense2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZdense2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseZdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+    return cutap_slow_cusparseZdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZdense2csr(void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZdense2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
+        return cutap_cu_cusparseZdense2csr(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
@@ -27815,12 +31084,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgebsr2csr(
     cutap_fp_sample_end(CUTAP_ID_cusparseZgebsr2csr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgebsr2csr);
+    if (cutap_c)
+        return cutap_cs_cusparseZgebsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+    return cutap_slow_cusparseZgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgebsr2csr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        return cutap_cu_cusparseZgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgebsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -27878,12 +31154,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseZgebsr2gebsc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgebsr2gebsc);
+    if (cutap_c)
+        return cutap_cs_cusparseZgebsr2gebsc(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+    return cutap_slow_cusparseZgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgebsr2gebsc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+        return cutap_cu_cusparseZgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgebsr2gebsc(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
@@ -27936,12 +31219,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseZgebsr2gebsc_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgebsr2gebsc_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseZgebsr2gebsc_bufferSize(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+    return cutap_slow_cusparseZgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgebsr2gebsc_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        return cutap_cu_cusparseZgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgebsr2gebsc_bufferSize(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -28002,12 +31292,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseZgebsr2gebsr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgebsr2gebsr);
+    if (cutap_c)
+        return cutap_cs_cusparseZgebsr2gebsr(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+    return cutap_slow_cusparseZgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgebsr2gebsr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+        return cutap_cu_cusparseZgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgebsr2gebsr(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
@@ -28064,12 +31361,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgebsr2gebs
     cutap_fp_sample_end(CUTAP_ID_cusparseZgebsr2gebsr_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgebsr2gebsr_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseZgebsr2gebsr_bufferSize(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+    return cutap_slow_cusparseZgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgebsr2gebsr_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+        return cutap_cu_cusparseZgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgebsr2gebsr_bufferSize(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
@@ -28126,12 +31430,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgemmi(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseZgemmi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgemmi);
+    if (cutap_c)
+        return cutap_cs_cusparseZgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+    return cutap_slow_cusparseZgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgemmi(void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgemmi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
+        return cutap_cu_cusparseZgemmi(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
@@ -28188,12 +31499,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgemvi(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseZgemvi, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgemvi);
+    if (cutap_c)
+        return cutap_cs_cusparseZgemvi(cutap_c, handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+    return cutap_slow_cusparseZgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgemvi, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+        return cutap_cu_cusparseZgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgemvi(cutap_c, handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
@@ -28242,12 +31560,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgemvi_buff
     cutap_fp_sample_end(CUTAP_ID_cusparseZgemvi_bufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgemvi_bufferSize);
+    if (cutap_c)
+        return cutap_cs_cusparseZgemvi_bufferSize(cutap_c, handle, transA, m, n, nnz, pBufferSize);
+    return cutap_slow_cusparseZgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgemvi_bufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
+        return cutap_cu_cusparseZgemvi_bufferSize(handle, transA, m, n, nnz, pBufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgemvi_bufferSize(cutap_c, handle, transA, m, n, nnz, pBufferSize);
@@ -28301,12 +31626,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgpsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseZgpsvInterleavedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgpsvInterleavedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseZgpsvInterleavedBatch(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+    return cutap_slow_cusparseZgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgpsvInterleavedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+        return cutap_cu_cusparseZgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgpsvInterleavedBatch(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
@@ -28360,12 +31692,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgpsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseZgpsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+    return cutap_slow_cusparseZgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+        return cutap_cu_cusparseZgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgpsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
@@ -28414,12 +31753,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgthr(struc
     cutap_fp_sample_end(CUTAP_ID_cusparseZgthr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgthr);
+    if (cutap_c)
+        return cutap_cs_cusparseZgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    return cutap_slow_cusparseZgthr(handle, nnz, y, xVal, xInd, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgthr(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgthr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgthr(handle, nnz, y, xVal, xInd, idxBase);
+        return cutap_cu_cusparseZgthr(handle, nnz, y, xVal, xInd, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
@@ -28468,12 +31814,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgthrz(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseZgthrz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgthrz);
+    if (cutap_c)
+        return cutap_cs_cusparseZgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
+    return cutap_slow_cusparseZgthrz(handle, nnz, y, xVal, xInd, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgthrz(void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgthrz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgthrz(handle, nnz, y, xVal, xInd, idxBase);
+        return cutap_cu_cusparseZgthrz(handle, nnz, y, xVal, xInd, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
@@ -28525,12 +31878,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsv2(stru
     cutap_fp_sample_end(CUTAP_ID_cusparseZgtsv2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgtsv2);
+    if (cutap_c)
+        return cutap_cs_cusparseZgtsv2(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
+    return cutap_slow_cusparseZgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgtsv2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        return cutap_cu_cusparseZgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsv2(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -28582,12 +31942,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsv2Strid
     cutap_fp_sample_end(CUTAP_ID_cusparseZgtsv2StridedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgtsv2StridedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseZgtsv2StridedBatch(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+    return cutap_slow_cusparseZgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgtsv2StridedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+        return cutap_cu_cusparseZgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsv2StridedBatch(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
@@ -28639,12 +32006,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsv2Strid
     cutap_fp_sample_end(CUTAP_ID_cusparseZgtsv2StridedBatch_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgtsv2StridedBatch_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseZgtsv2StridedBatch_bufferSizeExt(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+    return cutap_slow_cusparseZgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgtsv2StridedBatch_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+        return cutap_cu_cusparseZgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsv2StridedBatch_bufferSizeExt(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
@@ -28696,12 +32070,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsv2_buff
     cutap_fp_sample_end(CUTAP_ID_cusparseZgtsv2_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgtsv2_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseZgtsv2_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+    return cutap_slow_cusparseZgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgtsv2_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        return cutap_cu_cusparseZgtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsv2_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -28753,12 +32134,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsv2_nopi
     cutap_fp_sample_end(CUTAP_ID_cusparseZgtsv2_nopivot, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgtsv2_nopivot);
+    if (cutap_c)
+        return cutap_cs_cusparseZgtsv2_nopivot(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
+    return cutap_slow_cusparseZgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgtsv2_nopivot, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        return cutap_cu_cusparseZgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsv2_nopivot(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -28810,12 +32198,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsv2_nopi
     cutap_fp_sample_end(CUTAP_ID_cusparseZgtsv2_nopivot_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgtsv2_nopivot_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseZgtsv2_nopivot_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+    return cutap_slow_cusparseZgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgtsv2_nopivot_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        return cutap_cu_cusparseZgtsv2_nopivot_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsv2_nopivot_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -28867,12 +32262,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseZgtsvInterleavedBatch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgtsvInterleavedBatch);
+    if (cutap_c)
+        return cutap_cs_cusparseZgtsvInterleavedBatch(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+    return cutap_slow_cusparseZgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgtsvInterleavedBatch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+        return cutap_cu_cusparseZgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsvInterleavedBatch(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBuffer);
@@ -28924,12 +32326,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsvInterl
     cutap_fp_sample_end(CUTAP_ID_cusparseZgtsvInterleavedBatch_bufferSizeExt, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZgtsvInterleavedBatch_bufferSizeExt);
+    if (cutap_c)
+        return cutap_cs_cusparseZgtsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+    return cutap_slow_cusparseZgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZgtsvInterleavedBatch_bufferSizeExt, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+        return cutap_cu_cusparseZgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
@@ -28981,12 +32390,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZnnz(struct
     cutap_fp_sample_end(CUTAP_ID_cusparseZnnz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZnnz);
+    if (cutap_c)
+        return cutap_cs_cusparseZnnz(cutap_c, handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+    return cutap_slow_cusparseZnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZnnz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+        return cutap_cu_cusparseZnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZnnz(cutap_c, handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
@@ -29037,12 +32453,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZnnz_compre
     cutap_fp_sample_end(CUTAP_ID_cusparseZnnz_compress, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, struct cutap_sv_double2 tol)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZnnz_compress);
+    if (cutap_c)
+        return cutap_cs_cusparseZnnz_compress(cutap_c, handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+    return cutap_slow_cusparseZnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, struct cutap_sv_double2 tol)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZnnz_compress, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+        return cutap_cu_cusparseZnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZnnz_compress(cutap_c, handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
@@ -29091,12 +32514,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZsctr(struc
     cutap_fp_sample_end(CUTAP_ID_cusparseZsctr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cusparseZsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cusparseZsctr);
+    if (cutap_c)
+        return cutap_cs_cusparseZsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
+    return cutap_slow_cusparseZsctr(handle, nnz, xVal, xInd, y, idxBase);
+}
 CUTAP_SLOW unsigned int cutap_ct_cusparseZsctr(void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cusparseZsctr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cusparseZsctr(handle, nnz, xVal, xInd, y, idxBase);
+        return cutap_cu_cusparseZsctr(handle, nnz, xVal, xInd, y, idxBase);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);

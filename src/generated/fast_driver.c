@@ -590,12 +590,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuArrayDestroy(stru
     cutap_fp_sample_end(CUTAP_ID_cuArrayDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuArrayDestroy(void *hArray)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuArrayDestroy);
+    if (cutap_c)
+        return cutap_cs_cuArrayDestroy(cutap_c, hArray);
+    return cutap_slow_cuArrayDestroy(hArray);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuArrayDestroy(void *hArray)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuArrayDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuArrayDestroy(hArray);
+        return cutap_cu_cuArrayDestroy(hArray);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuArrayDestroy(cutap_c, hArray);
@@ -648,12 +655,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuArrayGetPlane(str
     cutap_fp_sample_end(CUTAP_ID_cuArrayGetPlane, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuArrayGetPlane(void *pPlaneArray, void *hArray, unsigned int planeIdx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuArrayGetPlane);
+    if (cutap_c)
+        return cutap_cs_cuArrayGetPlane(cutap_c, pPlaneArray, hArray, planeIdx);
+    return cutap_slow_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuArrayGetPlane(void *pPlaneArray, void *hArray, unsigned int planeIdx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuArrayGetPlane, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
+        return cutap_cu_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuArrayGetPlane(cutap_c, pPlaneArray, hArray, planeIdx);
@@ -705,12 +719,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCheckpointProcess
     cutap_fp_sample_end(CUTAP_ID_cuCheckpointProcessGetRestoreThreadId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCheckpointProcessGetRestoreThreadId(int pid, void *tid)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCheckpointProcessGetRestoreThreadId);
+    if (cutap_c)
+        return cutap_cs_cuCheckpointProcessGetRestoreThreadId(cutap_c, pid, tid);
+    return cutap_slow_cuCheckpointProcessGetRestoreThreadId(pid, tid);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCheckpointProcessGetRestoreThreadId(int pid, void *tid)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCheckpointProcessGetRestoreThreadId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCheckpointProcessGetRestoreThreadId(pid, tid);
+        return cutap_cu_cuCheckpointProcessGetRestoreThreadId(pid, tid);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCheckpointProcessGetRestoreThreadId(cutap_c, pid, tid);
@@ -762,12 +783,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCheckpointProcess
     cutap_fp_sample_end(CUTAP_ID_cuCheckpointProcessGetState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCheckpointProcessGetState(int pid, void *state)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCheckpointProcessGetState);
+    if (cutap_c)
+        return cutap_cs_cuCheckpointProcessGetState(cutap_c, pid, state);
+    return cutap_slow_cuCheckpointProcessGetState(pid, state);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCheckpointProcessGetState(int pid, void *state)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCheckpointProcessGetState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCheckpointProcessGetState(pid, state);
+        return cutap_cu_cuCheckpointProcessGetState(pid, state);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCheckpointProcessGetState(cutap_c, pid, state);
@@ -820,12 +848,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCoredumpGetAttrib
     cutap_fp_sample_end(CUTAP_ID_cuCoredumpGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCoredumpGetAttribute(unsigned int attrib, void *value, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCoredumpGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cuCoredumpGetAttribute(cutap_c, attrib, value, size);
+    return cutap_slow_cuCoredumpGetAttribute(attrib, value, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCoredumpGetAttribute(unsigned int attrib, void *value, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCoredumpGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCoredumpGetAttribute(attrib, value, size);
+        return cutap_cu_cuCoredumpGetAttribute(attrib, value, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCoredumpGetAttribute(cutap_c, attrib, value, size);
@@ -878,12 +913,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCoredumpGetAttrib
     cutap_fp_sample_end(CUTAP_ID_cuCoredumpGetAttributeGlobal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCoredumpGetAttributeGlobal(unsigned int attrib, void *value, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCoredumpGetAttributeGlobal);
+    if (cutap_c)
+        return cutap_cs_cuCoredumpGetAttributeGlobal(cutap_c, attrib, value, size);
+    return cutap_slow_cuCoredumpGetAttributeGlobal(attrib, value, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCoredumpGetAttributeGlobal(unsigned int attrib, void *value, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCoredumpGetAttributeGlobal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCoredumpGetAttributeGlobal(attrib, value, size);
+        return cutap_cu_cuCoredumpGetAttributeGlobal(attrib, value, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCoredumpGetAttributeGlobal(cutap_c, attrib, value, size);
@@ -936,12 +978,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCoredumpSetAttrib
     cutap_fp_sample_end(CUTAP_ID_cuCoredumpSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCoredumpSetAttribute(unsigned int attrib, void *value, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCoredumpSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cuCoredumpSetAttribute(cutap_c, attrib, value, size);
+    return cutap_slow_cuCoredumpSetAttribute(attrib, value, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCoredumpSetAttribute(unsigned int attrib, void *value, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCoredumpSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCoredumpSetAttribute(attrib, value, size);
+        return cutap_cu_cuCoredumpSetAttribute(attrib, value, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCoredumpSetAttribute(cutap_c, attrib, value, size);
@@ -994,12 +1043,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCoredumpSetAttrib
     cutap_fp_sample_end(CUTAP_ID_cuCoredumpSetAttributeGlobal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCoredumpSetAttributeGlobal(unsigned int attrib, void *value, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCoredumpSetAttributeGlobal);
+    if (cutap_c)
+        return cutap_cs_cuCoredumpSetAttributeGlobal(cutap_c, attrib, value, size);
+    return cutap_slow_cuCoredumpSetAttributeGlobal(attrib, value, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCoredumpSetAttributeGlobal(unsigned int attrib, void *value, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCoredumpSetAttributeGlobal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCoredumpSetAttributeGlobal(attrib, value, size);
+        return cutap_cu_cuCoredumpSetAttributeGlobal(attrib, value, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCoredumpSetAttributeGlobal(cutap_c, attrib, value, size);
@@ -1051,12 +1107,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxAttach(struct 
     cutap_fp_sample_end(CUTAP_ID_cuCtxAttach, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxAttach(void *pctx, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxAttach);
+    if (cutap_c)
+        return cutap_cs_cuCtxAttach(cutap_c, pctx, flags);
+    return cutap_slow_cuCtxAttach(pctx, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxAttach(void *pctx, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxAttach, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxAttach(pctx, flags);
+        return cutap_cu_cuCtxAttach(pctx, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxAttach(cutap_c, pctx, flags);
@@ -1109,12 +1172,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxCreate(struct 
     cutap_fp_sample_end(CUTAP_ID_cuCtxCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxCreate(void *pctx, unsigned int flags, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxCreate);
+    if (cutap_c)
+        return cutap_cs_cuCtxCreate(cutap_c, pctx, flags, dev);
+    return cutap_slow_cuCtxCreate(pctx, flags, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxCreate(void *pctx, unsigned int flags, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxCreate(pctx, flags, dev);
+        return cutap_cu_cuCtxCreate(pctx, flags, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxCreate(cutap_c, pctx, flags, dev);
@@ -1167,12 +1237,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxCreate_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cuCtxCreate_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxCreate_v2(void *pctx, unsigned int flags, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxCreate_v2);
+    if (cutap_c)
+        return cutap_cs_cuCtxCreate_v2(cutap_c, pctx, flags, dev);
+    return cutap_slow_cuCtxCreate_v2(pctx, flags, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxCreate_v2(void *pctx, unsigned int flags, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxCreate_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxCreate_v2(pctx, flags, dev);
+        return cutap_cu_cuCtxCreate_v2(pctx, flags, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxCreate_v2(cutap_c, pctx, flags, dev);
@@ -1216,12 +1293,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxDestroy(struct
     cutap_fp_sample_end(CUTAP_ID_cuCtxDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxDestroy(void *ctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxDestroy);
+    if (cutap_c)
+        return cutap_cs_cuCtxDestroy(cutap_c, ctx);
+    return cutap_slow_cuCtxDestroy(ctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxDestroy(void *ctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxDestroy(ctx);
+        return cutap_cu_cuCtxDestroy(ctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxDestroy(cutap_c, ctx);
@@ -1265,12 +1349,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxDestroy_v2(str
     cutap_fp_sample_end(CUTAP_ID_cuCtxDestroy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxDestroy_v2(void *ctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxDestroy_v2);
+    if (cutap_c)
+        return cutap_cs_cuCtxDestroy_v2(cutap_c, ctx);
+    return cutap_slow_cuCtxDestroy_v2(ctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxDestroy_v2(void *ctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxDestroy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxDestroy_v2(ctx);
+        return cutap_cu_cuCtxDestroy_v2(ctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxDestroy_v2(cutap_c, ctx);
@@ -1314,12 +1405,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxDetach(struct 
     cutap_fp_sample_end(CUTAP_ID_cuCtxDetach, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxDetach(void *ctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxDetach);
+    if (cutap_c)
+        return cutap_cs_cuCtxDetach(cutap_c, ctx);
+    return cutap_slow_cuCtxDetach(ctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxDetach(void *ctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxDetach, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxDetach(ctx);
+        return cutap_cu_cuCtxDetach(ctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxDetach(cutap_c, ctx);
@@ -1363,12 +1461,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxDisablePeerAcc
     cutap_fp_sample_end(CUTAP_ID_cuCtxDisablePeerAccess, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxDisablePeerAccess(void *peerContext)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxDisablePeerAccess);
+    if (cutap_c)
+        return cutap_cs_cuCtxDisablePeerAccess(cutap_c, peerContext);
+    return cutap_slow_cuCtxDisablePeerAccess(peerContext);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxDisablePeerAccess(void *peerContext)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxDisablePeerAccess, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxDisablePeerAccess(peerContext);
+        return cutap_cu_cuCtxDisablePeerAccess(peerContext);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxDisablePeerAccess(cutap_c, peerContext);
@@ -1413,12 +1518,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxEnablePeerAcce
     cutap_fp_sample_end(CUTAP_ID_cuCtxEnablePeerAccess, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxEnablePeerAccess(void *peerContext, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxEnablePeerAccess);
+    if (cutap_c)
+        return cutap_cs_cuCtxEnablePeerAccess(cutap_c, peerContext, Flags);
+    return cutap_slow_cuCtxEnablePeerAccess(peerContext, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxEnablePeerAccess(void *peerContext, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxEnablePeerAccess, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxEnablePeerAccess(peerContext, Flags);
+        return cutap_cu_cuCtxEnablePeerAccess(peerContext, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxEnablePeerAccess(cutap_c, peerContext, Flags);
@@ -1470,12 +1582,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxFromGreenCtx(s
     cutap_fp_sample_end(CUTAP_ID_cuCtxFromGreenCtx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxFromGreenCtx(void *pContext, void *hCtx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxFromGreenCtx);
+    if (cutap_c)
+        return cutap_cs_cuCtxFromGreenCtx(cutap_c, pContext, hCtx);
+    return cutap_slow_cuCtxFromGreenCtx(pContext, hCtx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxFromGreenCtx(void *pContext, void *hCtx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxFromGreenCtx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxFromGreenCtx(pContext, hCtx);
+        return cutap_cu_cuCtxFromGreenCtx(pContext, hCtx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxFromGreenCtx(cutap_c, pContext, hCtx);
@@ -1527,12 +1646,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetApiVersion(
     cutap_fp_sample_end(CUTAP_ID_cuCtxGetApiVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxGetApiVersion(void *ctx, void *version)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxGetApiVersion);
+    if (cutap_c)
+        return cutap_cs_cuCtxGetApiVersion(cutap_c, ctx, version);
+    return cutap_slow_cuCtxGetApiVersion(ctx, version);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxGetApiVersion(void *ctx, void *version)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxGetApiVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxGetApiVersion(ctx, version);
+        return cutap_cu_cuCtxGetApiVersion(ctx, version);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetApiVersion(cutap_c, ctx, version);
@@ -1583,12 +1709,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetCacheConfig
     cutap_fp_sample_end(CUTAP_ID_cuCtxGetCacheConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxGetCacheConfig(void *pconfig)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxGetCacheConfig);
+    if (cutap_c)
+        return cutap_cs_cuCtxGetCacheConfig(cutap_c, pconfig);
+    return cutap_slow_cuCtxGetCacheConfig(pconfig);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxGetCacheConfig(void *pconfig)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxGetCacheConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxGetCacheConfig(pconfig);
+        return cutap_cu_cuCtxGetCacheConfig(pconfig);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetCacheConfig(cutap_c, pconfig);
@@ -1639,12 +1772,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetCurrent(str
     cutap_fp_sample_end(CUTAP_ID_cuCtxGetCurrent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxGetCurrent(void *pctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxGetCurrent);
+    if (cutap_c)
+        return cutap_cs_cuCtxGetCurrent(cutap_c, pctx);
+    return cutap_slow_cuCtxGetCurrent(pctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxGetCurrent(void *pctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxGetCurrent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxGetCurrent(pctx);
+        return cutap_cu_cuCtxGetCurrent(pctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetCurrent(cutap_c, pctx);
@@ -1690,12 +1830,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetDevResource
     cutap_fp_sample_end(CUTAP_ID_cuCtxGetDevResource, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxGetDevResource(void *hCtx, void *resource, unsigned int type)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxGetDevResource);
+    if (cutap_c)
+        return cutap_cs_cuCtxGetDevResource(cutap_c, hCtx, resource, type);
+    return cutap_slow_cuCtxGetDevResource(hCtx, resource, type);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxGetDevResource(void *hCtx, void *resource, unsigned int type)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxGetDevResource, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxGetDevResource(hCtx, resource, type);
+        return cutap_cu_cuCtxGetDevResource(hCtx, resource, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetDevResource(cutap_c, hCtx, resource, type);
@@ -1746,12 +1893,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetDevice(stru
     cutap_fp_sample_end(CUTAP_ID_cuCtxGetDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxGetDevice(void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxGetDevice);
+    if (cutap_c)
+        return cutap_cs_cuCtxGetDevice(cutap_c, device);
+    return cutap_slow_cuCtxGetDevice(device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxGetDevice(void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxGetDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxGetDevice(device);
+        return cutap_cu_cuCtxGetDevice(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetDevice(cutap_c, device);
@@ -1803,12 +1957,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetDevice_v2(s
     cutap_fp_sample_end(CUTAP_ID_cuCtxGetDevice_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxGetDevice_v2(void *device, void *ctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxGetDevice_v2);
+    if (cutap_c)
+        return cutap_cs_cuCtxGetDevice_v2(cutap_c, device, ctx);
+    return cutap_slow_cuCtxGetDevice_v2(device, ctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxGetDevice_v2(void *device, void *ctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxGetDevice_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxGetDevice_v2(device, ctx);
+        return cutap_cu_cuCtxGetDevice_v2(device, ctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetDevice_v2(cutap_c, device, ctx);
@@ -1860,12 +2021,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetExecAffinit
     cutap_fp_sample_end(CUTAP_ID_cuCtxGetExecAffinity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxGetExecAffinity(void *pExecAffinity, unsigned int type)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxGetExecAffinity);
+    if (cutap_c)
+        return cutap_cs_cuCtxGetExecAffinity(cutap_c, pExecAffinity, type);
+    return cutap_slow_cuCtxGetExecAffinity(pExecAffinity, type);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxGetExecAffinity(void *pExecAffinity, unsigned int type)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxGetExecAffinity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxGetExecAffinity(pExecAffinity, type);
+        return cutap_cu_cuCtxGetExecAffinity(pExecAffinity, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetExecAffinity(cutap_c, pExecAffinity, type);
@@ -1916,12 +2084,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetFlags(struc
     cutap_fp_sample_end(CUTAP_ID_cuCtxGetFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxGetFlags(void *flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxGetFlags);
+    if (cutap_c)
+        return cutap_cs_cuCtxGetFlags(cutap_c, flags);
+    return cutap_slow_cuCtxGetFlags(flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxGetFlags(void *flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxGetFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxGetFlags(flags);
+        return cutap_cu_cuCtxGetFlags(flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetFlags(cutap_c, flags);
@@ -1973,12 +2148,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetId(struct c
     cutap_fp_sample_end(CUTAP_ID_cuCtxGetId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxGetId(void *ctx, void *ctxId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxGetId);
+    if (cutap_c)
+        return cutap_cs_cuCtxGetId(cutap_c, ctx, ctxId);
+    return cutap_slow_cuCtxGetId(ctx, ctxId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxGetId(void *ctx, void *ctxId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxGetId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxGetId(ctx, ctxId);
+        return cutap_cu_cuCtxGetId(ctx, ctxId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetId(cutap_c, ctx, ctxId);
@@ -2030,12 +2212,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetLimit(struc
     cutap_fp_sample_end(CUTAP_ID_cuCtxGetLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxGetLimit(void *pvalue, unsigned int limit)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxGetLimit);
+    if (cutap_c)
+        return cutap_cs_cuCtxGetLimit(cutap_c, pvalue, limit);
+    return cutap_slow_cuCtxGetLimit(pvalue, limit);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxGetLimit(void *pvalue, unsigned int limit)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxGetLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxGetLimit(pvalue, limit);
+        return cutap_cu_cuCtxGetLimit(pvalue, limit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetLimit(cutap_c, pvalue, limit);
@@ -2086,12 +2275,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetSharedMemCo
     cutap_fp_sample_end(CUTAP_ID_cuCtxGetSharedMemConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxGetSharedMemConfig(void *pConfig)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxGetSharedMemConfig);
+    if (cutap_c)
+        return cutap_cs_cuCtxGetSharedMemConfig(cutap_c, pConfig);
+    return cutap_slow_cuCtxGetSharedMemConfig(pConfig);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxGetSharedMemConfig(void *pConfig)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxGetSharedMemConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxGetSharedMemConfig(pConfig);
+        return cutap_cu_cuCtxGetSharedMemConfig(pConfig);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetSharedMemConfig(cutap_c, pConfig);
@@ -2148,12 +2344,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetStreamPrior
     cutap_fp_sample_end(CUTAP_ID_cuCtxGetStreamPriorityRange, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxGetStreamPriorityRange(void *leastPriority, void *greatestPriority)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxGetStreamPriorityRange);
+    if (cutap_c)
+        return cutap_cs_cuCtxGetStreamPriorityRange(cutap_c, leastPriority, greatestPriority);
+    return cutap_slow_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxGetStreamPriorityRange(void *leastPriority, void *greatestPriority)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxGetStreamPriorityRange, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
+        return cutap_cu_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetStreamPriorityRange(cutap_c, leastPriority, greatestPriority);
@@ -2204,12 +2407,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxPopCurrent(str
     cutap_fp_sample_end(CUTAP_ID_cuCtxPopCurrent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxPopCurrent(void *pctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxPopCurrent);
+    if (cutap_c)
+        return cutap_cs_cuCtxPopCurrent(cutap_c, pctx);
+    return cutap_slow_cuCtxPopCurrent(pctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxPopCurrent(void *pctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxPopCurrent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxPopCurrent(pctx);
+        return cutap_cu_cuCtxPopCurrent(pctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxPopCurrent(cutap_c, pctx);
@@ -2260,12 +2470,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxPopCurrent_v2(
     cutap_fp_sample_end(CUTAP_ID_cuCtxPopCurrent_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxPopCurrent_v2(void *pctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxPopCurrent_v2);
+    if (cutap_c)
+        return cutap_cs_cuCtxPopCurrent_v2(cutap_c, pctx);
+    return cutap_slow_cuCtxPopCurrent_v2(pctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxPopCurrent_v2(void *pctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxPopCurrent_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxPopCurrent_v2(pctx);
+        return cutap_cu_cuCtxPopCurrent_v2(pctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxPopCurrent_v2(cutap_c, pctx);
@@ -2309,12 +2526,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxPushCurrent(st
     cutap_fp_sample_end(CUTAP_ID_cuCtxPushCurrent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxPushCurrent(void *ctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxPushCurrent);
+    if (cutap_c)
+        return cutap_cs_cuCtxPushCurrent(cutap_c, ctx);
+    return cutap_slow_cuCtxPushCurrent(ctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxPushCurrent(void *ctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxPushCurrent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxPushCurrent(ctx);
+        return cutap_cu_cuCtxPushCurrent(ctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxPushCurrent(cutap_c, ctx);
@@ -2358,12 +2582,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxPushCurrent_v2
     cutap_fp_sample_end(CUTAP_ID_cuCtxPushCurrent_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxPushCurrent_v2(void *ctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxPushCurrent_v2);
+    if (cutap_c)
+        return cutap_cs_cuCtxPushCurrent_v2(cutap_c, ctx);
+    return cutap_slow_cuCtxPushCurrent_v2(ctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxPushCurrent_v2(void *ctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxPushCurrent_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxPushCurrent_v2(ctx);
+        return cutap_cu_cuCtxPushCurrent_v2(ctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxPushCurrent_v2(cutap_c, ctx);
@@ -2408,12 +2639,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxRecordEvent(st
     cutap_fp_sample_end(CUTAP_ID_cuCtxRecordEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxRecordEvent(void *hCtx, void *hEvent)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxRecordEvent);
+    if (cutap_c)
+        return cutap_cs_cuCtxRecordEvent(cutap_c, hCtx, hEvent);
+    return cutap_slow_cuCtxRecordEvent(hCtx, hEvent);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxRecordEvent(void *hCtx, void *hEvent)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxRecordEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxRecordEvent(hCtx, hEvent);
+        return cutap_cu_cuCtxRecordEvent(hCtx, hEvent);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxRecordEvent(cutap_c, hCtx, hEvent);
@@ -2455,12 +2693,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxResetPersistin
     cutap_fp_sample_end(CUTAP_ID_cuCtxResetPersistingL2Cache, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxResetPersistingL2Cache(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxResetPersistingL2Cache);
+    if (cutap_c)
+        return cutap_cs_cuCtxResetPersistingL2Cache(cutap_c);
+    return cutap_slow_cuCtxResetPersistingL2Cache();
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxResetPersistingL2Cache(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxResetPersistingL2Cache, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxResetPersistingL2Cache();
+        return cutap_cu_cuCtxResetPersistingL2Cache();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxResetPersistingL2Cache(cutap_c);
@@ -2504,12 +2749,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSetCacheConfig
     cutap_fp_sample_end(CUTAP_ID_cuCtxSetCacheConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxSetCacheConfig(unsigned int config)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxSetCacheConfig);
+    if (cutap_c)
+        return cutap_cs_cuCtxSetCacheConfig(cutap_c, config);
+    return cutap_slow_cuCtxSetCacheConfig(config);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxSetCacheConfig(unsigned int config)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxSetCacheConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxSetCacheConfig(config);
+        return cutap_cu_cuCtxSetCacheConfig(config);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSetCacheConfig(cutap_c, config);
@@ -2553,12 +2805,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSetCurrent(str
     cutap_fp_sample_end(CUTAP_ID_cuCtxSetCurrent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxSetCurrent(void *ctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxSetCurrent);
+    if (cutap_c)
+        return cutap_cs_cuCtxSetCurrent(cutap_c, ctx);
+    return cutap_slow_cuCtxSetCurrent(ctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxSetCurrent(void *ctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxSetCurrent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxSetCurrent(ctx);
+        return cutap_cu_cuCtxSetCurrent(ctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSetCurrent(cutap_c, ctx);
@@ -2602,12 +2861,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSetFlags(struc
     cutap_fp_sample_end(CUTAP_ID_cuCtxSetFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxSetFlags(unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxSetFlags);
+    if (cutap_c)
+        return cutap_cs_cuCtxSetFlags(cutap_c, flags);
+    return cutap_slow_cuCtxSetFlags(flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxSetFlags(unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxSetFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxSetFlags(flags);
+        return cutap_cu_cuCtxSetFlags(flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSetFlags(cutap_c, flags);
@@ -2652,12 +2918,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSetLimit(struc
     cutap_fp_sample_end(CUTAP_ID_cuCtxSetLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxSetLimit(unsigned int limit, unsigned long value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxSetLimit);
+    if (cutap_c)
+        return cutap_cs_cuCtxSetLimit(cutap_c, limit, value);
+    return cutap_slow_cuCtxSetLimit(limit, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxSetLimit(unsigned int limit, unsigned long value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxSetLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxSetLimit(limit, value);
+        return cutap_cu_cuCtxSetLimit(limit, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSetLimit(cutap_c, limit, value);
@@ -2701,12 +2974,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSetSharedMemCo
     cutap_fp_sample_end(CUTAP_ID_cuCtxSetSharedMemConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxSetSharedMemConfig(unsigned int config)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxSetSharedMemConfig);
+    if (cutap_c)
+        return cutap_cs_cuCtxSetSharedMemConfig(cutap_c, config);
+    return cutap_slow_cuCtxSetSharedMemConfig(config);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxSetSharedMemConfig(unsigned int config)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxSetSharedMemConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxSetSharedMemConfig(config);
+        return cutap_cu_cuCtxSetSharedMemConfig(config);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSetSharedMemConfig(cutap_c, config);
@@ -2748,12 +3028,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSynchronize(st
     cutap_fp_sample_end(CUTAP_ID_cuCtxSynchronize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxSynchronize(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxSynchronize);
+    if (cutap_c)
+        return cutap_cs_cuCtxSynchronize(cutap_c);
+    return cutap_slow_cuCtxSynchronize();
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxSynchronize(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxSynchronize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxSynchronize();
+        return cutap_cu_cuCtxSynchronize();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSynchronize(cutap_c);
@@ -2797,12 +3084,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSynchronize_v2
     cutap_fp_sample_end(CUTAP_ID_cuCtxSynchronize_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxSynchronize_v2(void *ctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxSynchronize_v2);
+    if (cutap_c)
+        return cutap_cs_cuCtxSynchronize_v2(cutap_c, ctx);
+    return cutap_slow_cuCtxSynchronize_v2(ctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxSynchronize_v2(void *ctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxSynchronize_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxSynchronize_v2(ctx);
+        return cutap_cu_cuCtxSynchronize_v2(ctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSynchronize_v2(cutap_c, ctx);
@@ -2847,12 +3141,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxWaitEvent(stru
     cutap_fp_sample_end(CUTAP_ID_cuCtxWaitEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuCtxWaitEvent(void *hCtx, void *hEvent)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuCtxWaitEvent);
+    if (cutap_c)
+        return cutap_cs_cuCtxWaitEvent(cutap_c, hCtx, hEvent);
+    return cutap_slow_cuCtxWaitEvent(hCtx, hEvent);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuCtxWaitEvent(void *hCtx, void *hEvent)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuCtxWaitEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuCtxWaitEvent(hCtx, hEvent);
+        return cutap_cu_cuCtxWaitEvent(hCtx, hEvent);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxWaitEvent(cutap_c, hCtx, hEvent);
@@ -2896,12 +3197,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDestroyExternalMe
     cutap_fp_sample_end(CUTAP_ID_cuDestroyExternalMemory, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDestroyExternalMemory(void *extMem)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDestroyExternalMemory);
+    if (cutap_c)
+        return cutap_cs_cuDestroyExternalMemory(cutap_c, extMem);
+    return cutap_slow_cuDestroyExternalMemory(extMem);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDestroyExternalMemory(void *extMem)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDestroyExternalMemory, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDestroyExternalMemory(extMem);
+        return cutap_cu_cuDestroyExternalMemory(extMem);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDestroyExternalMemory(cutap_c, extMem);
@@ -2945,12 +3253,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDestroyExternalSe
     cutap_fp_sample_end(CUTAP_ID_cuDestroyExternalSemaphore, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDestroyExternalSemaphore(void *extSem)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDestroyExternalSemaphore);
+    if (cutap_c)
+        return cutap_cs_cuDestroyExternalSemaphore(cutap_c, extSem);
+    return cutap_slow_cuDestroyExternalSemaphore(extSem);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDestroyExternalSemaphore(void *extSem)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDestroyExternalSemaphore, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDestroyExternalSemaphore(extSem);
+        return cutap_cu_cuDestroyExternalSemaphore(extSem);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDestroyExternalSemaphore(cutap_c, extSem);
@@ -3003,12 +3318,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevResourceGenera
     cutap_fp_sample_end(CUTAP_ID_cuDevResourceGenerateDesc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDevResourceGenerateDesc(void *phDesc, void *resources, unsigned int nbResources)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDevResourceGenerateDesc);
+    if (cutap_c)
+        return cutap_cs_cuDevResourceGenerateDesc(cutap_c, phDesc, resources, nbResources);
+    return cutap_slow_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDevResourceGenerateDesc(void *phDesc, void *resources, unsigned int nbResources)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDevResourceGenerateDesc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
+        return cutap_cu_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevResourceGenerateDesc(cutap_c, phDesc, resources, nbResources);
@@ -3064,12 +3386,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevSmResourceSpli
     cutap_fp_sample_end(CUTAP_ID_cuDevSmResourceSplitByCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDevSmResourceSplitByCount(void *result, void *nbGroups, void *input, void *remaining, unsigned int useFlags, unsigned int minCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDevSmResourceSplitByCount);
+    if (cutap_c)
+        return cutap_cs_cuDevSmResourceSplitByCount(cutap_c, result, nbGroups, input, remaining, useFlags, minCount);
+    return cutap_slow_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDevSmResourceSplitByCount(void *result, void *nbGroups, void *input, void *remaining, unsigned int useFlags, unsigned int minCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDevSmResourceSplitByCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
+        return cutap_cu_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevSmResourceSplitByCount(cutap_c, result, nbGroups, input, remaining, useFlags, minCount);
@@ -3122,12 +3451,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceCanAccessPe
     cutap_fp_sample_end(CUTAP_ID_cuDeviceCanAccessPeer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceCanAccessPeer(void *canAccessPeer, int dev, int peerDev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceCanAccessPeer);
+    if (cutap_c)
+        return cutap_cs_cuDeviceCanAccessPeer(cutap_c, canAccessPeer, dev, peerDev);
+    return cutap_slow_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceCanAccessPeer(void *canAccessPeer, int dev, int peerDev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceCanAccessPeer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
+        return cutap_cu_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceCanAccessPeer(cutap_c, canAccessPeer, dev, peerDev);
@@ -3185,12 +3521,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceComputeCapa
     cutap_fp_sample_end(CUTAP_ID_cuDeviceComputeCapability, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceComputeCapability(void *major, void *minor, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceComputeCapability);
+    if (cutap_c)
+        return cutap_cs_cuDeviceComputeCapability(cutap_c, major, minor, dev);
+    return cutap_slow_cuDeviceComputeCapability(major, minor, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceComputeCapability(void *major, void *minor, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceComputeCapability, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceComputeCapability(major, minor, dev);
+        return cutap_cu_cuDeviceComputeCapability(major, minor, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceComputeCapability(cutap_c, major, minor, dev);
@@ -3242,12 +3585,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGet(struct 
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGet(void *device, int ordinal)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGet);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGet(cutap_c, device, ordinal);
+    return cutap_slow_cuDeviceGet(device, ordinal);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGet(void *device, int ordinal)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGet(device, ordinal);
+        return cutap_cu_cuDeviceGet(device, ordinal);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGet(cutap_c, device, ordinal);
@@ -3300,12 +3650,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetAttribut
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGetAttribute(void *pi, unsigned int attrib, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGetAttribute(cutap_c, pi, attrib, dev);
+    return cutap_slow_cuDeviceGetAttribute(pi, attrib, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetAttribute(void *pi, unsigned int attrib, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGetAttribute(pi, attrib, dev);
+        return cutap_cu_cuDeviceGetAttribute(pi, attrib, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetAttribute(cutap_c, pi, attrib, dev);
@@ -3356,12 +3713,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetCount(st
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGetCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGetCount(void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGetCount);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGetCount(cutap_c, count);
+    return cutap_slow_cuDeviceGetCount(count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetCount(void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGetCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGetCount(count);
+        return cutap_cu_cuDeviceGetCount(count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetCount(cutap_c, count);
@@ -3413,12 +3777,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetDefaultM
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGetDefaultMemPool, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGetDefaultMemPool(void *pool_out, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGetDefaultMemPool);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGetDefaultMemPool(cutap_c, pool_out, dev);
+    return cutap_slow_cuDeviceGetDefaultMemPool(pool_out, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetDefaultMemPool(void *pool_out, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGetDefaultMemPool, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGetDefaultMemPool(pool_out, dev);
+        return cutap_cu_cuDeviceGetDefaultMemPool(pool_out, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetDefaultMemPool(cutap_c, pool_out, dev);
@@ -3464,12 +3835,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetDevResou
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGetDevResource, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGetDevResource(int device, void *resource, unsigned int type)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGetDevResource);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGetDevResource(cutap_c, device, resource, type);
+    return cutap_slow_cuDeviceGetDevResource(device, resource, type);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetDevResource(int device, void *resource, unsigned int type)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGetDevResource, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGetDevResource(device, resource, type);
+        return cutap_cu_cuDeviceGetDevResource(device, resource, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetDevResource(cutap_c, device, resource, type);
@@ -3522,12 +3900,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetExecAffi
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGetExecAffinitySupport, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGetExecAffinitySupport(void *pi, unsigned int type, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGetExecAffinitySupport);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGetExecAffinitySupport(cutap_c, pi, type, dev);
+    return cutap_slow_cuDeviceGetExecAffinitySupport(pi, type, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetExecAffinitySupport(void *pi, unsigned int type, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGetExecAffinitySupport, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGetExecAffinitySupport(pi, type, dev);
+        return cutap_cu_cuDeviceGetExecAffinitySupport(pi, type, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetExecAffinitySupport(cutap_c, pi, type, dev);
@@ -3573,12 +3958,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetGraphMem
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGetGraphMemAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGetGraphMemAttribute(int device, unsigned int attr, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGetGraphMemAttribute);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGetGraphMemAttribute(cutap_c, device, attr, value);
+    return cutap_slow_cuDeviceGetGraphMemAttribute(device, attr, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetGraphMemAttribute(int device, unsigned int attr, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGetGraphMemAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGetGraphMemAttribute(device, attr, value);
+        return cutap_cu_cuDeviceGetGraphMemAttribute(device, attr, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetGraphMemAttribute(cutap_c, device, attr, value);
@@ -3632,12 +4024,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetHostAtom
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGetHostAtomicCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGetHostAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGetHostAtomicCapabilities);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGetHostAtomicCapabilities(cutap_c, capabilities, operations, count, dev);
+    return cutap_slow_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetHostAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGetHostAtomicCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
+        return cutap_cu_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetHostAtomicCapabilities(cutap_c, capabilities, operations, count, dev);
@@ -3689,12 +4088,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetMemPool(
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGetMemPool, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGetMemPool(void *pool, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGetMemPool);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGetMemPool(cutap_c, pool, dev);
+    return cutap_slow_cuDeviceGetMemPool(pool, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetMemPool(void *pool, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGetMemPool, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGetMemPool(pool, dev);
+        return cutap_cu_cuDeviceGetMemPool(pool, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetMemPool(cutap_c, pool, dev);
@@ -3740,12 +4146,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetNvSciSyn
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGetNvSciSyncAttributes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int dev, int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGetNvSciSyncAttributes);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGetNvSciSyncAttributes(cutap_c, nvSciSyncAttrList, dev, flags);
+    return cutap_slow_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int dev, int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGetNvSciSyncAttributes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
+        return cutap_cu_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetNvSciSyncAttributes(cutap_c, nvSciSyncAttrList, dev, flags);
@@ -3800,12 +4213,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetP2PAtomi
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGetP2PAtomicCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGetP2PAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int srcDevice, int dstDevice)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGetP2PAtomicCapabilities);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGetP2PAtomicCapabilities(cutap_c, capabilities, operations, count, srcDevice, dstDevice);
+    return cutap_slow_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetP2PAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int srcDevice, int dstDevice)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGetP2PAtomicCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+        return cutap_cu_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetP2PAtomicCapabilities(cutap_c, capabilities, operations, count, srcDevice, dstDevice);
@@ -3859,12 +4279,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetP2PAttri
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGetP2PAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGetP2PAttribute(void *value, unsigned int attrib, int srcDevice, int dstDevice)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGetP2PAttribute);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGetP2PAttribute(cutap_c, value, attrib, srcDevice, dstDevice);
+    return cutap_slow_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetP2PAttribute(void *value, unsigned int attrib, int srcDevice, int dstDevice)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGetP2PAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
+        return cutap_cu_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetP2PAttribute(cutap_c, value, attrib, srcDevice, dstDevice);
@@ -3918,12 +4345,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetTexture1
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGetTexture1DLinearMaxWidth, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGetTexture1DLinearMaxWidth(void *maxWidthInElements, unsigned int format, unsigned int numChannels, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGetTexture1DLinearMaxWidth);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGetTexture1DLinearMaxWidth(cutap_c, maxWidthInElements, format, numChannels, dev);
+    return cutap_slow_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetTexture1DLinearMaxWidth(void *maxWidthInElements, unsigned int format, unsigned int numChannels, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGetTexture1DLinearMaxWidth, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
+        return cutap_cu_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetTexture1DLinearMaxWidth(cutap_c, maxWidthInElements, format, numChannels, dev);
@@ -3967,12 +4401,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGraphMemTri
     cutap_fp_sample_end(CUTAP_ID_cuDeviceGraphMemTrim, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceGraphMemTrim(int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceGraphMemTrim);
+    if (cutap_c)
+        return cutap_cs_cuDeviceGraphMemTrim(cutap_c, device);
+    return cutap_slow_cuDeviceGraphMemTrim(device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceGraphMemTrim(int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceGraphMemTrim, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceGraphMemTrim(device);
+        return cutap_cu_cuDeviceGraphMemTrim(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGraphMemTrim(cutap_c, device);
@@ -4030,12 +4471,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxG
     cutap_fp_sample_end(CUTAP_ID_cuDevicePrimaryCtxGetState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDevicePrimaryCtxGetState(int dev, void *flags, void *active)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDevicePrimaryCtxGetState);
+    if (cutap_c)
+        return cutap_cs_cuDevicePrimaryCtxGetState(cutap_c, dev, flags, active);
+    return cutap_slow_cuDevicePrimaryCtxGetState(dev, flags, active);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxGetState(int dev, void *flags, void *active)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDevicePrimaryCtxGetState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDevicePrimaryCtxGetState(dev, flags, active);
+        return cutap_cu_cuDevicePrimaryCtxGetState(dev, flags, active);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxGetState(cutap_c, dev, flags, active);
@@ -4079,12 +4527,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxR
     cutap_fp_sample_end(CUTAP_ID_cuDevicePrimaryCtxRelease, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDevicePrimaryCtxRelease(int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDevicePrimaryCtxRelease);
+    if (cutap_c)
+        return cutap_cs_cuDevicePrimaryCtxRelease(cutap_c, dev);
+    return cutap_slow_cuDevicePrimaryCtxRelease(dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxRelease(int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDevicePrimaryCtxRelease, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDevicePrimaryCtxRelease(dev);
+        return cutap_cu_cuDevicePrimaryCtxRelease(dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxRelease(cutap_c, dev);
@@ -4128,12 +4583,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxR
     cutap_fp_sample_end(CUTAP_ID_cuDevicePrimaryCtxRelease_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDevicePrimaryCtxRelease_v2(int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDevicePrimaryCtxRelease_v2);
+    if (cutap_c)
+        return cutap_cs_cuDevicePrimaryCtxRelease_v2(cutap_c, dev);
+    return cutap_slow_cuDevicePrimaryCtxRelease_v2(dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxRelease_v2(int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDevicePrimaryCtxRelease_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDevicePrimaryCtxRelease_v2(dev);
+        return cutap_cu_cuDevicePrimaryCtxRelease_v2(dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxRelease_v2(cutap_c, dev);
@@ -4177,12 +4639,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxR
     cutap_fp_sample_end(CUTAP_ID_cuDevicePrimaryCtxReset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDevicePrimaryCtxReset(int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDevicePrimaryCtxReset);
+    if (cutap_c)
+        return cutap_cs_cuDevicePrimaryCtxReset(cutap_c, dev);
+    return cutap_slow_cuDevicePrimaryCtxReset(dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxReset(int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDevicePrimaryCtxReset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDevicePrimaryCtxReset(dev);
+        return cutap_cu_cuDevicePrimaryCtxReset(dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxReset(cutap_c, dev);
@@ -4226,12 +4695,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxR
     cutap_fp_sample_end(CUTAP_ID_cuDevicePrimaryCtxReset_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDevicePrimaryCtxReset_v2(int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDevicePrimaryCtxReset_v2);
+    if (cutap_c)
+        return cutap_cs_cuDevicePrimaryCtxReset_v2(cutap_c, dev);
+    return cutap_slow_cuDevicePrimaryCtxReset_v2(dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxReset_v2(int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDevicePrimaryCtxReset_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDevicePrimaryCtxReset_v2(dev);
+        return cutap_cu_cuDevicePrimaryCtxReset_v2(dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxReset_v2(cutap_c, dev);
@@ -4283,12 +4759,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxR
     cutap_fp_sample_end(CUTAP_ID_cuDevicePrimaryCtxRetain, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDevicePrimaryCtxRetain(void *pctx, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDevicePrimaryCtxRetain);
+    if (cutap_c)
+        return cutap_cs_cuDevicePrimaryCtxRetain(cutap_c, pctx, dev);
+    return cutap_slow_cuDevicePrimaryCtxRetain(pctx, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxRetain(void *pctx, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDevicePrimaryCtxRetain, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDevicePrimaryCtxRetain(pctx, dev);
+        return cutap_cu_cuDevicePrimaryCtxRetain(pctx, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxRetain(cutap_c, pctx, dev);
@@ -4333,12 +4816,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxS
     cutap_fp_sample_end(CUTAP_ID_cuDevicePrimaryCtxSetFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDevicePrimaryCtxSetFlags(int dev, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDevicePrimaryCtxSetFlags);
+    if (cutap_c)
+        return cutap_cs_cuDevicePrimaryCtxSetFlags(cutap_c, dev, flags);
+    return cutap_slow_cuDevicePrimaryCtxSetFlags(dev, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxSetFlags(int dev, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDevicePrimaryCtxSetFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDevicePrimaryCtxSetFlags(dev, flags);
+        return cutap_cu_cuDevicePrimaryCtxSetFlags(dev, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxSetFlags(cutap_c, dev, flags);
@@ -4383,12 +4873,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxS
     cutap_fp_sample_end(CUTAP_ID_cuDevicePrimaryCtxSetFlags_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDevicePrimaryCtxSetFlags_v2(int dev, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDevicePrimaryCtxSetFlags_v2);
+    if (cutap_c)
+        return cutap_cs_cuDevicePrimaryCtxSetFlags_v2(cutap_c, dev, flags);
+    return cutap_slow_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxSetFlags_v2(int dev, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDevicePrimaryCtxSetFlags_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+        return cutap_cu_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxSetFlags_v2(cutap_c, dev, flags);
@@ -4442,12 +4939,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceRegisterAsy
     cutap_fp_sample_end(CUTAP_ID_cuDeviceRegisterAsyncNotification, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceRegisterAsyncNotification(int device, void *callbackFunc, void *userData, void *callback)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceRegisterAsyncNotification);
+    if (cutap_c)
+        return cutap_cs_cuDeviceRegisterAsyncNotification(cutap_c, device, callbackFunc, userData, callback);
+    return cutap_slow_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceRegisterAsyncNotification(int device, void *callbackFunc, void *userData, void *callback)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceRegisterAsyncNotification, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+        return cutap_cu_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceRegisterAsyncNotification(cutap_c, device, callbackFunc, userData, callback);
@@ -4493,12 +4997,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceSetGraphMem
     cutap_fp_sample_end(CUTAP_ID_cuDeviceSetGraphMemAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceSetGraphMemAttribute(int device, unsigned int attr, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceSetGraphMemAttribute);
+    if (cutap_c)
+        return cutap_cs_cuDeviceSetGraphMemAttribute(cutap_c, device, attr, value);
+    return cutap_slow_cuDeviceSetGraphMemAttribute(device, attr, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceSetGraphMemAttribute(int device, unsigned int attr, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceSetGraphMemAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceSetGraphMemAttribute(device, attr, value);
+        return cutap_cu_cuDeviceSetGraphMemAttribute(device, attr, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceSetGraphMemAttribute(cutap_c, device, attr, value);
@@ -4543,12 +5054,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceSetMemPool(
     cutap_fp_sample_end(CUTAP_ID_cuDeviceSetMemPool, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceSetMemPool(int dev, void *pool)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceSetMemPool);
+    if (cutap_c)
+        return cutap_cs_cuDeviceSetMemPool(cutap_c, dev, pool);
+    return cutap_slow_cuDeviceSetMemPool(dev, pool);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceSetMemPool(int dev, void *pool)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceSetMemPool, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceSetMemPool(dev, pool);
+        return cutap_cu_cuDeviceSetMemPool(dev, pool);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceSetMemPool(cutap_c, dev, pool);
@@ -4600,12 +5118,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceTotalMem(st
     cutap_fp_sample_end(CUTAP_ID_cuDeviceTotalMem, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceTotalMem(void *bytes, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceTotalMem);
+    if (cutap_c)
+        return cutap_cs_cuDeviceTotalMem(cutap_c, bytes, dev);
+    return cutap_slow_cuDeviceTotalMem(bytes, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceTotalMem(void *bytes, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceTotalMem, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceTotalMem(bytes, dev);
+        return cutap_cu_cuDeviceTotalMem(bytes, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceTotalMem(cutap_c, bytes, dev);
@@ -4657,12 +5182,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceTotalMem_v2
     cutap_fp_sample_end(CUTAP_ID_cuDeviceTotalMem_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceTotalMem_v2(void *bytes, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceTotalMem_v2);
+    if (cutap_c)
+        return cutap_cs_cuDeviceTotalMem_v2(cutap_c, bytes, dev);
+    return cutap_slow_cuDeviceTotalMem_v2(bytes, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceTotalMem_v2(void *bytes, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceTotalMem_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceTotalMem_v2(bytes, dev);
+        return cutap_cu_cuDeviceTotalMem_v2(bytes, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceTotalMem_v2(cutap_c, bytes, dev);
@@ -4707,12 +5239,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceUnregisterA
     cutap_fp_sample_end(CUTAP_ID_cuDeviceUnregisterAsyncNotification, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDeviceUnregisterAsyncNotification(int device, void *callback)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDeviceUnregisterAsyncNotification);
+    if (cutap_c)
+        return cutap_cs_cuDeviceUnregisterAsyncNotification(cutap_c, device, callback);
+    return cutap_slow_cuDeviceUnregisterAsyncNotification(device, callback);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDeviceUnregisterAsyncNotification(int device, void *callback)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDeviceUnregisterAsyncNotification, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDeviceUnregisterAsyncNotification(device, callback);
+        return cutap_cu_cuDeviceUnregisterAsyncNotification(device, callback);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceUnregisterAsyncNotification(cutap_c, device, callback);
@@ -4763,12 +5302,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDriverGetVersion(
     cutap_fp_sample_end(CUTAP_ID_cuDriverGetVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuDriverGetVersion(void *driverVersion)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuDriverGetVersion);
+    if (cutap_c)
+        return cutap_cs_cuDriverGetVersion(cutap_c, driverVersion);
+    return cutap_slow_cuDriverGetVersion(driverVersion);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuDriverGetVersion(void *driverVersion)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuDriverGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuDriverGetVersion(driverVersion);
+        return cutap_cu_cuDriverGetVersion(driverVersion);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDriverGetVersion(cutap_c, driverVersion);
@@ -4820,12 +5366,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamConsumer
     cutap_fp_sample_end(CUTAP_ID_cuEGLStreamConsumerConnect, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEGLStreamConsumerConnect(void *conn, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEGLStreamConsumerConnect);
+    if (cutap_c)
+        return cutap_cs_cuEGLStreamConsumerConnect(cutap_c, conn, stream);
+    return cutap_slow_cuEGLStreamConsumerConnect(conn, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamConsumerConnect(void *conn, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEGLStreamConsumerConnect, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEGLStreamConsumerConnect(conn, stream);
+        return cutap_cu_cuEGLStreamConsumerConnect(conn, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamConsumerConnect(cutap_c, conn, stream);
@@ -4878,12 +5431,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamConsumer
     cutap_fp_sample_end(CUTAP_ID_cuEGLStreamConsumerConnectWithFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEGLStreamConsumerConnectWithFlags(void *conn, void *stream, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEGLStreamConsumerConnectWithFlags);
+    if (cutap_c)
+        return cutap_cs_cuEGLStreamConsumerConnectWithFlags(cutap_c, conn, stream, flags);
+    return cutap_slow_cuEGLStreamConsumerConnectWithFlags(conn, stream, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamConsumerConnectWithFlags(void *conn, void *stream, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEGLStreamConsumerConnectWithFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEGLStreamConsumerConnectWithFlags(conn, stream, flags);
+        return cutap_cu_cuEGLStreamConsumerConnectWithFlags(conn, stream, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamConsumerConnectWithFlags(cutap_c, conn, stream, flags);
@@ -4934,12 +5494,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamConsumer
     cutap_fp_sample_end(CUTAP_ID_cuEGLStreamConsumerDisconnect, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEGLStreamConsumerDisconnect(void *conn)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEGLStreamConsumerDisconnect);
+    if (cutap_c)
+        return cutap_cs_cuEGLStreamConsumerDisconnect(cutap_c, conn);
+    return cutap_slow_cuEGLStreamConsumerDisconnect(conn);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamConsumerDisconnect(void *conn)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEGLStreamConsumerDisconnect, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEGLStreamConsumerDisconnect(conn);
+        return cutap_cu_cuEGLStreamConsumerDisconnect(conn);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamConsumerDisconnect(cutap_c, conn);
@@ -4997,12 +5564,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamConsumer
     cutap_fp_sample_end(CUTAP_ID_cuEGLStreamConsumerReleaseFrame, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEGLStreamConsumerReleaseFrame(void *conn, void *pCudaResource, void *pStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEGLStreamConsumerReleaseFrame);
+    if (cutap_c)
+        return cutap_cs_cuEGLStreamConsumerReleaseFrame(cutap_c, conn, pCudaResource, pStream);
+    return cutap_slow_cuEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamConsumerReleaseFrame(void *conn, void *pCudaResource, void *pStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEGLStreamConsumerReleaseFrame, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream);
+        return cutap_cu_cuEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamConsumerReleaseFrame(cutap_c, conn, pCudaResource, pStream);
@@ -5056,12 +5630,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamProducer
     cutap_fp_sample_end(CUTAP_ID_cuEGLStreamProducerConnect, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEGLStreamProducerConnect(void *conn, void *stream, int width, int height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEGLStreamProducerConnect);
+    if (cutap_c)
+        return cutap_cs_cuEGLStreamProducerConnect(cutap_c, conn, stream, width, height);
+    return cutap_slow_cuEGLStreamProducerConnect(conn, stream, width, height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamProducerConnect(void *conn, void *stream, int width, int height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEGLStreamProducerConnect, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEGLStreamProducerConnect(conn, stream, width, height);
+        return cutap_cu_cuEGLStreamProducerConnect(conn, stream, width, height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamProducerConnect(cutap_c, conn, stream, width, height);
@@ -5112,12 +5693,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamProducer
     cutap_fp_sample_end(CUTAP_ID_cuEGLStreamProducerDisconnect, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEGLStreamProducerDisconnect(void *conn)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEGLStreamProducerDisconnect);
+    if (cutap_c)
+        return cutap_cs_cuEGLStreamProducerDisconnect(cutap_c, conn);
+    return cutap_slow_cuEGLStreamProducerDisconnect(conn);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamProducerDisconnect(void *conn)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEGLStreamProducerDisconnect, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEGLStreamProducerDisconnect(conn);
+        return cutap_cu_cuEGLStreamProducerDisconnect(conn);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamProducerDisconnect(cutap_c, conn);
@@ -5175,12 +5763,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamProducer
     cutap_fp_sample_end(CUTAP_ID_cuEGLStreamProducerPresentFrame, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEGLStreamProducerPresentFrame(void *conn, struct cutap_sv_CUeglFrame_st eglframe, void *pStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEGLStreamProducerPresentFrame);
+    if (cutap_c)
+        return cutap_cs_cuEGLStreamProducerPresentFrame(cutap_c, conn, eglframe, pStream);
+    return cutap_slow_cuEGLStreamProducerPresentFrame(conn, eglframe, pStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamProducerPresentFrame(void *conn, struct cutap_sv_CUeglFrame_st eglframe, void *pStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEGLStreamProducerPresentFrame, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEGLStreamProducerPresentFrame(conn, eglframe, pStream);
+        return cutap_cu_cuEGLStreamProducerPresentFrame(conn, eglframe, pStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamProducerPresentFrame(cutap_c, conn, eglframe, pStream);
@@ -5232,12 +5827,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventCreate(struc
     cutap_fp_sample_end(CUTAP_ID_cuEventCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEventCreate(void *phEvent, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEventCreate);
+    if (cutap_c)
+        return cutap_cs_cuEventCreate(cutap_c, phEvent, Flags);
+    return cutap_slow_cuEventCreate(phEvent, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEventCreate(void *phEvent, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEventCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEventCreate(phEvent, Flags);
+        return cutap_cu_cuEventCreate(phEvent, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventCreate(cutap_c, phEvent, Flags);
@@ -5290,12 +5892,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventCreateFromEG
     cutap_fp_sample_end(CUTAP_ID_cuEventCreateFromEGLSync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEventCreateFromEGLSync(void *phEvent, void *eglSync, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEventCreateFromEGLSync);
+    if (cutap_c)
+        return cutap_cs_cuEventCreateFromEGLSync(cutap_c, phEvent, eglSync, flags);
+    return cutap_slow_cuEventCreateFromEGLSync(phEvent, eglSync, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEventCreateFromEGLSync(void *phEvent, void *eglSync, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEventCreateFromEGLSync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEventCreateFromEGLSync(phEvent, eglSync, flags);
+        return cutap_cu_cuEventCreateFromEGLSync(phEvent, eglSync, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventCreateFromEGLSync(cutap_c, phEvent, eglSync, flags);
@@ -5339,12 +5948,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventDestroy(stru
     cutap_fp_sample_end(CUTAP_ID_cuEventDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEventDestroy(void *hEvent)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEventDestroy);
+    if (cutap_c)
+        return cutap_cs_cuEventDestroy(cutap_c, hEvent);
+    return cutap_slow_cuEventDestroy(hEvent);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEventDestroy(void *hEvent)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEventDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEventDestroy(hEvent);
+        return cutap_cu_cuEventDestroy(hEvent);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventDestroy(cutap_c, hEvent);
@@ -5388,12 +6004,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventDestroy_v2(s
     cutap_fp_sample_end(CUTAP_ID_cuEventDestroy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEventDestroy_v2(void *hEvent)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEventDestroy_v2);
+    if (cutap_c)
+        return cutap_cs_cuEventDestroy_v2(cutap_c, hEvent);
+    return cutap_slow_cuEventDestroy_v2(hEvent);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEventDestroy_v2(void *hEvent)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEventDestroy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEventDestroy_v2(hEvent);
+        return cutap_cu_cuEventDestroy_v2(hEvent);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventDestroy_v2(cutap_c, hEvent);
@@ -5446,12 +6069,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventElapsedTime(
     cutap_fp_sample_end(CUTAP_ID_cuEventElapsedTime, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEventElapsedTime(void *pMilliseconds, void *hStart, void *hEnd)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEventElapsedTime);
+    if (cutap_c)
+        return cutap_cs_cuEventElapsedTime(cutap_c, pMilliseconds, hStart, hEnd);
+    return cutap_slow_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEventElapsedTime(void *pMilliseconds, void *hStart, void *hEnd)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEventElapsedTime, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
+        return cutap_cu_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventElapsedTime(cutap_c, pMilliseconds, hStart, hEnd);
@@ -5504,12 +6134,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventElapsedTime_
     cutap_fp_sample_end(CUTAP_ID_cuEventElapsedTime_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEventElapsedTime_v2(void *pMilliseconds, void *hStart, void *hEnd)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEventElapsedTime_v2);
+    if (cutap_c)
+        return cutap_cs_cuEventElapsedTime_v2(cutap_c, pMilliseconds, hStart, hEnd);
+    return cutap_slow_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEventElapsedTime_v2(void *pMilliseconds, void *hStart, void *hEnd)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEventElapsedTime_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+        return cutap_cu_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventElapsedTime_v2(cutap_c, pMilliseconds, hStart, hEnd);
@@ -5553,12 +6190,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventQuery(struct
     cutap_fp_sample_end(CUTAP_ID_cuEventQuery, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEventQuery(void *hEvent)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEventQuery);
+    if (cutap_c)
+        return cutap_cs_cuEventQuery(cutap_c, hEvent);
+    return cutap_slow_cuEventQuery(hEvent);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEventQuery(void *hEvent)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEventQuery, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEventQuery(hEvent);
+        return cutap_cu_cuEventQuery(hEvent);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventQuery(cutap_c, hEvent);
@@ -5603,12 +6247,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventRecord(struc
     cutap_fp_sample_end(CUTAP_ID_cuEventRecord, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEventRecord(void *hEvent, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEventRecord);
+    if (cutap_c)
+        return cutap_cs_cuEventRecord(cutap_c, hEvent, hStream);
+    return cutap_slow_cuEventRecord(hEvent, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEventRecord(void *hEvent, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEventRecord, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEventRecord(hEvent, hStream);
+        return cutap_cu_cuEventRecord(hEvent, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventRecord(cutap_c, hEvent, hStream);
@@ -5654,12 +6305,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventRecordWithFl
     cutap_fp_sample_end(CUTAP_ID_cuEventRecordWithFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEventRecordWithFlags(void *hEvent, void *hStream, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEventRecordWithFlags);
+    if (cutap_c)
+        return cutap_cs_cuEventRecordWithFlags(cutap_c, hEvent, hStream, flags);
+    return cutap_slow_cuEventRecordWithFlags(hEvent, hStream, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEventRecordWithFlags(void *hEvent, void *hStream, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEventRecordWithFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEventRecordWithFlags(hEvent, hStream, flags);
+        return cutap_cu_cuEventRecordWithFlags(hEvent, hStream, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventRecordWithFlags(cutap_c, hEvent, hStream, flags);
@@ -5705,12 +6363,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventRecordWithFl
     cutap_fp_sample_end(CUTAP_ID_cuEventRecordWithFlags_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEventRecordWithFlags_ptsz(void *hEvent, void *hStream, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEventRecordWithFlags_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuEventRecordWithFlags_ptsz(cutap_c, hEvent, hStream, flags);
+    return cutap_slow_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEventRecordWithFlags_ptsz(void *hEvent, void *hStream, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEventRecordWithFlags_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
+        return cutap_cu_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventRecordWithFlags_ptsz(cutap_c, hEvent, hStream, flags);
@@ -5755,12 +6420,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventRecord_ptsz(
     cutap_fp_sample_end(CUTAP_ID_cuEventRecord_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEventRecord_ptsz(void *hEvent, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEventRecord_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuEventRecord_ptsz(cutap_c, hEvent, hStream);
+    return cutap_slow_cuEventRecord_ptsz(hEvent, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEventRecord_ptsz(void *hEvent, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEventRecord_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEventRecord_ptsz(hEvent, hStream);
+        return cutap_cu_cuEventRecord_ptsz(hEvent, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventRecord_ptsz(cutap_c, hEvent, hStream);
@@ -5804,12 +6476,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventSynchronize(
     cutap_fp_sample_end(CUTAP_ID_cuEventSynchronize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuEventSynchronize(void *hEvent)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuEventSynchronize);
+    if (cutap_c)
+        return cutap_cs_cuEventSynchronize(cutap_c, hEvent);
+    return cutap_slow_cuEventSynchronize(hEvent);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuEventSynchronize(void *hEvent)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuEventSynchronize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuEventSynchronize(hEvent);
+        return cutap_cu_cuEventSynchronize(hEvent);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventSynchronize(cutap_c, hEvent);
@@ -5862,12 +6541,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuExternalMemoryGet
     cutap_fp_sample_end(CUTAP_ID_cuExternalMemoryGetMappedBuffer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuExternalMemoryGetMappedBuffer(void *devPtr, void *extMem, void *bufferDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuExternalMemoryGetMappedBuffer);
+    if (cutap_c)
+        return cutap_cs_cuExternalMemoryGetMappedBuffer(cutap_c, devPtr, extMem, bufferDesc);
+    return cutap_slow_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuExternalMemoryGetMappedBuffer(void *devPtr, void *extMem, void *bufferDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuExternalMemoryGetMappedBuffer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+        return cutap_cu_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuExternalMemoryGetMappedBuffer(cutap_c, devPtr, extMem, bufferDesc);
@@ -5920,12 +6606,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuExternalMemoryGet
     cutap_fp_sample_end(CUTAP_ID_cuExternalMemoryGetMappedMipmappedArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuExternalMemoryGetMappedMipmappedArray(void *mipmap, void *extMem, void *mipmapDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuExternalMemoryGetMappedMipmappedArray);
+    if (cutap_c)
+        return cutap_cs_cuExternalMemoryGetMappedMipmappedArray(cutap_c, mipmap, extMem, mipmapDesc);
+    return cutap_slow_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuExternalMemoryGetMappedMipmappedArray(void *mipmap, void *extMem, void *mipmapDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuExternalMemoryGetMappedMipmappedArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+        return cutap_cu_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuExternalMemoryGetMappedMipmappedArray(cutap_c, mipmap, extMem, mipmapDesc);
@@ -5970,12 +6663,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFlushGPUDirectRDM
     cutap_fp_sample_end(CUTAP_ID_cuFlushGPUDirectRDMAWrites, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuFlushGPUDirectRDMAWrites(unsigned int target, unsigned int scope)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuFlushGPUDirectRDMAWrites);
+    if (cutap_c)
+        return cutap_cs_cuFlushGPUDirectRDMAWrites(cutap_c, target, scope);
+    return cutap_slow_cuFlushGPUDirectRDMAWrites(target, scope);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuFlushGPUDirectRDMAWrites(unsigned int target, unsigned int scope)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuFlushGPUDirectRDMAWrites, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuFlushGPUDirectRDMAWrites(target, scope);
+        return cutap_cu_cuFlushGPUDirectRDMAWrites(target, scope);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFlushGPUDirectRDMAWrites(cutap_c, target, scope);
@@ -6028,12 +6728,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncGetAttribute(
     cutap_fp_sample_end(CUTAP_ID_cuFuncGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuFuncGetAttribute(void *pi, unsigned int attrib, void *hfunc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuFuncGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cuFuncGetAttribute(cutap_c, pi, attrib, hfunc);
+    return cutap_slow_cuFuncGetAttribute(pi, attrib, hfunc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuFuncGetAttribute(void *pi, unsigned int attrib, void *hfunc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuFuncGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuFuncGetAttribute(pi, attrib, hfunc);
+        return cutap_cu_cuFuncGetAttribute(pi, attrib, hfunc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncGetAttribute(cutap_c, pi, attrib, hfunc);
@@ -6085,12 +6792,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncGetModule(str
     cutap_fp_sample_end(CUTAP_ID_cuFuncGetModule, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuFuncGetModule(void *hmod, void *hfunc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuFuncGetModule);
+    if (cutap_c)
+        return cutap_cs_cuFuncGetModule(cutap_c, hmod, hfunc);
+    return cutap_slow_cuFuncGetModule(hmod, hfunc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuFuncGetModule(void *hmod, void *hfunc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuFuncGetModule, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuFuncGetModule(hmod, hfunc);
+        return cutap_cu_cuFuncGetModule(hmod, hfunc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncGetModule(cutap_c, hmod, hfunc);
@@ -6149,12 +6863,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncGetParamInfo(
     cutap_fp_sample_end(CUTAP_ID_cuFuncGetParamInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuFuncGetParamInfo(void *func, unsigned long paramIndex, void *paramOffset, void *paramSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuFuncGetParamInfo);
+    if (cutap_c)
+        return cutap_cs_cuFuncGetParamInfo(cutap_c, func, paramIndex, paramOffset, paramSize);
+    return cutap_slow_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuFuncGetParamInfo(void *func, unsigned long paramIndex, void *paramOffset, void *paramSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuFuncGetParamInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+        return cutap_cu_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncGetParamInfo(cutap_c, func, paramIndex, paramOffset, paramSize);
@@ -6206,12 +6927,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncIsLoaded(stru
     cutap_fp_sample_end(CUTAP_ID_cuFuncIsLoaded, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuFuncIsLoaded(void *state, void *function)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuFuncIsLoaded);
+    if (cutap_c)
+        return cutap_cs_cuFuncIsLoaded(cutap_c, state, function);
+    return cutap_slow_cuFuncIsLoaded(state, function);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuFuncIsLoaded(void *state, void *function)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuFuncIsLoaded, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuFuncIsLoaded(state, function);
+        return cutap_cu_cuFuncIsLoaded(state, function);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncIsLoaded(cutap_c, state, function);
@@ -6255,12 +6983,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncLoad(struct c
     cutap_fp_sample_end(CUTAP_ID_cuFuncLoad, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuFuncLoad(void *function)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuFuncLoad);
+    if (cutap_c)
+        return cutap_cs_cuFuncLoad(cutap_c, function);
+    return cutap_slow_cuFuncLoad(function);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuFuncLoad(void *function)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuFuncLoad, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuFuncLoad(function);
+        return cutap_cu_cuFuncLoad(function);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncLoad(cutap_c, function);
@@ -6306,12 +7041,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncSetAttribute(
     cutap_fp_sample_end(CUTAP_ID_cuFuncSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuFuncSetAttribute(void *hfunc, unsigned int attrib, int value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuFuncSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cuFuncSetAttribute(cutap_c, hfunc, attrib, value);
+    return cutap_slow_cuFuncSetAttribute(hfunc, attrib, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuFuncSetAttribute(void *hfunc, unsigned int attrib, int value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuFuncSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuFuncSetAttribute(hfunc, attrib, value);
+        return cutap_cu_cuFuncSetAttribute(hfunc, attrib, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncSetAttribute(cutap_c, hfunc, attrib, value);
@@ -6358,12 +7100,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncSetBlockShape
     cutap_fp_sample_end(CUTAP_ID_cuFuncSetBlockShape, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuFuncSetBlockShape(void *hfunc, int x, int y, int z)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuFuncSetBlockShape);
+    if (cutap_c)
+        return cutap_cs_cuFuncSetBlockShape(cutap_c, hfunc, x, y, z);
+    return cutap_slow_cuFuncSetBlockShape(hfunc, x, y, z);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuFuncSetBlockShape(void *hfunc, int x, int y, int z)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuFuncSetBlockShape, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuFuncSetBlockShape(hfunc, x, y, z);
+        return cutap_cu_cuFuncSetBlockShape(hfunc, x, y, z);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncSetBlockShape(cutap_c, hfunc, x, y, z);
@@ -6408,12 +7157,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncSetCacheConfi
     cutap_fp_sample_end(CUTAP_ID_cuFuncSetCacheConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuFuncSetCacheConfig(void *hfunc, unsigned int config)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuFuncSetCacheConfig);
+    if (cutap_c)
+        return cutap_cs_cuFuncSetCacheConfig(cutap_c, hfunc, config);
+    return cutap_slow_cuFuncSetCacheConfig(hfunc, config);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuFuncSetCacheConfig(void *hfunc, unsigned int config)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuFuncSetCacheConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuFuncSetCacheConfig(hfunc, config);
+        return cutap_cu_cuFuncSetCacheConfig(hfunc, config);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncSetCacheConfig(cutap_c, hfunc, config);
@@ -6458,12 +7214,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncSetSharedMemC
     cutap_fp_sample_end(CUTAP_ID_cuFuncSetSharedMemConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuFuncSetSharedMemConfig(void *hfunc, unsigned int config)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuFuncSetSharedMemConfig);
+    if (cutap_c)
+        return cutap_cs_cuFuncSetSharedMemConfig(cutap_c, hfunc, config);
+    return cutap_slow_cuFuncSetSharedMemConfig(hfunc, config);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuFuncSetSharedMemConfig(void *hfunc, unsigned int config)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuFuncSetSharedMemConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuFuncSetSharedMemConfig(hfunc, config);
+        return cutap_cu_cuFuncSetSharedMemConfig(hfunc, config);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncSetSharedMemConfig(cutap_c, hfunc, config);
@@ -6508,12 +7271,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncSetSharedSize
     cutap_fp_sample_end(CUTAP_ID_cuFuncSetSharedSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuFuncSetSharedSize(void *hfunc, unsigned int bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuFuncSetSharedSize);
+    if (cutap_c)
+        return cutap_cs_cuFuncSetSharedSize(cutap_c, hfunc, bytes);
+    return cutap_slow_cuFuncSetSharedSize(hfunc, bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuFuncSetSharedSize(void *hfunc, unsigned int bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuFuncSetSharedSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuFuncSetSharedSize(hfunc, bytes);
+        return cutap_cu_cuFuncSetSharedSize(hfunc, bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncSetSharedSize(cutap_c, hfunc, bytes);
@@ -6566,12 +7336,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLCtxCreate(struc
     cutap_fp_sample_end(CUTAP_ID_cuGLCtxCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLCtxCreate(void *pCtx, unsigned int Flags, int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLCtxCreate);
+    if (cutap_c)
+        return cutap_cs_cuGLCtxCreate(cutap_c, pCtx, Flags, device);
+    return cutap_slow_cuGLCtxCreate(pCtx, Flags, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLCtxCreate(void *pCtx, unsigned int Flags, int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLCtxCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLCtxCreate(pCtx, Flags, device);
+        return cutap_cu_cuGLCtxCreate(pCtx, Flags, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLCtxCreate(cutap_c, pCtx, Flags, device);
@@ -6624,12 +7401,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLCtxCreate_v2(st
     cutap_fp_sample_end(CUTAP_ID_cuGLCtxCreate_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLCtxCreate_v2(void *pCtx, unsigned int Flags, int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLCtxCreate_v2);
+    if (cutap_c)
+        return cutap_cs_cuGLCtxCreate_v2(cutap_c, pCtx, Flags, device);
+    return cutap_slow_cuGLCtxCreate_v2(pCtx, Flags, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLCtxCreate_v2(void *pCtx, unsigned int Flags, int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLCtxCreate_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLCtxCreate_v2(pCtx, Flags, device);
+        return cutap_cu_cuGLCtxCreate_v2(pCtx, Flags, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLCtxCreate_v2(cutap_c, pCtx, Flags, device);
@@ -6688,12 +7472,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLGetDevices(stru
     cutap_fp_sample_end(CUTAP_ID_cuGLGetDevices, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLGetDevices(void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLGetDevices);
+    if (cutap_c)
+        return cutap_cs_cuGLGetDevices(cutap_c, pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
+    return cutap_slow_cuGLGetDevices(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLGetDevices(void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLGetDevices, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLGetDevices(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
+        return cutap_cu_cuGLGetDevices(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLGetDevices(cutap_c, pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
@@ -6752,12 +7543,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLGetDevices_v2(s
     cutap_fp_sample_end(CUTAP_ID_cuGLGetDevices_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLGetDevices_v2(void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLGetDevices_v2);
+    if (cutap_c)
+        return cutap_cs_cuGLGetDevices_v2(cutap_c, pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
+    return cutap_slow_cuGLGetDevices_v2(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLGetDevices_v2(void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLGetDevices_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLGetDevices_v2(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
+        return cutap_cu_cuGLGetDevices_v2(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLGetDevices_v2(cutap_c, pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
@@ -6799,12 +7597,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLInit(struct cut
     cutap_fp_sample_end(CUTAP_ID_cuGLInit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLInit(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLInit);
+    if (cutap_c)
+        return cutap_cs_cuGLInit(cutap_c);
+    return cutap_slow_cuGLInit();
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLInit(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLInit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLInit();
+        return cutap_cu_cuGLInit();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLInit(cutap_c);
@@ -6862,12 +7667,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLMapBufferObject
     cutap_fp_sample_end(CUTAP_ID_cuGLMapBufferObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLMapBufferObject(void *dptr, void *size, unsigned int buffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLMapBufferObject);
+    if (cutap_c)
+        return cutap_cs_cuGLMapBufferObject(cutap_c, dptr, size, buffer);
+    return cutap_slow_cuGLMapBufferObject(dptr, size, buffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLMapBufferObject(void *dptr, void *size, unsigned int buffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLMapBufferObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLMapBufferObject(dptr, size, buffer);
+        return cutap_cu_cuGLMapBufferObject(dptr, size, buffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLMapBufferObject(cutap_c, dptr, size, buffer);
@@ -6926,12 +7738,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLMapBufferObject
     cutap_fp_sample_end(CUTAP_ID_cuGLMapBufferObjectAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLMapBufferObjectAsync(void *dptr, void *size, unsigned int buffer, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLMapBufferObjectAsync);
+    if (cutap_c)
+        return cutap_cs_cuGLMapBufferObjectAsync(cutap_c, dptr, size, buffer, hStream);
+    return cutap_slow_cuGLMapBufferObjectAsync(dptr, size, buffer, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLMapBufferObjectAsync(void *dptr, void *size, unsigned int buffer, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLMapBufferObjectAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLMapBufferObjectAsync(dptr, size, buffer, hStream);
+        return cutap_cu_cuGLMapBufferObjectAsync(dptr, size, buffer, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLMapBufferObjectAsync(cutap_c, dptr, size, buffer, hStream);
@@ -6990,12 +7809,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLMapBufferObject
     cutap_fp_sample_end(CUTAP_ID_cuGLMapBufferObjectAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLMapBufferObjectAsync_v2(void *dptr, void *size, unsigned int buffer, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLMapBufferObjectAsync_v2);
+    if (cutap_c)
+        return cutap_cs_cuGLMapBufferObjectAsync_v2(cutap_c, dptr, size, buffer, hStream);
+    return cutap_slow_cuGLMapBufferObjectAsync_v2(dptr, size, buffer, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLMapBufferObjectAsync_v2(void *dptr, void *size, unsigned int buffer, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLMapBufferObjectAsync_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLMapBufferObjectAsync_v2(dptr, size, buffer, hStream);
+        return cutap_cu_cuGLMapBufferObjectAsync_v2(dptr, size, buffer, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLMapBufferObjectAsync_v2(cutap_c, dptr, size, buffer, hStream);
@@ -7054,12 +7880,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLMapBufferObject
     cutap_fp_sample_end(CUTAP_ID_cuGLMapBufferObjectAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLMapBufferObjectAsync_v2_ptsz(void *dptr, void *size, unsigned int buffer, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLMapBufferObjectAsync_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuGLMapBufferObjectAsync_v2_ptsz(cutap_c, dptr, size, buffer, hStream);
+    return cutap_slow_cuGLMapBufferObjectAsync_v2_ptsz(dptr, size, buffer, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLMapBufferObjectAsync_v2_ptsz(void *dptr, void *size, unsigned int buffer, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLMapBufferObjectAsync_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLMapBufferObjectAsync_v2_ptsz(dptr, size, buffer, hStream);
+        return cutap_cu_cuGLMapBufferObjectAsync_v2_ptsz(dptr, size, buffer, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLMapBufferObjectAsync_v2_ptsz(cutap_c, dptr, size, buffer, hStream);
@@ -7117,12 +7950,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLMapBufferObject
     cutap_fp_sample_end(CUTAP_ID_cuGLMapBufferObject_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLMapBufferObject_v2(void *dptr, void *size, unsigned int buffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLMapBufferObject_v2);
+    if (cutap_c)
+        return cutap_cs_cuGLMapBufferObject_v2(cutap_c, dptr, size, buffer);
+    return cutap_slow_cuGLMapBufferObject_v2(dptr, size, buffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLMapBufferObject_v2(void *dptr, void *size, unsigned int buffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLMapBufferObject_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLMapBufferObject_v2(dptr, size, buffer);
+        return cutap_cu_cuGLMapBufferObject_v2(dptr, size, buffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLMapBufferObject_v2(cutap_c, dptr, size, buffer);
@@ -7180,12 +8020,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLMapBufferObject
     cutap_fp_sample_end(CUTAP_ID_cuGLMapBufferObject_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLMapBufferObject_v2_ptds(void *dptr, void *size, unsigned int buffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLMapBufferObject_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuGLMapBufferObject_v2_ptds(cutap_c, dptr, size, buffer);
+    return cutap_slow_cuGLMapBufferObject_v2_ptds(dptr, size, buffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLMapBufferObject_v2_ptds(void *dptr, void *size, unsigned int buffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLMapBufferObject_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLMapBufferObject_v2_ptds(dptr, size, buffer);
+        return cutap_cu_cuGLMapBufferObject_v2_ptds(dptr, size, buffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLMapBufferObject_v2_ptds(cutap_c, dptr, size, buffer);
@@ -7229,12 +8076,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLRegisterBufferO
     cutap_fp_sample_end(CUTAP_ID_cuGLRegisterBufferObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLRegisterBufferObject(unsigned int buffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLRegisterBufferObject);
+    if (cutap_c)
+        return cutap_cs_cuGLRegisterBufferObject(cutap_c, buffer);
+    return cutap_slow_cuGLRegisterBufferObject(buffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLRegisterBufferObject(unsigned int buffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLRegisterBufferObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLRegisterBufferObject(buffer);
+        return cutap_cu_cuGLRegisterBufferObject(buffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLRegisterBufferObject(cutap_c, buffer);
@@ -7279,12 +8133,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLSetBufferObject
     cutap_fp_sample_end(CUTAP_ID_cuGLSetBufferObjectMapFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLSetBufferObjectMapFlags(unsigned int buffer, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLSetBufferObjectMapFlags);
+    if (cutap_c)
+        return cutap_cs_cuGLSetBufferObjectMapFlags(cutap_c, buffer, Flags);
+    return cutap_slow_cuGLSetBufferObjectMapFlags(buffer, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLSetBufferObjectMapFlags(unsigned int buffer, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLSetBufferObjectMapFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLSetBufferObjectMapFlags(buffer, Flags);
+        return cutap_cu_cuGLSetBufferObjectMapFlags(buffer, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLSetBufferObjectMapFlags(cutap_c, buffer, Flags);
@@ -7328,12 +8189,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLUnmapBufferObje
     cutap_fp_sample_end(CUTAP_ID_cuGLUnmapBufferObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLUnmapBufferObject(unsigned int buffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLUnmapBufferObject);
+    if (cutap_c)
+        return cutap_cs_cuGLUnmapBufferObject(cutap_c, buffer);
+    return cutap_slow_cuGLUnmapBufferObject(buffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLUnmapBufferObject(unsigned int buffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLUnmapBufferObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLUnmapBufferObject(buffer);
+        return cutap_cu_cuGLUnmapBufferObject(buffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLUnmapBufferObject(cutap_c, buffer);
@@ -7378,12 +8246,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLUnmapBufferObje
     cutap_fp_sample_end(CUTAP_ID_cuGLUnmapBufferObjectAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLUnmapBufferObjectAsync(unsigned int buffer, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLUnmapBufferObjectAsync);
+    if (cutap_c)
+        return cutap_cs_cuGLUnmapBufferObjectAsync(cutap_c, buffer, hStream);
+    return cutap_slow_cuGLUnmapBufferObjectAsync(buffer, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLUnmapBufferObjectAsync(unsigned int buffer, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLUnmapBufferObjectAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLUnmapBufferObjectAsync(buffer, hStream);
+        return cutap_cu_cuGLUnmapBufferObjectAsync(buffer, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLUnmapBufferObjectAsync(cutap_c, buffer, hStream);
@@ -7427,12 +8302,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLUnregisterBuffe
     cutap_fp_sample_end(CUTAP_ID_cuGLUnregisterBufferObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGLUnregisterBufferObject(unsigned int buffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGLUnregisterBufferObject);
+    if (cutap_c)
+        return cutap_cs_cuGLUnregisterBufferObject(cutap_c, buffer);
+    return cutap_slow_cuGLUnregisterBufferObject(buffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGLUnregisterBufferObject(unsigned int buffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGLUnregisterBufferObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGLUnregisterBufferObject(buffer);
+        return cutap_cu_cuGLUnregisterBufferObject(buffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLUnregisterBufferObject(cutap_c, buffer);
@@ -7487,12 +8369,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddChildGrap
     cutap_fp_sample_end(CUTAP_ID_cuGraphAddChildGraphNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphAddChildGraphNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *childGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphAddChildGraphNode);
+    if (cutap_c)
+        return cutap_cs_cuGraphAddChildGraphNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+    return cutap_slow_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphAddChildGraphNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *childGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphAddChildGraphNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+        return cutap_cu_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddChildGraphNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, childGraph);
@@ -7539,12 +8428,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddDependenc
     cutap_fp_sample_end(CUTAP_ID_cuGraphAddDependencies, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphAddDependencies(void *hGraph, void *from, void *to, unsigned long numDependencies)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphAddDependencies);
+    if (cutap_c)
+        return cutap_cs_cuGraphAddDependencies(cutap_c, hGraph, from, to, numDependencies);
+    return cutap_slow_cuGraphAddDependencies(hGraph, from, to, numDependencies);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphAddDependencies(void *hGraph, void *from, void *to, unsigned long numDependencies)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphAddDependencies, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphAddDependencies(hGraph, from, to, numDependencies);
+        return cutap_cu_cuGraphAddDependencies(hGraph, from, to, numDependencies);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddDependencies(cutap_c, hGraph, from, to, numDependencies);
@@ -7598,12 +8494,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddEmptyNode
     cutap_fp_sample_end(CUTAP_ID_cuGraphAddEmptyNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphAddEmptyNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphAddEmptyNode);
+    if (cutap_c)
+        return cutap_cs_cuGraphAddEmptyNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies);
+    return cutap_slow_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphAddEmptyNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphAddEmptyNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
+        return cutap_cu_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddEmptyNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies);
@@ -7658,12 +8561,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddEventReco
     cutap_fp_sample_end(CUTAP_ID_cuGraphAddEventRecordNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphAddEventRecordNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphAddEventRecordNode);
+    if (cutap_c)
+        return cutap_cs_cuGraphAddEventRecordNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, event);
+    return cutap_slow_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphAddEventRecordNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphAddEventRecordNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+        return cutap_cu_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddEventRecordNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, event);
@@ -7718,12 +8628,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddEventWait
     cutap_fp_sample_end(CUTAP_ID_cuGraphAddEventWaitNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphAddEventWaitNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphAddEventWaitNode);
+    if (cutap_c)
+        return cutap_cs_cuGraphAddEventWaitNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, event);
+    return cutap_slow_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphAddEventWaitNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphAddEventWaitNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+        return cutap_cu_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddEventWaitNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, event);
@@ -7778,12 +8695,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddKernelNod
     cutap_fp_sample_end(CUTAP_ID_cuGraphAddKernelNode_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphAddKernelNode_v2(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphAddKernelNode_v2);
+    if (cutap_c)
+        return cutap_cs_cuGraphAddKernelNode_v2(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    return cutap_slow_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphAddKernelNode_v2(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphAddKernelNode_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        return cutap_cu_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddKernelNode_v2(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -7838,12 +8762,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddMemAllocN
     cutap_fp_sample_end(CUTAP_ID_cuGraphAddMemAllocNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphAddMemAllocNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphAddMemAllocNode);
+    if (cutap_c)
+        return cutap_cs_cuGraphAddMemAllocNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    return cutap_slow_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphAddMemAllocNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphAddMemAllocNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        return cutap_cu_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddMemAllocNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -7898,12 +8829,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddMemFreeNo
     cutap_fp_sample_end(CUTAP_ID_cuGraphAddMemFreeNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphAddMemFreeNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, unsigned long long dptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphAddMemFreeNode);
+    if (cutap_c)
+        return cutap_cs_cuGraphAddMemFreeNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, dptr);
+    return cutap_slow_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphAddMemFreeNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, unsigned long long dptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphAddMemFreeNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+        return cutap_cu_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddMemFreeNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, dptr);
@@ -7959,12 +8897,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddMemcpyNod
     cutap_fp_sample_end(CUTAP_ID_cuGraphAddMemcpyNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphAddMemcpyNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *copyParams, void *ctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphAddMemcpyNode);
+    if (cutap_c)
+        return cutap_cs_cuGraphAddMemcpyNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+    return cutap_slow_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphAddMemcpyNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *copyParams, void *ctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphAddMemcpyNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+        return cutap_cu_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddMemcpyNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
@@ -8019,12 +8964,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddNode(stru
     cutap_fp_sample_end(CUTAP_ID_cuGraphAddNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphAddNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphAddNode);
+    if (cutap_c)
+        return cutap_cs_cuGraphAddNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    return cutap_slow_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphAddNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphAddNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        return cutap_cu_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -8076,12 +9028,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphChildGraphNo
     cutap_fp_sample_end(CUTAP_ID_cuGraphChildGraphNodeGetGraph, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphChildGraphNodeGetGraph(void *hNode, void *phGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphChildGraphNodeGetGraph);
+    if (cutap_c)
+        return cutap_cs_cuGraphChildGraphNodeGetGraph(cutap_c, hNode, phGraph);
+    return cutap_slow_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphChildGraphNodeGetGraph(void *hNode, void *phGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphChildGraphNodeGetGraph, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
+        return cutap_cu_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphChildGraphNodeGetGraph(cutap_c, hNode, phGraph);
@@ -8133,12 +9092,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphClone(struct
     cutap_fp_sample_end(CUTAP_ID_cuGraphClone, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphClone(void *phGraphClone, void *originalGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphClone);
+    if (cutap_c)
+        return cutap_cs_cuGraphClone(cutap_c, phGraphClone, originalGraph);
+    return cutap_slow_cuGraphClone(phGraphClone, originalGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphClone(void *phGraphClone, void *originalGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphClone, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphClone(phGraphClone, originalGraph);
+        return cutap_cu_cuGraphClone(phGraphClone, originalGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphClone(cutap_c, phGraphClone, originalGraph);
@@ -8193,12 +9159,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphConditionalH
     cutap_fp_sample_end(CUTAP_ID_cuGraphConditionalHandleCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphConditionalHandleCreate(void *pHandle_out, void *hGraph, void *ctx, unsigned int defaultLaunchValue, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphConditionalHandleCreate);
+    if (cutap_c)
+        return cutap_cs_cuGraphConditionalHandleCreate(cutap_c, pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+    return cutap_slow_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphConditionalHandleCreate(void *pHandle_out, void *hGraph, void *ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphConditionalHandleCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+        return cutap_cu_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphConditionalHandleCreate(cutap_c, pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
@@ -8250,12 +9223,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphCreate(struc
     cutap_fp_sample_end(CUTAP_ID_cuGraphCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphCreate(void *phGraph, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphCreate);
+    if (cutap_c)
+        return cutap_cs_cuGraphCreate(cutap_c, phGraph, flags);
+    return cutap_slow_cuGraphCreate(phGraph, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphCreate(void *phGraph, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphCreate(phGraph, flags);
+        return cutap_cu_cuGraphCreate(phGraph, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphCreate(cutap_c, phGraph, flags);
@@ -8299,12 +9279,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphDestroy(stru
     cutap_fp_sample_end(CUTAP_ID_cuGraphDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphDestroy(void *hGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphDestroy);
+    if (cutap_c)
+        return cutap_cs_cuGraphDestroy(cutap_c, hGraph);
+    return cutap_slow_cuGraphDestroy(hGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphDestroy(void *hGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphDestroy(hGraph);
+        return cutap_cu_cuGraphDestroy(hGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphDestroy(cutap_c, hGraph);
@@ -8348,12 +9335,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphDestroyNode(
     cutap_fp_sample_end(CUTAP_ID_cuGraphDestroyNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphDestroyNode(void *hNode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphDestroyNode);
+    if (cutap_c)
+        return cutap_cs_cuGraphDestroyNode(cutap_c, hNode);
+    return cutap_slow_cuGraphDestroyNode(hNode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphDestroyNode(void *hNode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphDestroyNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphDestroyNode(hNode);
+        return cutap_cu_cuGraphDestroyNode(hNode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphDestroyNode(cutap_c, hNode);
@@ -8405,12 +9399,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphEventRecordN
     cutap_fp_sample_end(CUTAP_ID_cuGraphEventRecordNodeGetEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphEventRecordNodeGetEvent(void *hNode, void *event_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphEventRecordNodeGetEvent);
+    if (cutap_c)
+        return cutap_cs_cuGraphEventRecordNodeGetEvent(cutap_c, hNode, event_out);
+    return cutap_slow_cuGraphEventRecordNodeGetEvent(hNode, event_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphEventRecordNodeGetEvent(void *hNode, void *event_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphEventRecordNodeGetEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphEventRecordNodeGetEvent(hNode, event_out);
+        return cutap_cu_cuGraphEventRecordNodeGetEvent(hNode, event_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphEventRecordNodeGetEvent(cutap_c, hNode, event_out);
@@ -8455,12 +9456,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphEventRecordN
     cutap_fp_sample_end(CUTAP_ID_cuGraphEventRecordNodeSetEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphEventRecordNodeSetEvent(void *hNode, void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphEventRecordNodeSetEvent);
+    if (cutap_c)
+        return cutap_cs_cuGraphEventRecordNodeSetEvent(cutap_c, hNode, event);
+    return cutap_slow_cuGraphEventRecordNodeSetEvent(hNode, event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphEventRecordNodeSetEvent(void *hNode, void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphEventRecordNodeSetEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphEventRecordNodeSetEvent(hNode, event);
+        return cutap_cu_cuGraphEventRecordNodeSetEvent(hNode, event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphEventRecordNodeSetEvent(cutap_c, hNode, event);
@@ -8512,12 +9520,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphEventWaitNod
     cutap_fp_sample_end(CUTAP_ID_cuGraphEventWaitNodeGetEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphEventWaitNodeGetEvent(void *hNode, void *event_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphEventWaitNodeGetEvent);
+    if (cutap_c)
+        return cutap_cs_cuGraphEventWaitNodeGetEvent(cutap_c, hNode, event_out);
+    return cutap_slow_cuGraphEventWaitNodeGetEvent(hNode, event_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphEventWaitNodeGetEvent(void *hNode, void *event_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphEventWaitNodeGetEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphEventWaitNodeGetEvent(hNode, event_out);
+        return cutap_cu_cuGraphEventWaitNodeGetEvent(hNode, event_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphEventWaitNodeGetEvent(cutap_c, hNode, event_out);
@@ -8562,12 +9577,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphEventWaitNod
     cutap_fp_sample_end(CUTAP_ID_cuGraphEventWaitNodeSetEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphEventWaitNodeSetEvent(void *hNode, void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphEventWaitNodeSetEvent);
+    if (cutap_c)
+        return cutap_cs_cuGraphEventWaitNodeSetEvent(cutap_c, hNode, event);
+    return cutap_slow_cuGraphEventWaitNodeSetEvent(hNode, event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphEventWaitNodeSetEvent(void *hNode, void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphEventWaitNodeSetEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphEventWaitNodeSetEvent(hNode, event);
+        return cutap_cu_cuGraphEventWaitNodeSetEvent(hNode, event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphEventWaitNodeSetEvent(cutap_c, hNode, event);
@@ -8613,12 +9635,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecChildGra
     cutap_fp_sample_end(CUTAP_ID_cuGraphExecChildGraphNodeSetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphExecChildGraphNodeSetParams(void *hGraphExec, void *hNode, void *childGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphExecChildGraphNodeSetParams);
+    if (cutap_c)
+        return cutap_cs_cuGraphExecChildGraphNodeSetParams(cutap_c, hGraphExec, hNode, childGraph);
+    return cutap_slow_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphExecChildGraphNodeSetParams(void *hGraphExec, void *hNode, void *childGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphExecChildGraphNodeSetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
+        return cutap_cu_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecChildGraphNodeSetParams(cutap_c, hGraphExec, hNode, childGraph);
@@ -8662,12 +9691,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecDestroy(
     cutap_fp_sample_end(CUTAP_ID_cuGraphExecDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphExecDestroy(void *hGraphExec)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphExecDestroy);
+    if (cutap_c)
+        return cutap_cs_cuGraphExecDestroy(cutap_c, hGraphExec);
+    return cutap_slow_cuGraphExecDestroy(hGraphExec);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphExecDestroy(void *hGraphExec)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphExecDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphExecDestroy(hGraphExec);
+        return cutap_cu_cuGraphExecDestroy(hGraphExec);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecDestroy(cutap_c, hGraphExec);
@@ -8713,12 +9749,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecEventRec
     cutap_fp_sample_end(CUTAP_ID_cuGraphExecEventRecordNodeSetEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphExecEventRecordNodeSetEvent(void *hGraphExec, void *hNode, void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphExecEventRecordNodeSetEvent);
+    if (cutap_c)
+        return cutap_cs_cuGraphExecEventRecordNodeSetEvent(cutap_c, hGraphExec, hNode, event);
+    return cutap_slow_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphExecEventRecordNodeSetEvent(void *hGraphExec, void *hNode, void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphExecEventRecordNodeSetEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+        return cutap_cu_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecEventRecordNodeSetEvent(cutap_c, hGraphExec, hNode, event);
@@ -8764,12 +9807,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecEventWai
     cutap_fp_sample_end(CUTAP_ID_cuGraphExecEventWaitNodeSetEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphExecEventWaitNodeSetEvent(void *hGraphExec, void *hNode, void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphExecEventWaitNodeSetEvent);
+    if (cutap_c)
+        return cutap_cs_cuGraphExecEventWaitNodeSetEvent(cutap_c, hGraphExec, hNode, event);
+    return cutap_slow_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphExecEventWaitNodeSetEvent(void *hGraphExec, void *hNode, void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphExecEventWaitNodeSetEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+        return cutap_cu_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecEventWaitNodeSetEvent(cutap_c, hGraphExec, hNode, event);
@@ -8821,12 +9871,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecGetFlags
     cutap_fp_sample_end(CUTAP_ID_cuGraphExecGetFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphExecGetFlags(void *hGraphExec, void *flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphExecGetFlags);
+    if (cutap_c)
+        return cutap_cs_cuGraphExecGetFlags(cutap_c, hGraphExec, flags);
+    return cutap_slow_cuGraphExecGetFlags(hGraphExec, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphExecGetFlags(void *hGraphExec, void *flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphExecGetFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphExecGetFlags(hGraphExec, flags);
+        return cutap_cu_cuGraphExecGetFlags(hGraphExec, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecGetFlags(cutap_c, hGraphExec, flags);
@@ -8872,12 +9929,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecKernelNo
     cutap_fp_sample_end(CUTAP_ID_cuGraphExecKernelNodeSetParams_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphExecKernelNodeSetParams_v2(void *hGraphExec, void *hNode, void *nodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphExecKernelNodeSetParams_v2);
+    if (cutap_c)
+        return cutap_cs_cuGraphExecKernelNodeSetParams_v2(cutap_c, hGraphExec, hNode, nodeParams);
+    return cutap_slow_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphExecKernelNodeSetParams_v2(void *hGraphExec, void *hNode, void *nodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphExecKernelNodeSetParams_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
+        return cutap_cu_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecKernelNodeSetParams_v2(cutap_c, hGraphExec, hNode, nodeParams);
@@ -8924,12 +9988,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecMemcpyNo
     cutap_fp_sample_end(CUTAP_ID_cuGraphExecMemcpyNodeSetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphExecMemcpyNodeSetParams(void *hGraphExec, void *hNode, void *copyParams, void *ctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphExecMemcpyNodeSetParams);
+    if (cutap_c)
+        return cutap_cs_cuGraphExecMemcpyNodeSetParams(cutap_c, hGraphExec, hNode, copyParams, ctx);
+    return cutap_slow_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphExecMemcpyNodeSetParams(void *hGraphExec, void *hNode, void *copyParams, void *ctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphExecMemcpyNodeSetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
+        return cutap_cu_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecMemcpyNodeSetParams(cutap_c, hGraphExec, hNode, copyParams, ctx);
@@ -8975,12 +10046,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecNodeSetP
     cutap_fp_sample_end(CUTAP_ID_cuGraphExecNodeSetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphExecNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphExecNodeSetParams);
+    if (cutap_c)
+        return cutap_cs_cuGraphExecNodeSetParams(cutap_c, hGraphExec, hNode, nodeParams);
+    return cutap_slow_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphExecNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphExecNodeSetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
+        return cutap_cu_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecNodeSetParams(cutap_c, hGraphExec, hNode, nodeParams);
@@ -9039,12 +10117,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecUpdate(s
     cutap_fp_sample_end(CUTAP_ID_cuGraphExecUpdate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphExecUpdate(void *hGraphExec, void *hGraph, void *hErrorNode_out, void *updateResult_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphExecUpdate);
+    if (cutap_c)
+        return cutap_cs_cuGraphExecUpdate(cutap_c, hGraphExec, hGraph, hErrorNode_out, updateResult_out);
+    return cutap_slow_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphExecUpdate(void *hGraphExec, void *hGraph, void *hErrorNode_out, void *updateResult_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphExecUpdate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
+        return cutap_cu_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecUpdate(cutap_c, hGraphExec, hGraph, hErrorNode_out, updateResult_out);
@@ -9102,12 +10187,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphGetNodes(str
     cutap_fp_sample_end(CUTAP_ID_cuGraphGetNodes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphGetNodes(void *hGraph, void *nodes, void *numNodes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphGetNodes);
+    if (cutap_c)
+        return cutap_cs_cuGraphGetNodes(cutap_c, hGraph, nodes, numNodes);
+    return cutap_slow_cuGraphGetNodes(hGraph, nodes, numNodes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphGetNodes(void *hGraph, void *nodes, void *numNodes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphGetNodes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphGetNodes(hGraph, nodes, numNodes);
+        return cutap_cu_cuGraphGetNodes(hGraph, nodes, numNodes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphGetNodes(cutap_c, hGraph, nodes, numNodes);
@@ -9165,12 +10257,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphGetRootNodes
     cutap_fp_sample_end(CUTAP_ID_cuGraphGetRootNodes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphGetRootNodes(void *hGraph, void *rootNodes, void *numRootNodes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphGetRootNodes);
+    if (cutap_c)
+        return cutap_cs_cuGraphGetRootNodes(cutap_c, hGraph, rootNodes, numRootNodes);
+    return cutap_slow_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphGetRootNodes(void *hGraph, void *rootNodes, void *numRootNodes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphGetRootNodes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
+        return cutap_cu_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphGetRootNodes(cutap_c, hGraph, rootNodes, numRootNodes);
@@ -9223,12 +10322,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphInstantiateW
     cutap_fp_sample_end(CUTAP_ID_cuGraphInstantiateWithFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphInstantiateWithFlags(void *phGraphExec, void *hGraph, unsigned long long flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphInstantiateWithFlags);
+    if (cutap_c)
+        return cutap_cs_cuGraphInstantiateWithFlags(cutap_c, phGraphExec, hGraph, flags);
+    return cutap_slow_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphInstantiateWithFlags(void *phGraphExec, void *hGraph, unsigned long long flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphInstantiateWithFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
+        return cutap_cu_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphInstantiateWithFlags(cutap_c, phGraphExec, hGraph, flags);
@@ -9273,12 +10379,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphKernelNodeCo
     cutap_fp_sample_end(CUTAP_ID_cuGraphKernelNodeCopyAttributes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphKernelNodeCopyAttributes(void *dst, void *src)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphKernelNodeCopyAttributes);
+    if (cutap_c)
+        return cutap_cs_cuGraphKernelNodeCopyAttributes(cutap_c, dst, src);
+    return cutap_slow_cuGraphKernelNodeCopyAttributes(dst, src);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphKernelNodeCopyAttributes(void *dst, void *src)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphKernelNodeCopyAttributes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphKernelNodeCopyAttributes(dst, src);
+        return cutap_cu_cuGraphKernelNodeCopyAttributes(dst, src);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphKernelNodeCopyAttributes(cutap_c, dst, src);
@@ -9323,12 +10436,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphKernelNodeGe
     cutap_fp_sample_end(CUTAP_ID_cuGraphKernelNodeGetParams_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphKernelNodeGetParams_v2(void *hNode, void *nodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphKernelNodeGetParams_v2);
+    if (cutap_c)
+        return cutap_cs_cuGraphKernelNodeGetParams_v2(cutap_c, hNode, nodeParams);
+    return cutap_slow_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphKernelNodeGetParams_v2(void *hNode, void *nodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphKernelNodeGetParams_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
+        return cutap_cu_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphKernelNodeGetParams_v2(cutap_c, hNode, nodeParams);
@@ -9373,12 +10493,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphKernelNodeSe
     cutap_fp_sample_end(CUTAP_ID_cuGraphKernelNodeSetParams_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphKernelNodeSetParams_v2(void *hNode, void *nodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphKernelNodeSetParams_v2);
+    if (cutap_c)
+        return cutap_cs_cuGraphKernelNodeSetParams_v2(cutap_c, hNode, nodeParams);
+    return cutap_slow_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphKernelNodeSetParams_v2(void *hNode, void *nodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphKernelNodeSetParams_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
+        return cutap_cu_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphKernelNodeSetParams_v2(cutap_c, hNode, nodeParams);
@@ -9423,12 +10550,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphLaunch(struc
     cutap_fp_sample_end(CUTAP_ID_cuGraphLaunch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphLaunch(void *hGraphExec, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphLaunch);
+    if (cutap_c)
+        return cutap_cs_cuGraphLaunch(cutap_c, hGraphExec, hStream);
+    return cutap_slow_cuGraphLaunch(hGraphExec, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphLaunch(void *hGraphExec, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphLaunch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphLaunch(hGraphExec, hStream);
+        return cutap_cu_cuGraphLaunch(hGraphExec, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphLaunch(cutap_c, hGraphExec, hStream);
@@ -9473,12 +10607,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphLaunch_ptsz(
     cutap_fp_sample_end(CUTAP_ID_cuGraphLaunch_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphLaunch_ptsz(void *hGraphExec, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphLaunch_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuGraphLaunch_ptsz(cutap_c, hGraphExec, hStream);
+    return cutap_slow_cuGraphLaunch_ptsz(hGraphExec, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphLaunch_ptsz(void *hGraphExec, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphLaunch_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphLaunch_ptsz(hGraphExec, hStream);
+        return cutap_cu_cuGraphLaunch_ptsz(hGraphExec, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphLaunch_ptsz(cutap_c, hGraphExec, hStream);
@@ -9523,12 +10664,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphMemAllocNode
     cutap_fp_sample_end(CUTAP_ID_cuGraphMemAllocNodeGetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphMemAllocNodeGetParams(void *hNode, void *params_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphMemAllocNodeGetParams);
+    if (cutap_c)
+        return cutap_cs_cuGraphMemAllocNodeGetParams(cutap_c, hNode, params_out);
+    return cutap_slow_cuGraphMemAllocNodeGetParams(hNode, params_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphMemAllocNodeGetParams(void *hNode, void *params_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphMemAllocNodeGetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphMemAllocNodeGetParams(hNode, params_out);
+        return cutap_cu_cuGraphMemAllocNodeGetParams(hNode, params_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphMemAllocNodeGetParams(cutap_c, hNode, params_out);
@@ -9580,12 +10728,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphMemFreeNodeG
     cutap_fp_sample_end(CUTAP_ID_cuGraphMemFreeNodeGetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphMemFreeNodeGetParams(void *hNode, void *dptr_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphMemFreeNodeGetParams);
+    if (cutap_c)
+        return cutap_cs_cuGraphMemFreeNodeGetParams(cutap_c, hNode, dptr_out);
+    return cutap_slow_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphMemFreeNodeGetParams(void *hNode, void *dptr_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphMemFreeNodeGetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
+        return cutap_cu_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphMemFreeNodeGetParams(cutap_c, hNode, dptr_out);
@@ -9630,12 +10785,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphMemcpyNodeGe
     cutap_fp_sample_end(CUTAP_ID_cuGraphMemcpyNodeGetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphMemcpyNodeGetParams(void *hNode, void *nodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphMemcpyNodeGetParams);
+    if (cutap_c)
+        return cutap_cs_cuGraphMemcpyNodeGetParams(cutap_c, hNode, nodeParams);
+    return cutap_slow_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphMemcpyNodeGetParams(void *hNode, void *nodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphMemcpyNodeGetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
+        return cutap_cu_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphMemcpyNodeGetParams(cutap_c, hNode, nodeParams);
@@ -9680,12 +10842,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphMemcpyNodeSe
     cutap_fp_sample_end(CUTAP_ID_cuGraphMemcpyNodeSetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphMemcpyNodeSetParams(void *hNode, void *nodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphMemcpyNodeSetParams);
+    if (cutap_c)
+        return cutap_cs_cuGraphMemcpyNodeSetParams(cutap_c, hNode, nodeParams);
+    return cutap_slow_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphMemcpyNodeSetParams(void *hNode, void *nodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphMemcpyNodeSetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
+        return cutap_cu_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphMemcpyNodeSetParams(cutap_c, hNode, nodeParams);
@@ -9738,12 +10907,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeFindInCl
     cutap_fp_sample_end(CUTAP_ID_cuGraphNodeFindInClone, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphNodeFindInClone(void *phNode, void *hOriginalNode, void *hClonedGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphNodeFindInClone);
+    if (cutap_c)
+        return cutap_cs_cuGraphNodeFindInClone(cutap_c, phNode, hOriginalNode, hClonedGraph);
+    return cutap_slow_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeFindInClone(void *phNode, void *hOriginalNode, void *hClonedGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphNodeFindInClone, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
+        return cutap_cu_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeFindInClone(cutap_c, phNode, hOriginalNode, hClonedGraph);
@@ -9796,12 +10972,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeGetDepen
     cutap_fp_sample_end(CUTAP_ID_cuGraphNodeGetDependencies, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphNodeGetDependencies(void *hNode, void *dependencies, void *numDependencies)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphNodeGetDependencies);
+    if (cutap_c)
+        return cutap_cs_cuGraphNodeGetDependencies(cutap_c, hNode, dependencies, numDependencies);
+    return cutap_slow_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeGetDependencies(void *hNode, void *dependencies, void *numDependencies)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphNodeGetDependencies, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
+        return cutap_cu_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeGetDependencies(cutap_c, hNode, dependencies, numDependencies);
@@ -9860,12 +11043,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeGetDepen
     cutap_fp_sample_end(CUTAP_ID_cuGraphNodeGetDependencies_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphNodeGetDependencies_v2(void *hNode, void *dependencies, void *edgeData, void *numDependencies)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphNodeGetDependencies_v2);
+    if (cutap_c)
+        return cutap_cs_cuGraphNodeGetDependencies_v2(cutap_c, hNode, dependencies, edgeData, numDependencies);
+    return cutap_slow_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeGetDependencies_v2(void *hNode, void *dependencies, void *edgeData, void *numDependencies)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphNodeGetDependencies_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
+        return cutap_cu_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeGetDependencies_v2(cutap_c, hNode, dependencies, edgeData, numDependencies);
@@ -9923,12 +11113,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeGetDepen
     cutap_fp_sample_end(CUTAP_ID_cuGraphNodeGetDependentNodes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphNodeGetDependentNodes(void *hNode, void *dependentNodes, void *numDependentNodes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphNodeGetDependentNodes);
+    if (cutap_c)
+        return cutap_cs_cuGraphNodeGetDependentNodes(cutap_c, hNode, dependentNodes, numDependentNodes);
+    return cutap_slow_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeGetDependentNodes(void *hNode, void *dependentNodes, void *numDependentNodes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphNodeGetDependentNodes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
+        return cutap_cu_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeGetDependentNodes(cutap_c, hNode, dependentNodes, numDependentNodes);
@@ -9981,12 +11178,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeGetEnabl
     cutap_fp_sample_end(CUTAP_ID_cuGraphNodeGetEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphNodeGetEnabled(void *hGraphExec, void *hNode, void *isEnabled)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphNodeGetEnabled);
+    if (cutap_c)
+        return cutap_cs_cuGraphNodeGetEnabled(cutap_c, hGraphExec, hNode, isEnabled);
+    return cutap_slow_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeGetEnabled(void *hGraphExec, void *hNode, void *isEnabled)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphNodeGetEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+        return cutap_cu_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeGetEnabled(cutap_c, hGraphExec, hNode, isEnabled);
@@ -10038,12 +11242,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeGetType(
     cutap_fp_sample_end(CUTAP_ID_cuGraphNodeGetType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphNodeGetType(void *hNode, void *type)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphNodeGetType);
+    if (cutap_c)
+        return cutap_cs_cuGraphNodeGetType(cutap_c, hNode, type);
+    return cutap_slow_cuGraphNodeGetType(hNode, type);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeGetType(void *hNode, void *type)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphNodeGetType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphNodeGetType(hNode, type);
+        return cutap_cu_cuGraphNodeGetType(hNode, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeGetType(cutap_c, hNode, type);
@@ -10089,12 +11300,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeSetEnabl
     cutap_fp_sample_end(CUTAP_ID_cuGraphNodeSetEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphNodeSetEnabled(void *hGraphExec, void *hNode, unsigned int isEnabled)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphNodeSetEnabled);
+    if (cutap_c)
+        return cutap_cs_cuGraphNodeSetEnabled(cutap_c, hGraphExec, hNode, isEnabled);
+    return cutap_slow_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeSetEnabled(void *hGraphExec, void *hNode, unsigned int isEnabled)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphNodeSetEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+        return cutap_cu_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeSetEnabled(cutap_c, hGraphExec, hNode, isEnabled);
@@ -10139,12 +11357,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeSetParam
     cutap_fp_sample_end(CUTAP_ID_cuGraphNodeSetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphNodeSetParams(void *hNode, void *nodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphNodeSetParams);
+    if (cutap_c)
+        return cutap_cs_cuGraphNodeSetParams(cutap_c, hNode, nodeParams);
+    return cutap_slow_cuGraphNodeSetParams(hNode, nodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeSetParams(void *hNode, void *nodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphNodeSetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphNodeSetParams(hNode, nodeParams);
+        return cutap_cu_cuGraphNodeSetParams(hNode, nodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeSetParams(cutap_c, hNode, nodeParams);
@@ -10190,12 +11415,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphReleaseUserO
     cutap_fp_sample_end(CUTAP_ID_cuGraphReleaseUserObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphReleaseUserObject(void *graph, void *object, unsigned int count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphReleaseUserObject);
+    if (cutap_c)
+        return cutap_cs_cuGraphReleaseUserObject(cutap_c, graph, object, count);
+    return cutap_slow_cuGraphReleaseUserObject(graph, object, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphReleaseUserObject(void *graph, void *object, unsigned int count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphReleaseUserObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphReleaseUserObject(graph, object, count);
+        return cutap_cu_cuGraphReleaseUserObject(graph, object, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphReleaseUserObject(cutap_c, graph, object, count);
@@ -10242,12 +11474,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphRemoveDepend
     cutap_fp_sample_end(CUTAP_ID_cuGraphRemoveDependencies, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphRemoveDependencies(void *hGraph, void *from, void *to, unsigned long numDependencies)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphRemoveDependencies);
+    if (cutap_c)
+        return cutap_cs_cuGraphRemoveDependencies(cutap_c, hGraph, from, to, numDependencies);
+    return cutap_slow_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphRemoveDependencies(void *hGraph, void *from, void *to, unsigned long numDependencies)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphRemoveDependencies, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
+        return cutap_cu_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphRemoveDependencies(cutap_c, hGraph, from, to, numDependencies);
@@ -10294,12 +11533,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphRetainUserOb
     cutap_fp_sample_end(CUTAP_ID_cuGraphRetainUserObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphRetainUserObject(void *graph, void *object, unsigned int count, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphRetainUserObject);
+    if (cutap_c)
+        return cutap_cs_cuGraphRetainUserObject(cutap_c, graph, object, count, flags);
+    return cutap_slow_cuGraphRetainUserObject(graph, object, count, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphRetainUserObject(void *graph, void *object, unsigned int count, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphRetainUserObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphRetainUserObject(graph, object, count, flags);
+        return cutap_cu_cuGraphRetainUserObject(graph, object, count, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphRetainUserObject(cutap_c, graph, object, count, flags);
@@ -10344,12 +11590,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphUpload(struc
     cutap_fp_sample_end(CUTAP_ID_cuGraphUpload, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphUpload(void *hGraphExec, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphUpload);
+    if (cutap_c)
+        return cutap_cs_cuGraphUpload(cutap_c, hGraphExec, hStream);
+    return cutap_slow_cuGraphUpload(hGraphExec, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphUpload(void *hGraphExec, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphUpload, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphUpload(hGraphExec, hStream);
+        return cutap_cu_cuGraphUpload(hGraphExec, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphUpload(cutap_c, hGraphExec, hStream);
@@ -10394,12 +11647,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphUpload_ptsz(
     cutap_fp_sample_end(CUTAP_ID_cuGraphUpload_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphUpload_ptsz(void *hGraphExec, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphUpload_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuGraphUpload_ptsz(cutap_c, hGraphExec, hStream);
+    return cutap_slow_cuGraphUpload_ptsz(hGraphExec, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphUpload_ptsz(void *hGraphExec, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphUpload_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphUpload_ptsz(hGraphExec, hStream);
+        return cutap_cu_cuGraphUpload_ptsz(hGraphExec, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphUpload_ptsz(cutap_c, hGraphExec, hStream);
@@ -10452,12 +11712,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsEGLRegist
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsEGLRegisterImage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsEGLRegisterImage(void *pCudaResource, void *image, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsEGLRegisterImage);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsEGLRegisterImage(cutap_c, pCudaResource, image, flags);
+    return cutap_slow_cuGraphicsEGLRegisterImage(pCudaResource, image, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsEGLRegisterImage(void *pCudaResource, void *image, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsEGLRegisterImage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsEGLRegisterImage(pCudaResource, image, flags);
+        return cutap_cu_cuGraphicsEGLRegisterImage(pCudaResource, image, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsEGLRegisterImage(cutap_c, pCudaResource, image, flags);
@@ -10510,12 +11777,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsGLRegiste
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsGLRegisterBuffer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsGLRegisterBuffer(void *pCudaResource, unsigned int buffer, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsGLRegisterBuffer);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsGLRegisterBuffer(cutap_c, pCudaResource, buffer, Flags);
+    return cutap_slow_cuGraphicsGLRegisterBuffer(pCudaResource, buffer, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsGLRegisterBuffer(void *pCudaResource, unsigned int buffer, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsGLRegisterBuffer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsGLRegisterBuffer(pCudaResource, buffer, Flags);
+        return cutap_cu_cuGraphicsGLRegisterBuffer(pCudaResource, buffer, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsGLRegisterBuffer(cutap_c, pCudaResource, buffer, Flags);
@@ -10569,12 +11843,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsGLRegiste
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsGLRegisterImage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsGLRegisterImage(void *pCudaResource, unsigned int image, unsigned int target, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsGLRegisterImage);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsGLRegisterImage(cutap_c, pCudaResource, image, target, Flags);
+    return cutap_slow_cuGraphicsGLRegisterImage(pCudaResource, image, target, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsGLRegisterImage(void *pCudaResource, unsigned int image, unsigned int target, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsGLRegisterImage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsGLRegisterImage(pCudaResource, image, target, Flags);
+        return cutap_cu_cuGraphicsGLRegisterImage(pCudaResource, image, target, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsGLRegisterImage(cutap_c, pCudaResource, image, target, Flags);
@@ -10620,12 +11901,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsMapResour
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsMapResources, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsMapResources(unsigned int count, void *resources, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsMapResources);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsMapResources(cutap_c, count, resources, hStream);
+    return cutap_slow_cuGraphicsMapResources(count, resources, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsMapResources(unsigned int count, void *resources, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsMapResources, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsMapResources(count, resources, hStream);
+        return cutap_cu_cuGraphicsMapResources(count, resources, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsMapResources(cutap_c, count, resources, hStream);
@@ -10671,12 +11959,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsMapResour
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsMapResources_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsMapResources_ptsz(unsigned int count, void *resources, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsMapResources_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsMapResources_ptsz(cutap_c, count, resources, hStream);
+    return cutap_slow_cuGraphicsMapResources_ptsz(count, resources, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsMapResources_ptsz(unsigned int count, void *resources, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsMapResources_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsMapResources_ptsz(count, resources, hStream);
+        return cutap_cu_cuGraphicsMapResources_ptsz(count, resources, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsMapResources_ptsz(cutap_c, count, resources, hStream);
@@ -10728,12 +12023,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsResourceG
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsResourceGetMappedMipmappedArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsResourceGetMappedMipmappedArray(void *pMipmappedArray, void *resource)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsResourceGetMappedMipmappedArray);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsResourceGetMappedMipmappedArray(cutap_c, pMipmappedArray, resource);
+    return cutap_slow_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsResourceGetMappedMipmappedArray(void *pMipmappedArray, void *resource)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsResourceGetMappedMipmappedArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
+        return cutap_cu_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsResourceGetMappedMipmappedArray(cutap_c, pMipmappedArray, resource);
@@ -10791,12 +12093,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsResourceG
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsResourceGetMappedPointer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsResourceGetMappedPointer(void *pDevPtr, void *pSize, void *resource)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsResourceGetMappedPointer);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsResourceGetMappedPointer(cutap_c, pDevPtr, pSize, resource);
+    return cutap_slow_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsResourceGetMappedPointer(void *pDevPtr, void *pSize, void *resource)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsResourceGetMappedPointer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
+        return cutap_cu_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsResourceGetMappedPointer(cutap_c, pDevPtr, pSize, resource);
@@ -10854,12 +12163,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsResourceG
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsResourceGetMappedPointer_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsResourceGetMappedPointer_v2(void *pDevPtr, void *pSize, void *resource)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsResourceGetMappedPointer_v2);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsResourceGetMappedPointer_v2(cutap_c, pDevPtr, pSize, resource);
+    return cutap_slow_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsResourceGetMappedPointer_v2(void *pDevPtr, void *pSize, void *resource)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsResourceGetMappedPointer_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
+        return cutap_cu_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsResourceGetMappedPointer_v2(cutap_c, pDevPtr, pSize, resource);
@@ -10904,12 +12220,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsResourceS
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsResourceSetMapFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsResourceSetMapFlags(void *resource, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsResourceSetMapFlags);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsResourceSetMapFlags(cutap_c, resource, flags);
+    return cutap_slow_cuGraphicsResourceSetMapFlags(resource, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsResourceSetMapFlags(void *resource, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsResourceSetMapFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsResourceSetMapFlags(resource, flags);
+        return cutap_cu_cuGraphicsResourceSetMapFlags(resource, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsResourceSetMapFlags(cutap_c, resource, flags);
@@ -10954,12 +12277,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsResourceS
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsResourceSetMapFlags_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsResourceSetMapFlags_v2(void *resource, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsResourceSetMapFlags_v2);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsResourceSetMapFlags_v2(cutap_c, resource, flags);
+    return cutap_slow_cuGraphicsResourceSetMapFlags_v2(resource, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsResourceSetMapFlags_v2(void *resource, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsResourceSetMapFlags_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsResourceSetMapFlags_v2(resource, flags);
+        return cutap_cu_cuGraphicsResourceSetMapFlags_v2(resource, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsResourceSetMapFlags_v2(cutap_c, resource, flags);
@@ -11013,12 +12343,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsSubResour
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsSubResourceGetMappedArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsSubResourceGetMappedArray(void *pArray, void *resource, unsigned int arrayIndex, unsigned int mipLevel)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsSubResourceGetMappedArray);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsSubResourceGetMappedArray(cutap_c, pArray, resource, arrayIndex, mipLevel);
+    return cutap_slow_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsSubResourceGetMappedArray(void *pArray, void *resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsSubResourceGetMappedArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
+        return cutap_cu_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsSubResourceGetMappedArray(cutap_c, pArray, resource, arrayIndex, mipLevel);
@@ -11064,12 +12401,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsUnmapReso
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsUnmapResources, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsUnmapResources(unsigned int count, void *resources, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsUnmapResources);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsUnmapResources(cutap_c, count, resources, hStream);
+    return cutap_slow_cuGraphicsUnmapResources(count, resources, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsUnmapResources(unsigned int count, void *resources, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsUnmapResources, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsUnmapResources(count, resources, hStream);
+        return cutap_cu_cuGraphicsUnmapResources(count, resources, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsUnmapResources(cutap_c, count, resources, hStream);
@@ -11115,12 +12459,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsUnmapReso
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsUnmapResources_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsUnmapResources_ptsz(unsigned int count, void *resources, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsUnmapResources_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsUnmapResources_ptsz(cutap_c, count, resources, hStream);
+    return cutap_slow_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsUnmapResources_ptsz(unsigned int count, void *resources, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsUnmapResources_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
+        return cutap_cu_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsUnmapResources_ptsz(cutap_c, count, resources, hStream);
@@ -11164,12 +12515,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsUnregiste
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsUnregisterResource, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsUnregisterResource(void *resource)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsUnregisterResource);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsUnregisterResource(cutap_c, resource);
+    return cutap_slow_cuGraphicsUnregisterResource(resource);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsUnregisterResource(void *resource)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsUnregisterResource, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsUnregisterResource(resource);
+        return cutap_cu_cuGraphicsUnregisterResource(resource);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsUnregisterResource(cutap_c, resource);
@@ -11222,12 +12580,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsVDPAURegi
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsVDPAURegisterOutputSurface, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsVDPAURegisterOutputSurface(void *pCudaResource, unsigned int vdpSurface, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsVDPAURegisterOutputSurface);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsVDPAURegisterOutputSurface(cutap_c, pCudaResource, vdpSurface, flags);
+    return cutap_slow_cuGraphicsVDPAURegisterOutputSurface(pCudaResource, vdpSurface, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsVDPAURegisterOutputSurface(void *pCudaResource, unsigned int vdpSurface, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsVDPAURegisterOutputSurface, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsVDPAURegisterOutputSurface(pCudaResource, vdpSurface, flags);
+        return cutap_cu_cuGraphicsVDPAURegisterOutputSurface(pCudaResource, vdpSurface, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsVDPAURegisterOutputSurface(cutap_c, pCudaResource, vdpSurface, flags);
@@ -11280,12 +12645,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsVDPAURegi
     cutap_fp_sample_end(CUTAP_ID_cuGraphicsVDPAURegisterVideoSurface, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGraphicsVDPAURegisterVideoSurface(void *pCudaResource, unsigned int vdpSurface, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGraphicsVDPAURegisterVideoSurface);
+    if (cutap_c)
+        return cutap_cs_cuGraphicsVDPAURegisterVideoSurface(cutap_c, pCudaResource, vdpSurface, flags);
+    return cutap_slow_cuGraphicsVDPAURegisterVideoSurface(pCudaResource, vdpSurface, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGraphicsVDPAURegisterVideoSurface(void *pCudaResource, unsigned int vdpSurface, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGraphicsVDPAURegisterVideoSurface, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGraphicsVDPAURegisterVideoSurface(pCudaResource, vdpSurface, flags);
+        return cutap_cu_cuGraphicsVDPAURegisterVideoSurface(pCudaResource, vdpSurface, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsVDPAURegisterVideoSurface(cutap_c, pCudaResource, vdpSurface, flags);
@@ -11339,12 +12711,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxCreate(st
     cutap_fp_sample_end(CUTAP_ID_cuGreenCtxCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGreenCtxCreate(void *phCtx, void *desc, int dev, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGreenCtxCreate);
+    if (cutap_c)
+        return cutap_cs_cuGreenCtxCreate(cutap_c, phCtx, desc, dev, flags);
+    return cutap_slow_cuGreenCtxCreate(phCtx, desc, dev, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxCreate(void *phCtx, void *desc, int dev, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGreenCtxCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGreenCtxCreate(phCtx, desc, dev, flags);
+        return cutap_cu_cuGreenCtxCreate(phCtx, desc, dev, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxCreate(cutap_c, phCtx, desc, dev, flags);
@@ -11388,12 +12767,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxDestroy(s
     cutap_fp_sample_end(CUTAP_ID_cuGreenCtxDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGreenCtxDestroy(void *hCtx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGreenCtxDestroy);
+    if (cutap_c)
+        return cutap_cs_cuGreenCtxDestroy(cutap_c, hCtx);
+    return cutap_slow_cuGreenCtxDestroy(hCtx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxDestroy(void *hCtx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGreenCtxDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGreenCtxDestroy(hCtx);
+        return cutap_cu_cuGreenCtxDestroy(hCtx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxDestroy(cutap_c, hCtx);
@@ -11439,12 +12825,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxGetDevRes
     cutap_fp_sample_end(CUTAP_ID_cuGreenCtxGetDevResource, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGreenCtxGetDevResource(void *hCtx, void *resource, unsigned int type)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGreenCtxGetDevResource);
+    if (cutap_c)
+        return cutap_cs_cuGreenCtxGetDevResource(cutap_c, hCtx, resource, type);
+    return cutap_slow_cuGreenCtxGetDevResource(hCtx, resource, type);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxGetDevResource(void *hCtx, void *resource, unsigned int type)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGreenCtxGetDevResource, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGreenCtxGetDevResource(hCtx, resource, type);
+        return cutap_cu_cuGreenCtxGetDevResource(hCtx, resource, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxGetDevResource(cutap_c, hCtx, resource, type);
@@ -11496,12 +12889,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxGetId(str
     cutap_fp_sample_end(CUTAP_ID_cuGreenCtxGetId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGreenCtxGetId(void *greenCtx, void *greenCtxId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGreenCtxGetId);
+    if (cutap_c)
+        return cutap_cs_cuGreenCtxGetId(cutap_c, greenCtx, greenCtxId);
+    return cutap_slow_cuGreenCtxGetId(greenCtx, greenCtxId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxGetId(void *greenCtx, void *greenCtxId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGreenCtxGetId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGreenCtxGetId(greenCtx, greenCtxId);
+        return cutap_cu_cuGreenCtxGetId(greenCtx, greenCtxId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxGetId(cutap_c, greenCtx, greenCtxId);
@@ -11546,12 +12946,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxRecordEve
     cutap_fp_sample_end(CUTAP_ID_cuGreenCtxRecordEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGreenCtxRecordEvent(void *hCtx, void *hEvent)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGreenCtxRecordEvent);
+    if (cutap_c)
+        return cutap_cs_cuGreenCtxRecordEvent(cutap_c, hCtx, hEvent);
+    return cutap_slow_cuGreenCtxRecordEvent(hCtx, hEvent);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxRecordEvent(void *hCtx, void *hEvent)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGreenCtxRecordEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGreenCtxRecordEvent(hCtx, hEvent);
+        return cutap_cu_cuGreenCtxRecordEvent(hCtx, hEvent);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxRecordEvent(cutap_c, hCtx, hEvent);
@@ -11605,12 +13012,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxStreamCre
     cutap_fp_sample_end(CUTAP_ID_cuGreenCtxStreamCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGreenCtxStreamCreate(void *phStream, void *greenCtx, unsigned int flags, int priority)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGreenCtxStreamCreate);
+    if (cutap_c)
+        return cutap_cs_cuGreenCtxStreamCreate(cutap_c, phStream, greenCtx, flags, priority);
+    return cutap_slow_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxStreamCreate(void *phStream, void *greenCtx, unsigned int flags, int priority)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGreenCtxStreamCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
+        return cutap_cu_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxStreamCreate(cutap_c, phStream, greenCtx, flags, priority);
@@ -11655,12 +13069,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxWaitEvent
     cutap_fp_sample_end(CUTAP_ID_cuGreenCtxWaitEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuGreenCtxWaitEvent(void *hCtx, void *hEvent)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuGreenCtxWaitEvent);
+    if (cutap_c)
+        return cutap_cs_cuGreenCtxWaitEvent(cutap_c, hCtx, hEvent);
+    return cutap_slow_cuGreenCtxWaitEvent(hCtx, hEvent);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxWaitEvent(void *hCtx, void *hEvent)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuGreenCtxWaitEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuGreenCtxWaitEvent(hCtx, hEvent);
+        return cutap_cu_cuGreenCtxWaitEvent(hCtx, hEvent);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxWaitEvent(cutap_c, hCtx, hEvent);
@@ -11712,12 +13133,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuImportExternalMem
     cutap_fp_sample_end(CUTAP_ID_cuImportExternalMemory, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuImportExternalMemory(void *extMem_out, void *memHandleDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuImportExternalMemory);
+    if (cutap_c)
+        return cutap_cs_cuImportExternalMemory(cutap_c, extMem_out, memHandleDesc);
+    return cutap_slow_cuImportExternalMemory(extMem_out, memHandleDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuImportExternalMemory(void *extMem_out, void *memHandleDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuImportExternalMemory, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuImportExternalMemory(extMem_out, memHandleDesc);
+        return cutap_cu_cuImportExternalMemory(extMem_out, memHandleDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuImportExternalMemory(cutap_c, extMem_out, memHandleDesc);
@@ -11769,12 +13197,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuImportExternalSem
     cutap_fp_sample_end(CUTAP_ID_cuImportExternalSemaphore, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuImportExternalSemaphore(void *extSem_out, void *semHandleDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuImportExternalSemaphore);
+    if (cutap_c)
+        return cutap_cs_cuImportExternalSemaphore(cutap_c, extSem_out, semHandleDesc);
+    return cutap_slow_cuImportExternalSemaphore(extSem_out, semHandleDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuImportExternalSemaphore(void *extSem_out, void *semHandleDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuImportExternalSemaphore, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuImportExternalSemaphore(extSem_out, semHandleDesc);
+        return cutap_cu_cuImportExternalSemaphore(extSem_out, semHandleDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuImportExternalSemaphore(cutap_c, extSem_out, semHandleDesc);
@@ -11818,12 +13253,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuInit(struct cutap
     cutap_fp_sample_end(CUTAP_ID_cuInit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuInit(unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuInit);
+    if (cutap_c)
+        return cutap_cs_cuInit(cutap_c, Flags);
+    return cutap_slow_cuInit(Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuInit(unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuInit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuInit(Flags);
+        return cutap_cu_cuInit(Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuInit(cutap_c, Flags);
@@ -11867,12 +13309,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuIpcCloseMemHandle
     cutap_fp_sample_end(CUTAP_ID_cuIpcCloseMemHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuIpcCloseMemHandle(unsigned long long dptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuIpcCloseMemHandle);
+    if (cutap_c)
+        return cutap_cs_cuIpcCloseMemHandle(cutap_c, dptr);
+    return cutap_slow_cuIpcCloseMemHandle(dptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuIpcCloseMemHandle(unsigned long long dptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuIpcCloseMemHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuIpcCloseMemHandle(dptr);
+        return cutap_cu_cuIpcCloseMemHandle(dptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuIpcCloseMemHandle(cutap_c, dptr);
@@ -11924,12 +13373,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuIpcOpenEventHandl
     cutap_fp_sample_end(CUTAP_ID_cuIpcOpenEventHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuIpcOpenEventHandle(void *phEvent, struct cutap_sv_CUipcEventHandle_st handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuIpcOpenEventHandle);
+    if (cutap_c)
+        return cutap_cs_cuIpcOpenEventHandle(cutap_c, phEvent, handle);
+    return cutap_slow_cuIpcOpenEventHandle(phEvent, handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuIpcOpenEventHandle(void *phEvent, struct cutap_sv_CUipcEventHandle_st handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuIpcOpenEventHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuIpcOpenEventHandle(phEvent, handle);
+        return cutap_cu_cuIpcOpenEventHandle(phEvent, handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuIpcOpenEventHandle(cutap_c, phEvent, handle);
@@ -11982,12 +13438,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuIpcOpenMemHandle(
     cutap_fp_sample_end(CUTAP_ID_cuIpcOpenMemHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuIpcOpenMemHandle(void *pdptr, struct cutap_sv_CUipcMemHandle_st handle, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuIpcOpenMemHandle);
+    if (cutap_c)
+        return cutap_cs_cuIpcOpenMemHandle(cutap_c, pdptr, handle, Flags);
+    return cutap_slow_cuIpcOpenMemHandle(pdptr, handle, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuIpcOpenMemHandle(void *pdptr, struct cutap_sv_CUipcMemHandle_st handle, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuIpcOpenMemHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuIpcOpenMemHandle(pdptr, handle, Flags);
+        return cutap_cu_cuIpcOpenMemHandle(pdptr, handle, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuIpcOpenMemHandle(cutap_c, pdptr, handle, Flags);
@@ -12040,12 +13503,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuIpcOpenMemHandle_
     cutap_fp_sample_end(CUTAP_ID_cuIpcOpenMemHandle_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuIpcOpenMemHandle_v2(void *pdptr, struct cutap_sv_CUipcMemHandle_st handle, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuIpcOpenMemHandle_v2);
+    if (cutap_c)
+        return cutap_cs_cuIpcOpenMemHandle_v2(cutap_c, pdptr, handle, Flags);
+    return cutap_slow_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuIpcOpenMemHandle_v2(void *pdptr, struct cutap_sv_CUipcMemHandle_st handle, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuIpcOpenMemHandle_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+        return cutap_cu_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuIpcOpenMemHandle_v2(cutap_c, pdptr, handle, Flags);
@@ -12099,12 +13569,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuKernelGetAttribut
     cutap_fp_sample_end(CUTAP_ID_cuKernelGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuKernelGetAttribute(void *pi, unsigned int attrib, void *kernel, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuKernelGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cuKernelGetAttribute(cutap_c, pi, attrib, kernel, dev);
+    return cutap_slow_cuKernelGetAttribute(pi, attrib, kernel, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuKernelGetAttribute(void *pi, unsigned int attrib, void *kernel, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuKernelGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuKernelGetAttribute(pi, attrib, kernel, dev);
+        return cutap_cu_cuKernelGetAttribute(pi, attrib, kernel, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuKernelGetAttribute(cutap_c, pi, attrib, kernel, dev);
@@ -12156,12 +13633,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuKernelGetFunction
     cutap_fp_sample_end(CUTAP_ID_cuKernelGetFunction, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuKernelGetFunction(void *pFunc, void *kernel)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuKernelGetFunction);
+    if (cutap_c)
+        return cutap_cs_cuKernelGetFunction(cutap_c, pFunc, kernel);
+    return cutap_slow_cuKernelGetFunction(pFunc, kernel);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuKernelGetFunction(void *pFunc, void *kernel)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuKernelGetFunction, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuKernelGetFunction(pFunc, kernel);
+        return cutap_cu_cuKernelGetFunction(pFunc, kernel);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuKernelGetFunction(cutap_c, pFunc, kernel);
@@ -12213,12 +13697,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuKernelGetLibrary(
     cutap_fp_sample_end(CUTAP_ID_cuKernelGetLibrary, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuKernelGetLibrary(void *pLib, void *kernel)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuKernelGetLibrary);
+    if (cutap_c)
+        return cutap_cs_cuKernelGetLibrary(cutap_c, pLib, kernel);
+    return cutap_slow_cuKernelGetLibrary(pLib, kernel);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuKernelGetLibrary(void *pLib, void *kernel)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuKernelGetLibrary, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuKernelGetLibrary(pLib, kernel);
+        return cutap_cu_cuKernelGetLibrary(pLib, kernel);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuKernelGetLibrary(cutap_c, pLib, kernel);
@@ -12277,12 +13768,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuKernelGetParamInf
     cutap_fp_sample_end(CUTAP_ID_cuKernelGetParamInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuKernelGetParamInfo(void *kernel, unsigned long paramIndex, void *paramOffset, void *paramSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuKernelGetParamInfo);
+    if (cutap_c)
+        return cutap_cs_cuKernelGetParamInfo(cutap_c, kernel, paramIndex, paramOffset, paramSize);
+    return cutap_slow_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuKernelGetParamInfo(void *kernel, unsigned long paramIndex, void *paramOffset, void *paramSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuKernelGetParamInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
+        return cutap_cu_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuKernelGetParamInfo(cutap_c, kernel, paramIndex, paramOffset, paramSize);
@@ -12329,12 +13827,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuKernelSetAttribut
     cutap_fp_sample_end(CUTAP_ID_cuKernelSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuKernelSetAttribute(unsigned int attrib, int val, void *kernel, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuKernelSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cuKernelSetAttribute(cutap_c, attrib, val, kernel, dev);
+    return cutap_slow_cuKernelSetAttribute(attrib, val, kernel, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuKernelSetAttribute(unsigned int attrib, int val, void *kernel, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuKernelSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuKernelSetAttribute(attrib, val, kernel, dev);
+        return cutap_cu_cuKernelSetAttribute(attrib, val, kernel, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuKernelSetAttribute(cutap_c, attrib, val, kernel, dev);
@@ -12380,12 +13885,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuKernelSetCacheCon
     cutap_fp_sample_end(CUTAP_ID_cuKernelSetCacheConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuKernelSetCacheConfig(void *kernel, unsigned int config, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuKernelSetCacheConfig);
+    if (cutap_c)
+        return cutap_cs_cuKernelSetCacheConfig(cutap_c, kernel, config, dev);
+    return cutap_slow_cuKernelSetCacheConfig(kernel, config, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuKernelSetCacheConfig(void *kernel, unsigned int config, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuKernelSetCacheConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuKernelSetCacheConfig(kernel, config, dev);
+        return cutap_cu_cuKernelSetCacheConfig(kernel, config, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuKernelSetCacheConfig(cutap_c, kernel, config, dev);
@@ -12433,12 +13945,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunch(struct cut
     cutap_fp_sample_end(CUTAP_ID_cuLaunch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLaunch(void *f)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLaunch);
+    if (cutap_c)
+        return cutap_cs_cuLaunch(cutap_c, f);
+    return cutap_slow_cuLaunch(f);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLaunch(void *f)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLaunch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLaunch(f);
+        return cutap_cu_cuLaunch(f);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunch(cutap_c, f);
@@ -12495,12 +14014,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchCooperative
     cutap_fp_sample_end(CUTAP_ID_cuLaunchCooperativeKernel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLaunchCooperativeKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLaunchCooperativeKernel);
+    if (cutap_c)
+        return cutap_cs_cuLaunchCooperativeKernel(cutap_c, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    return cutap_slow_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLaunchCooperativeKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLaunchCooperativeKernel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+        return cutap_cu_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchCooperativeKernel(cutap_c, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
@@ -12557,12 +14083,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchCooperative
     cutap_fp_sample_end(CUTAP_ID_cuLaunchCooperativeKernel_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLaunchCooperativeKernel_ptsz(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLaunchCooperativeKernel_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuLaunchCooperativeKernel_ptsz(cutap_c, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    return cutap_slow_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLaunchCooperativeKernel_ptsz(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLaunchCooperativeKernel_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+        return cutap_cu_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchCooperativeKernel_ptsz(cutap_c, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
@@ -12612,12 +14145,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchGrid(struct
     cutap_fp_sample_end(CUTAP_ID_cuLaunchGrid, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLaunchGrid(void *f, int grid_width, int grid_height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLaunchGrid);
+    if (cutap_c)
+        return cutap_cs_cuLaunchGrid(cutap_c, f, grid_width, grid_height);
+    return cutap_slow_cuLaunchGrid(f, grid_width, grid_height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLaunchGrid(void *f, int grid_width, int grid_height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLaunchGrid, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLaunchGrid(f, grid_width, grid_height);
+        return cutap_cu_cuLaunchGrid(f, grid_width, grid_height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchGrid(cutap_c, f, grid_width, grid_height);
@@ -12668,12 +14208,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchGridAsync(s
     cutap_fp_sample_end(CUTAP_ID_cuLaunchGridAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLaunchGridAsync(void *f, int grid_width, int grid_height, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLaunchGridAsync);
+    if (cutap_c)
+        return cutap_cs_cuLaunchGridAsync(cutap_c, f, grid_width, grid_height, hStream);
+    return cutap_slow_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLaunchGridAsync(void *f, int grid_width, int grid_height, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLaunchGridAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
+        return cutap_cu_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchGridAsync(cutap_c, f, grid_width, grid_height, hStream);
@@ -12719,12 +14266,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchHostFunc(st
     cutap_fp_sample_end(CUTAP_ID_cuLaunchHostFunc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLaunchHostFunc(void *hStream, void *fn, void *userData)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLaunchHostFunc);
+    if (cutap_c)
+        return cutap_cs_cuLaunchHostFunc(cutap_c, hStream, fn, userData);
+    return cutap_slow_cuLaunchHostFunc(hStream, fn, userData);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLaunchHostFunc(void *hStream, void *fn, void *userData)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLaunchHostFunc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLaunchHostFunc(hStream, fn, userData);
+        return cutap_cu_cuLaunchHostFunc(hStream, fn, userData);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchHostFunc(cutap_c, hStream, fn, userData);
@@ -12770,12 +14324,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchHostFunc_pt
     cutap_fp_sample_end(CUTAP_ID_cuLaunchHostFunc_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLaunchHostFunc_ptsz(void *hStream, void *fn, void *userData)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLaunchHostFunc_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuLaunchHostFunc_ptsz(cutap_c, hStream, fn, userData);
+    return cutap_slow_cuLaunchHostFunc_ptsz(hStream, fn, userData);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLaunchHostFunc_ptsz(void *hStream, void *fn, void *userData)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLaunchHostFunc_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLaunchHostFunc_ptsz(hStream, fn, userData);
+        return cutap_cu_cuLaunchHostFunc_ptsz(hStream, fn, userData);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchHostFunc_ptsz(cutap_c, hStream, fn, userData);
@@ -12833,12 +14394,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchKernel(stru
     cutap_fp_sample_end(CUTAP_ID_cuLaunchKernel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams, void *extra)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLaunchKernel);
+    if (cutap_c)
+        return cutap_cs_cuLaunchKernel(cutap_c, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    return cutap_slow_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams, void *extra)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLaunchKernel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+        return cutap_cu_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchKernel(cutap_c, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
@@ -12896,12 +14464,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchKernel_ptsz
     cutap_fp_sample_end(CUTAP_ID_cuLaunchKernel_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLaunchKernel_ptsz(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams, void *extra)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLaunchKernel_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuLaunchKernel_ptsz(cutap_c, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    return cutap_slow_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLaunchKernel_ptsz(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams, void *extra)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLaunchKernel_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+        return cutap_cu_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchKernel_ptsz(cutap_c, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
@@ -12954,12 +14529,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLibraryEnumerateK
     cutap_fp_sample_end(CUTAP_ID_cuLibraryEnumerateKernels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLibraryEnumerateKernels(void *kernels, unsigned int numKernels, void *lib)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLibraryEnumerateKernels);
+    if (cutap_c)
+        return cutap_cs_cuLibraryEnumerateKernels(cutap_c, kernels, numKernels, lib);
+    return cutap_slow_cuLibraryEnumerateKernels(kernels, numKernels, lib);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLibraryEnumerateKernels(void *kernels, unsigned int numKernels, void *lib)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLibraryEnumerateKernels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLibraryEnumerateKernels(kernels, numKernels, lib);
+        return cutap_cu_cuLibraryEnumerateKernels(kernels, numKernels, lib);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLibraryEnumerateKernels(cutap_c, kernels, numKernels, lib);
@@ -13011,12 +14593,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLibraryGetKernelC
     cutap_fp_sample_end(CUTAP_ID_cuLibraryGetKernelCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLibraryGetKernelCount(void *count, void *lib)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLibraryGetKernelCount);
+    if (cutap_c)
+        return cutap_cs_cuLibraryGetKernelCount(cutap_c, count, lib);
+    return cutap_slow_cuLibraryGetKernelCount(count, lib);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLibraryGetKernelCount(void *count, void *lib)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLibraryGetKernelCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLibraryGetKernelCount(count, lib);
+        return cutap_cu_cuLibraryGetKernelCount(count, lib);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLibraryGetKernelCount(cutap_c, count, lib);
@@ -13068,12 +14657,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLibraryGetModule(
     cutap_fp_sample_end(CUTAP_ID_cuLibraryGetModule, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLibraryGetModule(void *pMod, void *library)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLibraryGetModule);
+    if (cutap_c)
+        return cutap_cs_cuLibraryGetModule(cutap_c, pMod, library);
+    return cutap_slow_cuLibraryGetModule(pMod, library);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLibraryGetModule(void *pMod, void *library)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLibraryGetModule, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLibraryGetModule(pMod, library);
+        return cutap_cu_cuLibraryGetModule(pMod, library);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLibraryGetModule(cutap_c, pMod, library);
@@ -13131,12 +14727,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLibraryLoadData(s
     cutap_fp_sample_end(CUTAP_ID_cuLibraryLoadData, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLibraryLoadData(void *library, void *code, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLibraryLoadData);
+    if (cutap_c)
+        return cutap_cs_cuLibraryLoadData(cutap_c, library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    return cutap_slow_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLibraryLoadData(void *library, void *code, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLibraryLoadData, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        return cutap_cu_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLibraryLoadData(cutap_c, library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -13180,12 +14783,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLibraryUnload(str
     cutap_fp_sample_end(CUTAP_ID_cuLibraryUnload, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLibraryUnload(void *library)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLibraryUnload);
+    if (cutap_c)
+        return cutap_cs_cuLibraryUnload(cutap_c, library);
+    return cutap_slow_cuLibraryUnload(library);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLibraryUnload(void *library)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLibraryUnload, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLibraryUnload(library);
+        return cutap_cu_cuLibraryUnload(library);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLibraryUnload(cutap_c, library);
@@ -13243,12 +14853,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLinkComplete(stru
     cutap_fp_sample_end(CUTAP_ID_cuLinkComplete, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLinkComplete(void *state, void *cubinOut, void *sizeOut)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLinkComplete);
+    if (cutap_c)
+        return cutap_cs_cuLinkComplete(cutap_c, state, cubinOut, sizeOut);
+    return cutap_slow_cuLinkComplete(state, cubinOut, sizeOut);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLinkComplete(void *state, void *cubinOut, void *sizeOut)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLinkComplete, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLinkComplete(state, cubinOut, sizeOut);
+        return cutap_cu_cuLinkComplete(state, cubinOut, sizeOut);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLinkComplete(cutap_c, state, cubinOut, sizeOut);
@@ -13302,12 +14919,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLinkCreate(struct
     cutap_fp_sample_end(CUTAP_ID_cuLinkCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLinkCreate(unsigned int numOptions, void *options, void *optionValues, void *stateOut)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLinkCreate);
+    if (cutap_c)
+        return cutap_cs_cuLinkCreate(cutap_c, numOptions, options, optionValues, stateOut);
+    return cutap_slow_cuLinkCreate(numOptions, options, optionValues, stateOut);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLinkCreate(unsigned int numOptions, void *options, void *optionValues, void *stateOut)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLinkCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLinkCreate(numOptions, options, optionValues, stateOut);
+        return cutap_cu_cuLinkCreate(numOptions, options, optionValues, stateOut);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLinkCreate(cutap_c, numOptions, options, optionValues, stateOut);
@@ -13361,12 +14985,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLinkCreate_v2(str
     cutap_fp_sample_end(CUTAP_ID_cuLinkCreate_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLinkCreate_v2(unsigned int numOptions, void *options, void *optionValues, void *stateOut)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLinkCreate_v2);
+    if (cutap_c)
+        return cutap_cs_cuLinkCreate_v2(cutap_c, numOptions, options, optionValues, stateOut);
+    return cutap_slow_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLinkCreate_v2(unsigned int numOptions, void *options, void *optionValues, void *stateOut)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLinkCreate_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+        return cutap_cu_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLinkCreate_v2(cutap_c, numOptions, options, optionValues, stateOut);
@@ -13410,12 +15041,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLinkDestroy(struc
     cutap_fp_sample_end(CUTAP_ID_cuLinkDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLinkDestroy(void *state)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLinkDestroy);
+    if (cutap_c)
+        return cutap_cs_cuLinkDestroy(cutap_c, state);
+    return cutap_slow_cuLinkDestroy(state);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLinkDestroy(void *state)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLinkDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLinkDestroy(state);
+        return cutap_cu_cuLinkDestroy(state);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLinkDestroy(cutap_c, state);
@@ -13467,12 +15105,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLogsCurrent(struc
     cutap_fp_sample_end(CUTAP_ID_cuLogsCurrent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLogsCurrent(void *iterator_out, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLogsCurrent);
+    if (cutap_c)
+        return cutap_cs_cuLogsCurrent(cutap_c, iterator_out, flags);
+    return cutap_slow_cuLogsCurrent(iterator_out, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLogsCurrent(void *iterator_out, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLogsCurrent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLogsCurrent(iterator_out, flags);
+        return cutap_cu_cuLogsCurrent(iterator_out, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLogsCurrent(cutap_c, iterator_out, flags);
@@ -13525,12 +15170,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLogsRegisterCallb
     cutap_fp_sample_end(CUTAP_ID_cuLogsRegisterCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLogsRegisterCallback(void *callbackFunc, void *userData, void *callback_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLogsRegisterCallback);
+    if (cutap_c)
+        return cutap_cs_cuLogsRegisterCallback(cutap_c, callbackFunc, userData, callback_out);
+    return cutap_slow_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLogsRegisterCallback(void *callbackFunc, void *userData, void *callback_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLogsRegisterCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
+        return cutap_cu_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLogsRegisterCallback(cutap_c, callbackFunc, userData, callback_out);
@@ -13574,12 +15226,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLogsUnregisterCal
     cutap_fp_sample_end(CUTAP_ID_cuLogsUnregisterCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuLogsUnregisterCallback(void *callback)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuLogsUnregisterCallback);
+    if (cutap_c)
+        return cutap_cs_cuLogsUnregisterCallback(cutap_c, callback);
+    return cutap_slow_cuLogsUnregisterCallback(callback);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuLogsUnregisterCallback(void *callback)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuLogsUnregisterCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuLogsUnregisterCallback(callback);
+        return cutap_cu_cuLogsUnregisterCallback(callback);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLogsUnregisterCallback(cutap_c, callback);
@@ -13624,12 +15283,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAddressFree(st
     cutap_fp_sample_end(CUTAP_ID_cuMemAddressFree, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAddressFree(unsigned long long ptr, unsigned long size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAddressFree);
+    if (cutap_c)
+        return cutap_cs_cuMemAddressFree(cutap_c, ptr, size);
+    return cutap_slow_cuMemAddressFree(ptr, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAddressFree(unsigned long long ptr, unsigned long size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAddressFree, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAddressFree(ptr, size);
+        return cutap_cu_cuMemAddressFree(ptr, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAddressFree(cutap_c, ptr, size);
@@ -13684,12 +15350,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAddressReserve
     cutap_fp_sample_end(CUTAP_ID_cuMemAddressReserve, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAddressReserve(void *ptr, unsigned long size, unsigned long alignment, unsigned long long addr, unsigned long long flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAddressReserve);
+    if (cutap_c)
+        return cutap_cs_cuMemAddressReserve(cutap_c, ptr, size, alignment, addr, flags);
+    return cutap_slow_cuMemAddressReserve(ptr, size, alignment, addr, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAddressReserve(void *ptr, unsigned long size, unsigned long alignment, unsigned long long addr, unsigned long long flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAddressReserve, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAddressReserve(ptr, size, alignment, addr, flags);
+        return cutap_cu_cuMemAddressReserve(ptr, size, alignment, addr, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAddressReserve(cutap_c, ptr, size, alignment, addr, flags);
@@ -13736,12 +15409,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAdvise(struct 
     cutap_fp_sample_end(CUTAP_ID_cuMemAdvise, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAdvise(unsigned long long devPtr, unsigned long count, unsigned int advice, int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAdvise);
+    if (cutap_c)
+        return cutap_cs_cuMemAdvise(cutap_c, devPtr, count, advice, device);
+    return cutap_slow_cuMemAdvise(devPtr, count, advice, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAdvise(unsigned long long devPtr, unsigned long count, unsigned int advice, int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAdvise, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAdvise(devPtr, count, advice, device);
+        return cutap_cu_cuMemAdvise(devPtr, count, advice, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAdvise(cutap_c, devPtr, count, advice, device);
@@ -13788,12 +15468,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAdvise_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cuMemAdvise_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAdvise_v2(unsigned long long devPtr, unsigned long count, unsigned int advice, struct cutap_sv_CUmemLocation_st location)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAdvise_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemAdvise_v2(cutap_c, devPtr, count, advice, location);
+    return cutap_slow_cuMemAdvise_v2(devPtr, count, advice, location);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAdvise_v2(unsigned long long devPtr, unsigned long count, unsigned int advice, struct cutap_sv_CUmemLocation_st location)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAdvise_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAdvise_v2(devPtr, count, advice, location);
+        return cutap_cu_cuMemAdvise_v2(devPtr, count, advice, location);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAdvise_v2(cutap_c, devPtr, count, advice, location);
@@ -13845,12 +15532,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAlloc(struct c
     cutap_fp_sample_end(CUTAP_ID_cuMemAlloc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAlloc(void *dptr, unsigned int bytesize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAlloc);
+    if (cutap_c)
+        return cutap_cs_cuMemAlloc(cutap_c, dptr, bytesize);
+    return cutap_slow_cuMemAlloc(dptr, bytesize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAlloc(void *dptr, unsigned int bytesize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAlloc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAlloc(dptr, bytesize);
+        return cutap_cu_cuMemAlloc(dptr, bytesize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAlloc(cutap_c, dptr, bytesize);
@@ -13903,12 +15597,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocAsync(str
     cutap_fp_sample_end(CUTAP_ID_cuMemAllocAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAllocAsync(void *dptr, unsigned long bytesize, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAllocAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemAllocAsync(cutap_c, dptr, bytesize, hStream);
+    return cutap_slow_cuMemAllocAsync(dptr, bytesize, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAllocAsync(void *dptr, unsigned long bytesize, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAllocAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAllocAsync(dptr, bytesize, hStream);
+        return cutap_cu_cuMemAllocAsync(dptr, bytesize, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocAsync(cutap_c, dptr, bytesize, hStream);
@@ -13961,12 +15662,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocAsync_pts
     cutap_fp_sample_end(CUTAP_ID_cuMemAllocAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAllocAsync_ptsz(void *dptr, unsigned long bytesize, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAllocAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemAllocAsync_ptsz(cutap_c, dptr, bytesize, hStream);
+    return cutap_slow_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAllocAsync_ptsz(void *dptr, unsigned long bytesize, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAllocAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
+        return cutap_cu_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocAsync_ptsz(cutap_c, dptr, bytesize, hStream);
@@ -14020,12 +15728,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocFromPoolA
     cutap_fp_sample_end(CUTAP_ID_cuMemAllocFromPoolAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAllocFromPoolAsync(void *dptr, unsigned long bytesize, void *pool, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAllocFromPoolAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemAllocFromPoolAsync(cutap_c, dptr, bytesize, pool, hStream);
+    return cutap_slow_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAllocFromPoolAsync(void *dptr, unsigned long bytesize, void *pool, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAllocFromPoolAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+        return cutap_cu_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocFromPoolAsync(cutap_c, dptr, bytesize, pool, hStream);
@@ -14079,12 +15794,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocFromPoolA
     cutap_fp_sample_end(CUTAP_ID_cuMemAllocFromPoolAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAllocFromPoolAsync_ptsz(void *dptr, unsigned long bytesize, void *pool, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAllocFromPoolAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemAllocFromPoolAsync_ptsz(cutap_c, dptr, bytesize, pool, hStream);
+    return cutap_slow_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAllocFromPoolAsync_ptsz(void *dptr, unsigned long bytesize, void *pool, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAllocFromPoolAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
+        return cutap_cu_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocFromPoolAsync_ptsz(cutap_c, dptr, bytesize, pool, hStream);
@@ -14136,12 +15858,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocHost(stru
     cutap_fp_sample_end(CUTAP_ID_cuMemAllocHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAllocHost(void *pp, unsigned int bytesize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAllocHost);
+    if (cutap_c)
+        return cutap_cs_cuMemAllocHost(cutap_c, pp, bytesize);
+    return cutap_slow_cuMemAllocHost(pp, bytesize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAllocHost(void *pp, unsigned int bytesize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAllocHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAllocHost(pp, bytesize);
+        return cutap_cu_cuMemAllocHost(pp, bytesize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocHost(cutap_c, pp, bytesize);
@@ -14193,12 +15922,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocHost_v2(s
     cutap_fp_sample_end(CUTAP_ID_cuMemAllocHost_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAllocHost_v2(void *pp, unsigned long bytesize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAllocHost_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemAllocHost_v2(cutap_c, pp, bytesize);
+    return cutap_slow_cuMemAllocHost_v2(pp, bytesize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAllocHost_v2(void *pp, unsigned long bytesize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAllocHost_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAllocHost_v2(pp, bytesize);
+        return cutap_cu_cuMemAllocHost_v2(pp, bytesize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocHost_v2(cutap_c, pp, bytesize);
@@ -14251,12 +15987,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocManaged(s
     cutap_fp_sample_end(CUTAP_ID_cuMemAllocManaged, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAllocManaged(void *dptr, unsigned long bytesize, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAllocManaged);
+    if (cutap_c)
+        return cutap_cs_cuMemAllocManaged(cutap_c, dptr, bytesize, flags);
+    return cutap_slow_cuMemAllocManaged(dptr, bytesize, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAllocManaged(void *dptr, unsigned long bytesize, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAllocManaged, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAllocManaged(dptr, bytesize, flags);
+        return cutap_cu_cuMemAllocManaged(dptr, bytesize, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocManaged(cutap_c, dptr, bytesize, flags);
@@ -14316,12 +16059,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocPitch(str
     cutap_fp_sample_end(CUTAP_ID_cuMemAllocPitch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAllocPitch(void *dptr, void *pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAllocPitch);
+    if (cutap_c)
+        return cutap_cs_cuMemAllocPitch(cutap_c, dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+    return cutap_slow_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAllocPitch(void *dptr, void *pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAllocPitch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+        return cutap_cu_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocPitch(cutap_c, dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
@@ -14381,12 +16131,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocPitch_v2(
     cutap_fp_sample_end(CUTAP_ID_cuMemAllocPitch_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAllocPitch_v2(void *dptr, void *pPitch, unsigned long WidthInBytes, unsigned long Height, unsigned int ElementSizeBytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAllocPitch_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemAllocPitch_v2(cutap_c, dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+    return cutap_slow_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAllocPitch_v2(void *dptr, void *pPitch, unsigned long WidthInBytes, unsigned long Height, unsigned int ElementSizeBytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAllocPitch_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+        return cutap_cu_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocPitch_v2(cutap_c, dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
@@ -14438,12 +16195,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAlloc_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cuMemAlloc_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemAlloc_v2(void *dptr, unsigned long bytesize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemAlloc_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemAlloc_v2(cutap_c, dptr, bytesize);
+    return cutap_slow_cuMemAlloc_v2(dptr, bytesize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemAlloc_v2(void *dptr, unsigned long bytesize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemAlloc_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemAlloc_v2(dptr, bytesize);
+        return cutap_cu_cuMemAlloc_v2(dptr, bytesize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAlloc_v2(cutap_c, dptr, bytesize);
@@ -14498,12 +16262,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemDiscardBatchAs
     cutap_fp_sample_end(CUTAP_ID_cuMemDiscardBatchAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemDiscardBatchAsync(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemDiscardBatchAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemDiscardBatchAsync(cutap_c, dptrs, sizes, count, flags, hStream);
+    return cutap_slow_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemDiscardBatchAsync(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemDiscardBatchAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
+        return cutap_cu_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemDiscardBatchAsync(cutap_c, dptrs, sizes, count, flags, hStream);
@@ -14558,12 +16329,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemDiscardBatchAs
     cutap_fp_sample_end(CUTAP_ID_cuMemDiscardBatchAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemDiscardBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemDiscardBatchAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemDiscardBatchAsync_ptsz(cutap_c, dptrs, sizes, count, flags, hStream);
+    return cutap_slow_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemDiscardBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemDiscardBatchAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
+        return cutap_cu_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemDiscardBatchAsync_ptsz(cutap_c, dptrs, sizes, count, flags, hStream);
@@ -14610,12 +16388,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemExportToSharea
     cutap_fp_sample_end(CUTAP_ID_cuMemExportToShareableHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemExportToShareableHandle(void *shareableHandle, unsigned long long handle, unsigned int handleType, unsigned long long flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemExportToShareableHandle);
+    if (cutap_c)
+        return cutap_cs_cuMemExportToShareableHandle(cutap_c, shareableHandle, handle, handleType, flags);
+    return cutap_slow_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemExportToShareableHandle(void *shareableHandle, unsigned long long handle, unsigned int handleType, unsigned long long flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemExportToShareableHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
+        return cutap_cu_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemExportToShareableHandle(cutap_c, shareableHandle, handle, handleType, flags);
@@ -14659,12 +16444,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemFree(struct cu
     cutap_fp_sample_end(CUTAP_ID_cuMemFree, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemFree(unsigned int dptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemFree);
+    if (cutap_c)
+        return cutap_cs_cuMemFree(cutap_c, dptr);
+    return cutap_slow_cuMemFree(dptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemFree(unsigned int dptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemFree, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemFree(dptr);
+        return cutap_cu_cuMemFree(dptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemFree(cutap_c, dptr);
@@ -14709,12 +16501,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemFreeAsync(stru
     cutap_fp_sample_end(CUTAP_ID_cuMemFreeAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemFreeAsync(unsigned long long dptr, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemFreeAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemFreeAsync(cutap_c, dptr, hStream);
+    return cutap_slow_cuMemFreeAsync(dptr, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemFreeAsync(unsigned long long dptr, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemFreeAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemFreeAsync(dptr, hStream);
+        return cutap_cu_cuMemFreeAsync(dptr, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemFreeAsync(cutap_c, dptr, hStream);
@@ -14759,12 +16558,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemFreeAsync_ptsz
     cutap_fp_sample_end(CUTAP_ID_cuMemFreeAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemFreeAsync_ptsz(unsigned long long dptr, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemFreeAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemFreeAsync_ptsz(cutap_c, dptr, hStream);
+    return cutap_slow_cuMemFreeAsync_ptsz(dptr, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemFreeAsync_ptsz(unsigned long long dptr, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemFreeAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemFreeAsync_ptsz(dptr, hStream);
+        return cutap_cu_cuMemFreeAsync_ptsz(dptr, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemFreeAsync_ptsz(cutap_c, dptr, hStream);
@@ -14808,12 +16614,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemFreeHost(struc
     cutap_fp_sample_end(CUTAP_ID_cuMemFreeHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemFreeHost(void *p)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemFreeHost);
+    if (cutap_c)
+        return cutap_cs_cuMemFreeHost(cutap_c, p);
+    return cutap_slow_cuMemFreeHost(p);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemFreeHost(void *p)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemFreeHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemFreeHost(p);
+        return cutap_cu_cuMemFreeHost(p);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemFreeHost(cutap_c, p);
@@ -14857,12 +16670,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemFree_v2(struct
     cutap_fp_sample_end(CUTAP_ID_cuMemFree_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemFree_v2(unsigned long long dptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemFree_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemFree_v2(cutap_c, dptr);
+    return cutap_slow_cuMemFree_v2(dptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemFree_v2(unsigned long long dptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemFree_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemFree_v2(dptr);
+        return cutap_cu_cuMemFree_v2(dptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemFree_v2(cutap_c, dptr);
@@ -14920,12 +16740,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemGetAddressRang
     cutap_fp_sample_end(CUTAP_ID_cuMemGetAddressRange, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemGetAddressRange(void *pbase, void *psize, unsigned int dptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemGetAddressRange);
+    if (cutap_c)
+        return cutap_cs_cuMemGetAddressRange(cutap_c, pbase, psize, dptr);
+    return cutap_slow_cuMemGetAddressRange(pbase, psize, dptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemGetAddressRange(void *pbase, void *psize, unsigned int dptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemGetAddressRange, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemGetAddressRange(pbase, psize, dptr);
+        return cutap_cu_cuMemGetAddressRange(pbase, psize, dptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemGetAddressRange(cutap_c, pbase, psize, dptr);
@@ -14983,12 +16810,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemGetAddressRang
     cutap_fp_sample_end(CUTAP_ID_cuMemGetAddressRange_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemGetAddressRange_v2(void *pbase, void *psize, unsigned long long dptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemGetAddressRange_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemGetAddressRange_v2(cutap_c, pbase, psize, dptr);
+    return cutap_slow_cuMemGetAddressRange_v2(pbase, psize, dptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemGetAddressRange_v2(void *pbase, void *psize, unsigned long long dptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemGetAddressRange_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemGetAddressRange_v2(pbase, psize, dptr);
+        return cutap_cu_cuMemGetAddressRange_v2(pbase, psize, dptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemGetAddressRange_v2(cutap_c, pbase, psize, dptr);
@@ -15036,12 +16870,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemGetHandleForAd
     cutap_fp_sample_end(CUTAP_ID_cuMemGetHandleForAddressRange, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemGetHandleForAddressRange(void *handle, unsigned long long dptr, unsigned long size, unsigned int handleType, unsigned long long flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemGetHandleForAddressRange);
+    if (cutap_c)
+        return cutap_cs_cuMemGetHandleForAddressRange(cutap_c, handle, dptr, size, handleType, flags);
+    return cutap_slow_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemGetHandleForAddressRange(void *handle, unsigned long long dptr, unsigned long size, unsigned int handleType, unsigned long long flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemGetHandleForAddressRange, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
+        return cutap_cu_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemGetHandleForAddressRange(cutap_c, handle, dptr, size, handleType, flags);
@@ -15098,12 +16939,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemGetInfo(struct
     cutap_fp_sample_end(CUTAP_ID_cuMemGetInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemGetInfo(void *free, void *total)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemGetInfo);
+    if (cutap_c)
+        return cutap_cs_cuMemGetInfo(cutap_c, free, total);
+    return cutap_slow_cuMemGetInfo(free, total);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemGetInfo(void *free, void *total)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemGetInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemGetInfo(free, total);
+        return cutap_cu_cuMemGetInfo(free, total);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemGetInfo(cutap_c, free, total);
@@ -15160,12 +17008,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemGetInfo_v2(str
     cutap_fp_sample_end(CUTAP_ID_cuMemGetInfo_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemGetInfo_v2(void *free, void *total)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemGetInfo_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemGetInfo_v2(cutap_c, free, total);
+    return cutap_slow_cuMemGetInfo_v2(free, total);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemGetInfo_v2(void *free, void *total)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemGetInfo_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemGetInfo_v2(free, total);
+        return cutap_cu_cuMemGetInfo_v2(free, total);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemGetInfo_v2(cutap_c, free, total);
@@ -15218,12 +17073,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostAlloc(stru
     cutap_fp_sample_end(CUTAP_ID_cuMemHostAlloc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemHostAlloc(void *pp, unsigned long bytesize, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemHostAlloc);
+    if (cutap_c)
+        return cutap_cs_cuMemHostAlloc(cutap_c, pp, bytesize, Flags);
+    return cutap_slow_cuMemHostAlloc(pp, bytesize, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemHostAlloc(void *pp, unsigned long bytesize, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemHostAlloc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemHostAlloc(pp, bytesize, Flags);
+        return cutap_cu_cuMemHostAlloc(pp, bytesize, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostAlloc(cutap_c, pp, bytesize, Flags);
@@ -15276,12 +17138,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostGetDeviceP
     cutap_fp_sample_end(CUTAP_ID_cuMemHostGetDevicePointer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemHostGetDevicePointer(void *pdptr, void *p, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemHostGetDevicePointer);
+    if (cutap_c)
+        return cutap_cs_cuMemHostGetDevicePointer(cutap_c, pdptr, p, Flags);
+    return cutap_slow_cuMemHostGetDevicePointer(pdptr, p, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemHostGetDevicePointer(void *pdptr, void *p, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemHostGetDevicePointer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemHostGetDevicePointer(pdptr, p, Flags);
+        return cutap_cu_cuMemHostGetDevicePointer(pdptr, p, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostGetDevicePointer(cutap_c, pdptr, p, Flags);
@@ -15334,12 +17203,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostGetDeviceP
     cutap_fp_sample_end(CUTAP_ID_cuMemHostGetDevicePointer_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemHostGetDevicePointer_v2(void *pdptr, void *p, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemHostGetDevicePointer_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemHostGetDevicePointer_v2(cutap_c, pdptr, p, Flags);
+    return cutap_slow_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemHostGetDevicePointer_v2(void *pdptr, void *p, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemHostGetDevicePointer_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
+        return cutap_cu_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostGetDevicePointer_v2(cutap_c, pdptr, p, Flags);
@@ -15391,12 +17267,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostGetFlags(s
     cutap_fp_sample_end(CUTAP_ID_cuMemHostGetFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemHostGetFlags(void *pFlags, void *p)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemHostGetFlags);
+    if (cutap_c)
+        return cutap_cs_cuMemHostGetFlags(cutap_c, pFlags, p);
+    return cutap_slow_cuMemHostGetFlags(pFlags, p);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemHostGetFlags(void *pFlags, void *p)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemHostGetFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemHostGetFlags(pFlags, p);
+        return cutap_cu_cuMemHostGetFlags(pFlags, p);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostGetFlags(cutap_c, pFlags, p);
@@ -15442,12 +17325,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostRegister(s
     cutap_fp_sample_end(CUTAP_ID_cuMemHostRegister, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemHostRegister(void *p, unsigned long bytesize, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemHostRegister);
+    if (cutap_c)
+        return cutap_cs_cuMemHostRegister(cutap_c, p, bytesize, Flags);
+    return cutap_slow_cuMemHostRegister(p, bytesize, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemHostRegister(void *p, unsigned long bytesize, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemHostRegister, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemHostRegister(p, bytesize, Flags);
+        return cutap_cu_cuMemHostRegister(p, bytesize, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostRegister(cutap_c, p, bytesize, Flags);
@@ -15493,12 +17383,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostRegister_v
     cutap_fp_sample_end(CUTAP_ID_cuMemHostRegister_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemHostRegister_v2(void *p, unsigned long bytesize, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemHostRegister_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemHostRegister_v2(cutap_c, p, bytesize, Flags);
+    return cutap_slow_cuMemHostRegister_v2(p, bytesize, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemHostRegister_v2(void *p, unsigned long bytesize, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemHostRegister_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemHostRegister_v2(p, bytesize, Flags);
+        return cutap_cu_cuMemHostRegister_v2(p, bytesize, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostRegister_v2(cutap_c, p, bytesize, Flags);
@@ -15542,12 +17439,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostUnregister
     cutap_fp_sample_end(CUTAP_ID_cuMemHostUnregister, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemHostUnregister(void *p)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemHostUnregister);
+    if (cutap_c)
+        return cutap_cs_cuMemHostUnregister(cutap_c, p);
+    return cutap_slow_cuMemHostUnregister(p);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemHostUnregister(void *p)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemHostUnregister, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemHostUnregister(p);
+        return cutap_cu_cuMemHostUnregister(p);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostUnregister(cutap_c, p);
@@ -15600,12 +17504,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemImportFromShar
     cutap_fp_sample_end(CUTAP_ID_cuMemImportFromShareableHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemImportFromShareableHandle(void *handle, void *osHandle, unsigned int shHandleType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemImportFromShareableHandle);
+    if (cutap_c)
+        return cutap_cs_cuMemImportFromShareableHandle(cutap_c, handle, osHandle, shHandleType);
+    return cutap_slow_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemImportFromShareableHandle(void *handle, void *osHandle, unsigned int shHandleType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemImportFromShareableHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
+        return cutap_cu_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemImportFromShareableHandle(cutap_c, handle, osHandle, shHandleType);
@@ -15653,12 +17564,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemMap(struct cut
     cutap_fp_sample_end(CUTAP_ID_cuMemMap, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemMap(unsigned long long ptr, unsigned long size, unsigned long offset, unsigned long long handle, unsigned long long flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemMap);
+    if (cutap_c)
+        return cutap_cs_cuMemMap(cutap_c, ptr, size, offset, handle, flags);
+    return cutap_slow_cuMemMap(ptr, size, offset, handle, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemMap(unsigned long long ptr, unsigned long size, unsigned long offset, unsigned long long handle, unsigned long long flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemMap, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemMap(ptr, size, offset, handle, flags);
+        return cutap_cu_cuMemMap(ptr, size, offset, handle, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemMap(cutap_c, ptr, size, offset, handle, flags);
@@ -15704,12 +17622,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemMapArrayAsync(
     cutap_fp_sample_end(CUTAP_ID_cuMemMapArrayAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemMapArrayAsync(void *mapInfoList, unsigned int count, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemMapArrayAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemMapArrayAsync(cutap_c, mapInfoList, count, hStream);
+    return cutap_slow_cuMemMapArrayAsync(mapInfoList, count, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemMapArrayAsync(void *mapInfoList, unsigned int count, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemMapArrayAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemMapArrayAsync(mapInfoList, count, hStream);
+        return cutap_cu_cuMemMapArrayAsync(mapInfoList, count, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemMapArrayAsync(cutap_c, mapInfoList, count, hStream);
@@ -15755,12 +17680,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemMapArrayAsync_
     cutap_fp_sample_end(CUTAP_ID_cuMemMapArrayAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemMapArrayAsync_ptsz(void *mapInfoList, unsigned int count, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemMapArrayAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemMapArrayAsync_ptsz(cutap_c, mapInfoList, count, hStream);
+    return cutap_slow_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemMapArrayAsync_ptsz(void *mapInfoList, unsigned int count, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemMapArrayAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
+        return cutap_cu_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemMapArrayAsync_ptsz(cutap_c, mapInfoList, count, hStream);
@@ -15812,12 +17744,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolCreate(str
     cutap_fp_sample_end(CUTAP_ID_cuMemPoolCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemPoolCreate(void *pool, void *poolProps)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemPoolCreate);
+    if (cutap_c)
+        return cutap_cs_cuMemPoolCreate(cutap_c, pool, poolProps);
+    return cutap_slow_cuMemPoolCreate(pool, poolProps);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemPoolCreate(void *pool, void *poolProps)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemPoolCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemPoolCreate(pool, poolProps);
+        return cutap_cu_cuMemPoolCreate(pool, poolProps);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolCreate(cutap_c, pool, poolProps);
@@ -15861,12 +17800,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolDestroy(st
     cutap_fp_sample_end(CUTAP_ID_cuMemPoolDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemPoolDestroy(void *pool)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemPoolDestroy);
+    if (cutap_c)
+        return cutap_cs_cuMemPoolDestroy(cutap_c, pool);
+    return cutap_slow_cuMemPoolDestroy(pool);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemPoolDestroy(void *pool)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemPoolDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemPoolDestroy(pool);
+        return cutap_cu_cuMemPoolDestroy(pool);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolDestroy(cutap_c, pool);
@@ -15913,12 +17859,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolExportToSh
     cutap_fp_sample_end(CUTAP_ID_cuMemPoolExportToShareableHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemPoolExportToShareableHandle(void *handle_out, void *pool, unsigned int handleType, unsigned long long flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemPoolExportToShareableHandle);
+    if (cutap_c)
+        return cutap_cs_cuMemPoolExportToShareableHandle(cutap_c, handle_out, pool, handleType, flags);
+    return cutap_slow_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemPoolExportToShareableHandle(void *handle_out, void *pool, unsigned int handleType, unsigned long long flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemPoolExportToShareableHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
+        return cutap_cu_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolExportToShareableHandle(cutap_c, handle_out, pool, handleType, flags);
@@ -15964,12 +17917,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolGetAttribu
     cutap_fp_sample_end(CUTAP_ID_cuMemPoolGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemPoolGetAttribute(void *pool, unsigned int attr, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemPoolGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cuMemPoolGetAttribute(cutap_c, pool, attr, value);
+    return cutap_slow_cuMemPoolGetAttribute(pool, attr, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemPoolGetAttribute(void *pool, unsigned int attr, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemPoolGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemPoolGetAttribute(pool, attr, value);
+        return cutap_cu_cuMemPoolGetAttribute(pool, attr, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolGetAttribute(cutap_c, pool, attr, value);
@@ -16023,12 +17983,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolImportFrom
     cutap_fp_sample_end(CUTAP_ID_cuMemPoolImportFromShareableHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemPoolImportFromShareableHandle(void *pool_out, void *handle, unsigned int handleType, unsigned long long flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemPoolImportFromShareableHandle);
+    if (cutap_c)
+        return cutap_cs_cuMemPoolImportFromShareableHandle(cutap_c, pool_out, handle, handleType, flags);
+    return cutap_slow_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemPoolImportFromShareableHandle(void *pool_out, void *handle, unsigned int handleType, unsigned long long flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemPoolImportFromShareableHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
+        return cutap_cu_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolImportFromShareableHandle(cutap_c, pool_out, handle, handleType, flags);
@@ -16074,12 +18041,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolSetAttribu
     cutap_fp_sample_end(CUTAP_ID_cuMemPoolSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemPoolSetAttribute(void *pool, unsigned int attr, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemPoolSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cuMemPoolSetAttribute(cutap_c, pool, attr, value);
+    return cutap_slow_cuMemPoolSetAttribute(pool, attr, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemPoolSetAttribute(void *pool, unsigned int attr, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemPoolSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemPoolSetAttribute(pool, attr, value);
+        return cutap_cu_cuMemPoolSetAttribute(pool, attr, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolSetAttribute(cutap_c, pool, attr, value);
@@ -16124,12 +18098,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolTrimTo(str
     cutap_fp_sample_end(CUTAP_ID_cuMemPoolTrimTo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemPoolTrimTo(void *pool, unsigned long minBytesToKeep)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemPoolTrimTo);
+    if (cutap_c)
+        return cutap_cs_cuMemPoolTrimTo(cutap_c, pool, minBytesToKeep);
+    return cutap_slow_cuMemPoolTrimTo(pool, minBytesToKeep);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemPoolTrimTo(void *pool, unsigned long minBytesToKeep)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemPoolTrimTo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemPoolTrimTo(pool, minBytesToKeep);
+        return cutap_cu_cuMemPoolTrimTo(pool, minBytesToKeep);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolTrimTo(cutap_c, pool, minBytesToKeep);
@@ -16176,12 +18157,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPrefetchAsync(
     cutap_fp_sample_end(CUTAP_ID_cuMemPrefetchAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemPrefetchAsync(unsigned long long devPtr, unsigned long count, int dstDevice, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemPrefetchAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemPrefetchAsync(cutap_c, devPtr, count, dstDevice, hStream);
+    return cutap_slow_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemPrefetchAsync(unsigned long long devPtr, unsigned long count, int dstDevice, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemPrefetchAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
+        return cutap_cu_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPrefetchAsync(cutap_c, devPtr, count, dstDevice, hStream);
@@ -16228,12 +18216,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPrefetchAsync_
     cutap_fp_sample_end(CUTAP_ID_cuMemPrefetchAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemPrefetchAsync_ptsz(unsigned long long devPtr, unsigned long count, int dstDevice, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemPrefetchAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemPrefetchAsync_ptsz(cutap_c, devPtr, count, dstDevice, hStream);
+    return cutap_slow_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemPrefetchAsync_ptsz(unsigned long long devPtr, unsigned long count, int dstDevice, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemPrefetchAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
+        return cutap_cu_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPrefetchAsync_ptsz(cutap_c, devPtr, count, dstDevice, hStream);
@@ -16281,12 +18276,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPrefetchAsync_
     cutap_fp_sample_end(CUTAP_ID_cuMemPrefetchAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemPrefetchAsync_v2(unsigned long long devPtr, unsigned long count, struct cutap_sv_CUmemLocation_st location, unsigned int flags, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemPrefetchAsync_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemPrefetchAsync_v2(cutap_c, devPtr, count, location, flags, hStream);
+    return cutap_slow_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemPrefetchAsync_v2(unsigned long long devPtr, unsigned long count, struct cutap_sv_CUmemLocation_st location, unsigned int flags, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemPrefetchAsync_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+        return cutap_cu_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPrefetchAsync_v2(cutap_c, devPtr, count, location, flags, hStream);
@@ -16334,12 +18336,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPrefetchAsync_
     cutap_fp_sample_end(CUTAP_ID_cuMemPrefetchAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemPrefetchAsync_v2_ptsz(unsigned long long devPtr, unsigned long count, struct cutap_sv_CUmemLocation_st location, unsigned int flags, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemPrefetchAsync_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemPrefetchAsync_v2_ptsz(cutap_c, devPtr, count, location, flags, hStream);
+    return cutap_slow_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemPrefetchAsync_v2_ptsz(unsigned long long devPtr, unsigned long count, struct cutap_sv_CUmemLocation_st location, unsigned int flags, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemPrefetchAsync_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
+        return cutap_cu_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPrefetchAsync_v2_ptsz(cutap_c, devPtr, count, location, flags, hStream);
@@ -16387,12 +18396,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemRangeGetAttrib
     cutap_fp_sample_end(CUTAP_ID_cuMemRangeGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemRangeGetAttribute(void *data, unsigned long dataSize, unsigned int attribute, unsigned long long devPtr, unsigned long count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemRangeGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cuMemRangeGetAttribute(cutap_c, data, dataSize, attribute, devPtr, count);
+    return cutap_slow_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemRangeGetAttribute(void *data, unsigned long dataSize, unsigned int attribute, unsigned long long devPtr, unsigned long count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemRangeGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+        return cutap_cu_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemRangeGetAttribute(cutap_c, data, dataSize, attribute, devPtr, count);
@@ -16453,12 +18469,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemRangeGetAttrib
     cutap_fp_sample_end(CUTAP_ID_cuMemRangeGetAttributes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemRangeGetAttributes(void *data, void *dataSizes, void *attributes, unsigned long numAttributes, unsigned long long devPtr, unsigned long count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemRangeGetAttributes);
+    if (cutap_c)
+        return cutap_cs_cuMemRangeGetAttributes(cutap_c, data, dataSizes, attributes, numAttributes, devPtr, count);
+    return cutap_slow_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemRangeGetAttributes(void *data, void *dataSizes, void *attributes, unsigned long numAttributes, unsigned long long devPtr, unsigned long count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemRangeGetAttributes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+        return cutap_cu_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemRangeGetAttributes(cutap_c, data, dataSizes, attributes, numAttributes, devPtr, count);
@@ -16502,12 +18525,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemRelease(struct
     cutap_fp_sample_end(CUTAP_ID_cuMemRelease, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemRelease(unsigned long long handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemRelease);
+    if (cutap_c)
+        return cutap_cs_cuMemRelease(cutap_c, handle);
+    return cutap_slow_cuMemRelease(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemRelease(unsigned long long handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemRelease, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemRelease(handle);
+        return cutap_cu_cuMemRelease(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemRelease(cutap_c, handle);
@@ -16559,12 +18589,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemRetainAllocati
     cutap_fp_sample_end(CUTAP_ID_cuMemRetainAllocationHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemRetainAllocationHandle(void *handle, void *addr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemRetainAllocationHandle);
+    if (cutap_c)
+        return cutap_cs_cuMemRetainAllocationHandle(cutap_c, handle, addr);
+    return cutap_slow_cuMemRetainAllocationHandle(handle, addr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemRetainAllocationHandle(void *handle, void *addr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemRetainAllocationHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemRetainAllocationHandle(handle, addr);
+        return cutap_cu_cuMemRetainAllocationHandle(handle, addr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemRetainAllocationHandle(cutap_c, handle, addr);
@@ -16609,12 +18646,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemUnmap(struct c
     cutap_fp_sample_end(CUTAP_ID_cuMemUnmap, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemUnmap(unsigned long long ptr, unsigned long size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemUnmap);
+    if (cutap_c)
+        return cutap_cs_cuMemUnmap(cutap_c, ptr, size);
+    return cutap_slow_cuMemUnmap(ptr, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemUnmap(unsigned long long ptr, unsigned long size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemUnmap, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemUnmap(ptr, size);
+        return cutap_cu_cuMemUnmap(ptr, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemUnmap(cutap_c, ptr, size);
@@ -16660,12 +18704,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy(struct cut
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy(unsigned long long dst, unsigned long long src, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy(cutap_c, dst, src, ByteCount);
+    return cutap_slow_cuMemcpy(dst, src, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy(unsigned long long dst, unsigned long long src, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy(dst, src, ByteCount);
+        return cutap_cu_cuMemcpy(dst, src, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy(cutap_c, dst, src, ByteCount);
@@ -16709,12 +18760,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2D(struct c
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy2D, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy2D(void *pCopy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy2D);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy2D(cutap_c, pCopy);
+    return cutap_slow_cuMemcpy2D(pCopy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2D(void *pCopy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy2D, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy2D(pCopy);
+        return cutap_cu_cuMemcpy2D(pCopy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2D(cutap_c, pCopy);
@@ -16759,12 +18817,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DAsync(str
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy2DAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy2DAsync(void *pCopy, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy2DAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy2DAsync(cutap_c, pCopy, hStream);
+    return cutap_slow_cuMemcpy2DAsync(pCopy, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2DAsync(void *pCopy, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy2DAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy2DAsync(pCopy, hStream);
+        return cutap_cu_cuMemcpy2DAsync(pCopy, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2DAsync(cutap_c, pCopy, hStream);
@@ -16809,12 +18874,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DAsync_v2(
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy2DAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy2DAsync_v2(void *pCopy, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy2DAsync_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy2DAsync_v2(cutap_c, pCopy, hStream);
+    return cutap_slow_cuMemcpy2DAsync_v2(pCopy, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2DAsync_v2(void *pCopy, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy2DAsync_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy2DAsync_v2(pCopy, hStream);
+        return cutap_cu_cuMemcpy2DAsync_v2(pCopy, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2DAsync_v2(cutap_c, pCopy, hStream);
@@ -16859,12 +18931,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DAsync_v2_
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy2DAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy2DAsync_v2_ptsz(void *pCopy, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy2DAsync_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy2DAsync_v2_ptsz(cutap_c, pCopy, hStream);
+    return cutap_slow_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2DAsync_v2_ptsz(void *pCopy, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy2DAsync_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
+        return cutap_cu_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2DAsync_v2_ptsz(cutap_c, pCopy, hStream);
@@ -16908,12 +18987,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DUnaligned
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy2DUnaligned, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy2DUnaligned(void *pCopy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy2DUnaligned);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy2DUnaligned(cutap_c, pCopy);
+    return cutap_slow_cuMemcpy2DUnaligned(pCopy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2DUnaligned(void *pCopy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy2DUnaligned, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy2DUnaligned(pCopy);
+        return cutap_cu_cuMemcpy2DUnaligned(pCopy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2DUnaligned(cutap_c, pCopy);
@@ -16957,12 +19043,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DUnaligned
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy2DUnaligned_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy2DUnaligned_v2(void *pCopy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy2DUnaligned_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy2DUnaligned_v2(cutap_c, pCopy);
+    return cutap_slow_cuMemcpy2DUnaligned_v2(pCopy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2DUnaligned_v2(void *pCopy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy2DUnaligned_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy2DUnaligned_v2(pCopy);
+        return cutap_cu_cuMemcpy2DUnaligned_v2(pCopy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2DUnaligned_v2(cutap_c, pCopy);
@@ -17006,12 +19099,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DUnaligned
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy2DUnaligned_v2_ptds(void *pCopy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy2DUnaligned_v2_ptds(cutap_c, pCopy);
+    return cutap_slow_cuMemcpy2DUnaligned_v2_ptds(pCopy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2DUnaligned_v2_ptds(void *pCopy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy2DUnaligned_v2_ptds(pCopy);
+        return cutap_cu_cuMemcpy2DUnaligned_v2_ptds(pCopy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2DUnaligned_v2_ptds(cutap_c, pCopy);
@@ -17055,12 +19155,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2D_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy2D_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy2D_v2(void *pCopy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy2D_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy2D_v2(cutap_c, pCopy);
+    return cutap_slow_cuMemcpy2D_v2(pCopy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2D_v2(void *pCopy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy2D_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy2D_v2(pCopy);
+        return cutap_cu_cuMemcpy2D_v2(pCopy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2D_v2(cutap_c, pCopy);
@@ -17104,12 +19211,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2D_v2_ptds(
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy2D_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy2D_v2_ptds(void *pCopy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy2D_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy2D_v2_ptds(cutap_c, pCopy);
+    return cutap_slow_cuMemcpy2D_v2_ptds(pCopy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2D_v2_ptds(void *pCopy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy2D_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy2D_v2_ptds(pCopy);
+        return cutap_cu_cuMemcpy2D_v2_ptds(pCopy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2D_v2_ptds(cutap_c, pCopy);
@@ -17153,12 +19267,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3D(struct c
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3D, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3D(void *pCopy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3D);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3D(cutap_c, pCopy);
+    return cutap_slow_cuMemcpy3D(pCopy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3D(void *pCopy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3D, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3D(pCopy);
+        return cutap_cu_cuMemcpy3D(pCopy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3D(cutap_c, pCopy);
@@ -17203,12 +19324,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DAsync(str
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3DAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3DAsync(void *pCopy, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3DAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3DAsync(cutap_c, pCopy, hStream);
+    return cutap_slow_cuMemcpy3DAsync(pCopy, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DAsync(void *pCopy, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3DAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3DAsync(pCopy, hStream);
+        return cutap_cu_cuMemcpy3DAsync(pCopy, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DAsync(cutap_c, pCopy, hStream);
@@ -17253,12 +19381,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DAsync_v2(
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3DAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3DAsync_v2(void *pCopy, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3DAsync_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3DAsync_v2(cutap_c, pCopy, hStream);
+    return cutap_slow_cuMemcpy3DAsync_v2(pCopy, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DAsync_v2(void *pCopy, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3DAsync_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3DAsync_v2(pCopy, hStream);
+        return cutap_cu_cuMemcpy3DAsync_v2(pCopy, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DAsync_v2(cutap_c, pCopy, hStream);
@@ -17303,12 +19438,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DAsync_v2_
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3DAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3DAsync_v2_ptsz(void *pCopy, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3DAsync_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3DAsync_v2_ptsz(cutap_c, pCopy, hStream);
+    return cutap_slow_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DAsync_v2_ptsz(void *pCopy, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3DAsync_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
+        return cutap_cu_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DAsync_v2_ptsz(cutap_c, pCopy, hStream);
@@ -17363,12 +19505,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DBatchAsyn
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3DBatchAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3DBatchAsync(unsigned long numOps, void *opList, void *failIdx, unsigned long long flags, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3DBatchAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3DBatchAsync(cutap_c, numOps, opList, failIdx, flags, hStream);
+    return cutap_slow_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DBatchAsync(unsigned long numOps, void *opList, void *failIdx, unsigned long long flags, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3DBatchAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
+        return cutap_cu_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DBatchAsync(cutap_c, numOps, opList, failIdx, flags, hStream);
@@ -17423,12 +19572,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DBatchAsyn
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3DBatchAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3DBatchAsync_ptsz(unsigned long numOps, void *opList, void *failIdx, unsigned long long flags, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3DBatchAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3DBatchAsync_ptsz(cutap_c, numOps, opList, failIdx, flags, hStream);
+    return cutap_slow_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DBatchAsync_ptsz(unsigned long numOps, void *opList, void *failIdx, unsigned long long flags, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3DBatchAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
+        return cutap_cu_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DBatchAsync_ptsz(cutap_c, numOps, opList, failIdx, flags, hStream);
@@ -17475,12 +19631,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DBatchAsyn
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3DBatchAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3DBatchAsync_v2(unsigned long numOps, void *opList, unsigned long long flags, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3DBatchAsync_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3DBatchAsync_v2(cutap_c, numOps, opList, flags, hStream);
+    return cutap_slow_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DBatchAsync_v2(unsigned long numOps, void *opList, unsigned long long flags, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3DBatchAsync_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
+        return cutap_cu_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DBatchAsync_v2(cutap_c, numOps, opList, flags, hStream);
@@ -17527,12 +19690,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DBatchAsyn
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3DBatchAsync_v2_ptsz(unsigned long numOps, void *opList, unsigned long long flags, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3DBatchAsync_v2_ptsz(cutap_c, numOps, opList, flags, hStream);
+    return cutap_slow_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DBatchAsync_v2_ptsz(unsigned long numOps, void *opList, unsigned long long flags, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
+        return cutap_cu_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DBatchAsync_v2_ptsz(cutap_c, numOps, opList, flags, hStream);
@@ -17576,12 +19746,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DPeer(stru
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3DPeer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3DPeer(void *pCopy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3DPeer);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3DPeer(cutap_c, pCopy);
+    return cutap_slow_cuMemcpy3DPeer(pCopy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DPeer(void *pCopy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3DPeer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3DPeer(pCopy);
+        return cutap_cu_cuMemcpy3DPeer(pCopy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DPeer(cutap_c, pCopy);
@@ -17626,12 +19803,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DPeerAsync
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3DPeerAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3DPeerAsync(void *pCopy, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3DPeerAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3DPeerAsync(cutap_c, pCopy, hStream);
+    return cutap_slow_cuMemcpy3DPeerAsync(pCopy, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DPeerAsync(void *pCopy, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3DPeerAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3DPeerAsync(pCopy, hStream);
+        return cutap_cu_cuMemcpy3DPeerAsync(pCopy, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DPeerAsync(cutap_c, pCopy, hStream);
@@ -17676,12 +19860,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DPeerAsync
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3DPeerAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3DPeerAsync_ptsz(void *pCopy, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3DPeerAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3DPeerAsync_ptsz(cutap_c, pCopy, hStream);
+    return cutap_slow_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DPeerAsync_ptsz(void *pCopy, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3DPeerAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
+        return cutap_cu_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DPeerAsync_ptsz(cutap_c, pCopy, hStream);
@@ -17725,12 +19916,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DPeer_ptds
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3DPeer_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3DPeer_ptds(void *pCopy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3DPeer_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3DPeer_ptds(cutap_c, pCopy);
+    return cutap_slow_cuMemcpy3DPeer_ptds(pCopy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DPeer_ptds(void *pCopy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3DPeer_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3DPeer_ptds(pCopy);
+        return cutap_cu_cuMemcpy3DPeer_ptds(pCopy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DPeer_ptds(cutap_c, pCopy);
@@ -17774,12 +19972,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3D_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3D_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3D_v2(void *pCopy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3D_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3D_v2(cutap_c, pCopy);
+    return cutap_slow_cuMemcpy3D_v2(pCopy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3D_v2(void *pCopy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3D_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3D_v2(pCopy);
+        return cutap_cu_cuMemcpy3D_v2(pCopy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3D_v2(cutap_c, pCopy);
@@ -17823,12 +20028,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3D_v2_ptds(
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy3D_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy3D_v2_ptds(void *pCopy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy3D_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy3D_v2_ptds(cutap_c, pCopy);
+    return cutap_slow_cuMemcpy3D_v2_ptds(pCopy);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3D_v2_ptds(void *pCopy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy3D_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy3D_v2_ptds(pCopy);
+        return cutap_cu_cuMemcpy3D_v2_ptds(pCopy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3D_v2_ptds(cutap_c, pCopy);
@@ -17875,12 +20087,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAsync(struc
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAsync(unsigned long long dst, unsigned long long src, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAsync(cutap_c, dst, src, ByteCount, hStream);
+    return cutap_slow_cuMemcpyAsync(dst, src, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAsync(unsigned long long dst, unsigned long long src, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAsync(dst, src, ByteCount, hStream);
+        return cutap_cu_cuMemcpyAsync(dst, src, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAsync(cutap_c, dst, src, ByteCount, hStream);
@@ -17927,12 +20146,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAsync_ptsz(
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAsync_ptsz(unsigned long long dst, unsigned long long src, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAsync_ptsz(cutap_c, dst, src, ByteCount, hStream);
+    return cutap_slow_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAsync_ptsz(unsigned long long dst, unsigned long long src, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
+        return cutap_cu_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAsync_ptsz(cutap_c, dst, src, ByteCount, hStream);
@@ -17980,12 +20206,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoA(struct
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAtoA, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAtoA(void *dstArray, unsigned int dstOffset, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAtoA);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAtoA(cutap_c, dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    return cutap_slow_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoA(void *dstArray, unsigned int dstOffset, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAtoA, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+        return cutap_cu_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoA(cutap_c, dstArray, dstOffset, srcArray, srcOffset, ByteCount);
@@ -18033,12 +20266,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoA_v2(str
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAtoA_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAtoA_v2(void *dstArray, unsigned long dstOffset, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAtoA_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAtoA_v2(cutap_c, dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    return cutap_slow_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoA_v2(void *dstArray, unsigned long dstOffset, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAtoA_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+        return cutap_cu_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoA_v2(cutap_c, dstArray, dstOffset, srcArray, srcOffset, ByteCount);
@@ -18086,12 +20326,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoA_v2_ptd
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAtoA_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAtoA_v2_ptds(void *dstArray, unsigned long dstOffset, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAtoA_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAtoA_v2_ptds(cutap_c, dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    return cutap_slow_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoA_v2_ptds(void *dstArray, unsigned long dstOffset, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAtoA_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+        return cutap_cu_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoA_v2_ptds(cutap_c, dstArray, dstOffset, srcArray, srcOffset, ByteCount);
@@ -18138,12 +20385,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoD(struct
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAtoD, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAtoD(unsigned int dstDevice, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAtoD);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAtoD(cutap_c, dstDevice, srcArray, srcOffset, ByteCount);
+    return cutap_slow_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoD(unsigned int dstDevice, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAtoD, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
+        return cutap_cu_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoD(cutap_c, dstDevice, srcArray, srcOffset, ByteCount);
@@ -18190,12 +20444,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoD_v2(str
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAtoD_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAtoD_v2(unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAtoD_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAtoD_v2(cutap_c, dstDevice, srcArray, srcOffset, ByteCount);
+    return cutap_slow_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoD_v2(unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAtoD_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
+        return cutap_cu_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoD_v2(cutap_c, dstDevice, srcArray, srcOffset, ByteCount);
@@ -18242,12 +20503,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoD_v2_ptd
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAtoD_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAtoD_v2_ptds(unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAtoD_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAtoD_v2_ptds(cutap_c, dstDevice, srcArray, srcOffset, ByteCount);
+    return cutap_slow_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoD_v2_ptds(unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAtoD_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
+        return cutap_cu_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoD_v2_ptds(cutap_c, dstDevice, srcArray, srcOffset, ByteCount);
@@ -18294,12 +20562,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoH(struct
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAtoH, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAtoH(void *dstHost, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAtoH);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAtoH(cutap_c, dstHost, srcArray, srcOffset, ByteCount);
+    return cutap_slow_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoH(void *dstHost, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAtoH, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
+        return cutap_cu_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoH(cutap_c, dstHost, srcArray, srcOffset, ByteCount);
@@ -18347,12 +20622,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoHAsync(s
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAtoHAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAtoHAsync(void *dstHost, void *srcArray, unsigned int srcOffset, unsigned int ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAtoHAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAtoHAsync(cutap_c, dstHost, srcArray, srcOffset, ByteCount, hStream);
+    return cutap_slow_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoHAsync(void *dstHost, void *srcArray, unsigned int srcOffset, unsigned int ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAtoHAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
+        return cutap_cu_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoHAsync(cutap_c, dstHost, srcArray, srcOffset, ByteCount, hStream);
@@ -18400,12 +20682,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoHAsync_v
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAtoHAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAtoHAsync_v2(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAtoHAsync_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAtoHAsync_v2(cutap_c, dstHost, srcArray, srcOffset, ByteCount, hStream);
+    return cutap_slow_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoHAsync_v2(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAtoHAsync_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
+        return cutap_cu_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoHAsync_v2(cutap_c, dstHost, srcArray, srcOffset, ByteCount, hStream);
@@ -18453,12 +20742,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoHAsync_v
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAtoHAsync_v2_ptsz(cutap_c, dstHost, srcArray, srcOffset, ByteCount, hStream);
+    return cutap_slow_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
+        return cutap_cu_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoHAsync_v2_ptsz(cutap_c, dstHost, srcArray, srcOffset, ByteCount, hStream);
@@ -18505,12 +20801,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoH_v2(str
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAtoH_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAtoH_v2(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAtoH_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAtoH_v2(cutap_c, dstHost, srcArray, srcOffset, ByteCount);
+    return cutap_slow_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoH_v2(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAtoH_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+        return cutap_cu_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoH_v2(cutap_c, dstHost, srcArray, srcOffset, ByteCount);
@@ -18557,12 +20860,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoH_v2_ptd
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyAtoH_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyAtoH_v2_ptds(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyAtoH_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyAtoH_v2_ptds(cutap_c, dstHost, srcArray, srcOffset, ByteCount);
+    return cutap_slow_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoH_v2_ptds(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyAtoH_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
+        return cutap_cu_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoH_v2_ptds(cutap_c, dstHost, srcArray, srcOffset, ByteCount);
@@ -18609,12 +20919,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoA(struct
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoA, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoA(void *dstArray, unsigned int dstOffset, unsigned int srcDevice, unsigned int ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoA);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoA(cutap_c, dstArray, dstOffset, srcDevice, ByteCount);
+    return cutap_slow_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoA(void *dstArray, unsigned int dstOffset, unsigned int srcDevice, unsigned int ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoA, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
+        return cutap_cu_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoA(cutap_c, dstArray, dstOffset, srcDevice, ByteCount);
@@ -18661,12 +20978,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoA_v2(str
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoA_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoA_v2(void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoA_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoA_v2(cutap_c, dstArray, dstOffset, srcDevice, ByteCount);
+    return cutap_slow_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoA_v2(void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoA_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
+        return cutap_cu_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoA_v2(cutap_c, dstArray, dstOffset, srcDevice, ByteCount);
@@ -18713,12 +21037,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoA_v2_ptd
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoA_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoA_v2_ptds(void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoA_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoA_v2_ptds(cutap_c, dstArray, dstOffset, srcDevice, ByteCount);
+    return cutap_slow_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoA_v2_ptds(void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoA_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
+        return cutap_cu_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoA_v2_ptds(cutap_c, dstArray, dstOffset, srcDevice, ByteCount);
@@ -18764,12 +21095,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoD(struct
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoD, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoD(unsigned int dstDevice, unsigned int srcDevice, unsigned int ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoD);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoD(cutap_c, dstDevice, srcDevice, ByteCount);
+    return cutap_slow_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoD(unsigned int dstDevice, unsigned int srcDevice, unsigned int ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoD, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
+        return cutap_cu_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoD(cutap_c, dstDevice, srcDevice, ByteCount);
@@ -18816,12 +21154,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoDAsync(s
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoDAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoDAsync(unsigned int dstDevice, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoDAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoDAsync(cutap_c, dstDevice, srcDevice, ByteCount, hStream);
+    return cutap_slow_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoDAsync(unsigned int dstDevice, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoDAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
+        return cutap_cu_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoDAsync(cutap_c, dstDevice, srcDevice, ByteCount, hStream);
@@ -18868,12 +21213,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoDAsync_v
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoDAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoDAsync_v2(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoDAsync_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoDAsync_v2(cutap_c, dstDevice, srcDevice, ByteCount, hStream);
+    return cutap_slow_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoDAsync_v2(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoDAsync_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+        return cutap_cu_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoDAsync_v2(cutap_c, dstDevice, srcDevice, ByteCount, hStream);
@@ -18920,12 +21272,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoDAsync_v
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoDAsync_v2_ptsz(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoDAsync_v2_ptsz(cutap_c, dstDevice, srcDevice, ByteCount, hStream);
+    return cutap_slow_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoDAsync_v2_ptsz(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
+        return cutap_cu_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoDAsync_v2_ptsz(cutap_c, dstDevice, srcDevice, ByteCount, hStream);
@@ -18971,12 +21330,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoD_v2(str
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoD_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoD_v2(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoD_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoD_v2(cutap_c, dstDevice, srcDevice, ByteCount);
+    return cutap_slow_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoD_v2(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoD_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+        return cutap_cu_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoD_v2(cutap_c, dstDevice, srcDevice, ByteCount);
@@ -19022,12 +21388,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoD_v2_ptd
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoD_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoD_v2_ptds(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoD_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoD_v2_ptds(cutap_c, dstDevice, srcDevice, ByteCount);
+    return cutap_slow_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoD_v2_ptds(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoD_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
+        return cutap_cu_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoD_v2_ptds(cutap_c, dstDevice, srcDevice, ByteCount);
@@ -19073,12 +21446,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoH(struct
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoH, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoH(void *dstHost, unsigned int srcDevice, unsigned int ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoH);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoH(cutap_c, dstHost, srcDevice, ByteCount);
+    return cutap_slow_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoH(void *dstHost, unsigned int srcDevice, unsigned int ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoH, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
+        return cutap_cu_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoH(cutap_c, dstHost, srcDevice, ByteCount);
@@ -19125,12 +21505,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoHAsync(s
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoHAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoHAsync(void *dstHost, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoHAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoHAsync(cutap_c, dstHost, srcDevice, ByteCount, hStream);
+    return cutap_slow_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoHAsync(void *dstHost, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoHAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
+        return cutap_cu_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoHAsync(cutap_c, dstHost, srcDevice, ByteCount, hStream);
@@ -19177,12 +21564,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoHAsync_v
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoHAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoHAsync_v2(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoHAsync_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoHAsync_v2(cutap_c, dstHost, srcDevice, ByteCount, hStream);
+    return cutap_slow_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoHAsync_v2(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoHAsync_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
+        return cutap_cu_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoHAsync_v2(cutap_c, dstHost, srcDevice, ByteCount, hStream);
@@ -19229,12 +21623,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoHAsync_v
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoHAsync_v2_ptsz(cutap_c, dstHost, srcDevice, ByteCount, hStream);
+    return cutap_slow_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
+        return cutap_cu_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoHAsync_v2_ptsz(cutap_c, dstHost, srcDevice, ByteCount, hStream);
@@ -19280,12 +21681,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoH_v2(str
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoH_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoH_v2(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoH_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoH_v2(cutap_c, dstHost, srcDevice, ByteCount);
+    return cutap_slow_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoH_v2(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoH_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+        return cutap_cu_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoH_v2(cutap_c, dstHost, srcDevice, ByteCount);
@@ -19331,12 +21739,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoH_v2_ptd
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyDtoH_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyDtoH_v2_ptds(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyDtoH_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyDtoH_v2_ptds(cutap_c, dstHost, srcDevice, ByteCount);
+    return cutap_slow_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoH_v2_ptds(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyDtoH_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
+        return cutap_cu_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoH_v2_ptds(cutap_c, dstHost, srcDevice, ByteCount);
@@ -19383,12 +21798,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoA(struct
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyHtoA, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyHtoA(void *dstArray, unsigned int dstOffset, void *srcHost, unsigned int ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyHtoA);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyHtoA(cutap_c, dstArray, dstOffset, srcHost, ByteCount);
+    return cutap_slow_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoA(void *dstArray, unsigned int dstOffset, void *srcHost, unsigned int ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyHtoA, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
+        return cutap_cu_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoA(cutap_c, dstArray, dstOffset, srcHost, ByteCount);
@@ -19436,12 +21858,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoAAsync(s
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyHtoAAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyHtoAAsync(void *dstArray, unsigned int dstOffset, void *srcHost, unsigned int ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyHtoAAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyHtoAAsync(cutap_c, dstArray, dstOffset, srcHost, ByteCount, hStream);
+    return cutap_slow_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoAAsync(void *dstArray, unsigned int dstOffset, void *srcHost, unsigned int ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyHtoAAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
+        return cutap_cu_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoAAsync(cutap_c, dstArray, dstOffset, srcHost, ByteCount, hStream);
@@ -19489,12 +21918,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoAAsync_v
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyHtoAAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyHtoAAsync_v2(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyHtoAAsync_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyHtoAAsync_v2(cutap_c, dstArray, dstOffset, srcHost, ByteCount, hStream);
+    return cutap_slow_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoAAsync_v2(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyHtoAAsync_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
+        return cutap_cu_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoAAsync_v2(cutap_c, dstArray, dstOffset, srcHost, ByteCount, hStream);
@@ -19542,12 +21978,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoAAsync_v
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyHtoAAsync_v2_ptsz(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyHtoAAsync_v2_ptsz(cutap_c, dstArray, dstOffset, srcHost, ByteCount, hStream);
+    return cutap_slow_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoAAsync_v2_ptsz(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
+        return cutap_cu_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoAAsync_v2_ptsz(cutap_c, dstArray, dstOffset, srcHost, ByteCount, hStream);
@@ -19594,12 +22037,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoA_v2(str
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyHtoA_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyHtoA_v2(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyHtoA_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyHtoA_v2(cutap_c, dstArray, dstOffset, srcHost, ByteCount);
+    return cutap_slow_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoA_v2(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyHtoA_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+        return cutap_cu_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoA_v2(cutap_c, dstArray, dstOffset, srcHost, ByteCount);
@@ -19646,12 +22096,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoA_v2_ptd
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyHtoA_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyHtoA_v2_ptds(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyHtoA_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyHtoA_v2_ptds(cutap_c, dstArray, dstOffset, srcHost, ByteCount);
+    return cutap_slow_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoA_v2_ptds(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyHtoA_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
+        return cutap_cu_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoA_v2_ptds(cutap_c, dstArray, dstOffset, srcHost, ByteCount);
@@ -19697,12 +22154,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoD(struct
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyHtoD, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyHtoD(unsigned int dstDevice, void *srcHost, unsigned int ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyHtoD);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyHtoD(cutap_c, dstDevice, srcHost, ByteCount);
+    return cutap_slow_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoD(unsigned int dstDevice, void *srcHost, unsigned int ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyHtoD, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
+        return cutap_cu_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoD(cutap_c, dstDevice, srcHost, ByteCount);
@@ -19749,12 +22213,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoDAsync(s
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyHtoDAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyHtoDAsync(unsigned int dstDevice, void *srcHost, unsigned int ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyHtoDAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyHtoDAsync(cutap_c, dstDevice, srcHost, ByteCount, hStream);
+    return cutap_slow_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoDAsync(unsigned int dstDevice, void *srcHost, unsigned int ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyHtoDAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
+        return cutap_cu_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoDAsync(cutap_c, dstDevice, srcHost, ByteCount, hStream);
@@ -19801,12 +22272,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoDAsync_v
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyHtoDAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyHtoDAsync_v2(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyHtoDAsync_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyHtoDAsync_v2(cutap_c, dstDevice, srcHost, ByteCount, hStream);
+    return cutap_slow_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoDAsync_v2(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyHtoDAsync_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
+        return cutap_cu_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoDAsync_v2(cutap_c, dstDevice, srcHost, ByteCount, hStream);
@@ -19853,12 +22331,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoDAsync_v
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyHtoDAsync_v2_ptsz(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyHtoDAsync_v2_ptsz(cutap_c, dstDevice, srcHost, ByteCount, hStream);
+    return cutap_slow_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoDAsync_v2_ptsz(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
+        return cutap_cu_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoDAsync_v2_ptsz(cutap_c, dstDevice, srcHost, ByteCount, hStream);
@@ -19904,12 +22389,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoD_v2(str
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyHtoD_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyHtoD_v2(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyHtoD_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyHtoD_v2(cutap_c, dstDevice, srcHost, ByteCount);
+    return cutap_slow_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoD_v2(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyHtoD_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+        return cutap_cu_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoD_v2(cutap_c, dstDevice, srcHost, ByteCount);
@@ -19955,12 +22447,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoD_v2_ptd
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyHtoD_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyHtoD_v2_ptds(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyHtoD_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyHtoD_v2_ptds(cutap_c, dstDevice, srcHost, ByteCount);
+    return cutap_slow_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoD_v2_ptds(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyHtoD_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
+        return cutap_cu_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoD_v2_ptds(cutap_c, dstDevice, srcHost, ByteCount);
@@ -20008,12 +22507,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyPeer(struct
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyPeer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyPeer(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyPeer);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyPeer(cutap_c, dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    return cutap_slow_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyPeer(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyPeer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+        return cutap_cu_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyPeer(cutap_c, dstDevice, dstContext, srcDevice, srcContext, ByteCount);
@@ -20062,12 +22568,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyPeerAsync(s
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyPeerAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyPeerAsync(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyPeerAsync);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyPeerAsync(cutap_c, dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    return cutap_slow_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyPeerAsync(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyPeerAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+        return cutap_cu_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyPeerAsync(cutap_c, dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
@@ -20116,12 +22629,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyPeerAsync_p
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyPeerAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyPeerAsync_ptsz(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyPeerAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyPeerAsync_ptsz(cutap_c, dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    return cutap_slow_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyPeerAsync_ptsz(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyPeerAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+        return cutap_cu_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyPeerAsync_ptsz(cutap_c, dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
@@ -20169,12 +22689,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyPeer_ptds(s
     cutap_fp_sample_end(CUTAP_ID_cuMemcpyPeer_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpyPeer_ptds(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpyPeer_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpyPeer_ptds(cutap_c, dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    return cutap_slow_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpyPeer_ptds(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpyPeer_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+        return cutap_cu_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyPeer_ptds(cutap_c, dstDevice, dstContext, srcDevice, srcContext, ByteCount);
@@ -20220,12 +22747,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy_ptds(struc
     cutap_fp_sample_end(CUTAP_ID_cuMemcpy_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemcpy_ptds(unsigned long long dst, unsigned long long src, unsigned long ByteCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemcpy_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemcpy_ptds(cutap_c, dst, src, ByteCount);
+    return cutap_slow_cuMemcpy_ptds(dst, src, ByteCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemcpy_ptds(unsigned long long dst, unsigned long long src, unsigned long ByteCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemcpy_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemcpy_ptds(dst, src, ByteCount);
+        return cutap_cu_cuMemcpy_ptds(dst, src, ByteCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy_ptds(cutap_c, dst, src, ByteCount);
@@ -20271,12 +22805,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD16(struct 
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD16, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD16(unsigned int dstDevice, unsigned short us, unsigned int N)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD16);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD16(cutap_c, dstDevice, us, N);
+    return cutap_slow_cuMemsetD16(dstDevice, us, N);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD16(unsigned int dstDevice, unsigned short us, unsigned int N)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD16, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD16(dstDevice, us, N);
+        return cutap_cu_cuMemsetD16(dstDevice, us, N);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD16(cutap_c, dstDevice, us, N);
@@ -20323,12 +22864,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD16Async(st
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD16Async, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD16Async(unsigned long long dstDevice, unsigned short us, unsigned long N, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD16Async);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD16Async(cutap_c, dstDevice, us, N, hStream);
+    return cutap_slow_cuMemsetD16Async(dstDevice, us, N, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD16Async(unsigned long long dstDevice, unsigned short us, unsigned long N, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD16Async, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD16Async(dstDevice, us, N, hStream);
+        return cutap_cu_cuMemsetD16Async(dstDevice, us, N, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD16Async(cutap_c, dstDevice, us, N, hStream);
@@ -20375,12 +22923,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD16Async_pt
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD16Async_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD16Async_ptsz(unsigned long long dstDevice, unsigned short us, unsigned long N, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD16Async_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD16Async_ptsz(cutap_c, dstDevice, us, N, hStream);
+    return cutap_slow_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD16Async_ptsz(unsigned long long dstDevice, unsigned short us, unsigned long N, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD16Async_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
+        return cutap_cu_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD16Async_ptsz(cutap_c, dstDevice, us, N, hStream);
@@ -20426,12 +22981,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD16_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD16_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD16_v2(unsigned long long dstDevice, unsigned short us, unsigned long N)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD16_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD16_v2(cutap_c, dstDevice, us, N);
+    return cutap_slow_cuMemsetD16_v2(dstDevice, us, N);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD16_v2(unsigned long long dstDevice, unsigned short us, unsigned long N)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD16_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD16_v2(dstDevice, us, N);
+        return cutap_cu_cuMemsetD16_v2(dstDevice, us, N);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD16_v2(cutap_c, dstDevice, us, N);
@@ -20477,12 +23039,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD16_v2_ptds
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD16_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD16_v2_ptds(unsigned long long dstDevice, unsigned short us, unsigned long N)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD16_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD16_v2_ptds(cutap_c, dstDevice, us, N);
+    return cutap_slow_cuMemsetD16_v2_ptds(dstDevice, us, N);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD16_v2_ptds(unsigned long long dstDevice, unsigned short us, unsigned long N)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD16_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD16_v2_ptds(dstDevice, us, N);
+        return cutap_cu_cuMemsetD16_v2_ptds(dstDevice, us, N);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD16_v2_ptds(cutap_c, dstDevice, us, N);
@@ -20530,12 +23099,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D16(struc
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D16, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D16(unsigned int dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D16);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D16(cutap_c, dstDevice, dstPitch, us, Width, Height);
+    return cutap_slow_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D16(unsigned int dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D16, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
+        return cutap_cu_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D16(cutap_c, dstDevice, dstPitch, us, Width, Height);
@@ -20584,12 +23160,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D16Async(
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D16Async, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D16Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D16Async);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D16Async(cutap_c, dstDevice, dstPitch, us, Width, Height, hStream);
+    return cutap_slow_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D16Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D16Async, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
+        return cutap_cu_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D16Async(cutap_c, dstDevice, dstPitch, us, Width, Height, hStream);
@@ -20638,12 +23221,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D16Async_
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D16Async_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D16Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D16Async_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D16Async_ptsz(cutap_c, dstDevice, dstPitch, us, Width, Height, hStream);
+    return cutap_slow_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D16Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D16Async_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
+        return cutap_cu_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D16Async_ptsz(cutap_c, dstDevice, dstPitch, us, Width, Height, hStream);
@@ -20691,12 +23281,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D16_v2(st
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D16_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D16_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D16_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D16_v2(cutap_c, dstDevice, dstPitch, us, Width, Height);
+    return cutap_slow_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D16_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D16_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
+        return cutap_cu_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D16_v2(cutap_c, dstDevice, dstPitch, us, Width, Height);
@@ -20744,12 +23341,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D16_v2_pt
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D16_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D16_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D16_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D16_v2_ptds(cutap_c, dstDevice, dstPitch, us, Width, Height);
+    return cutap_slow_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D16_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D16_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
+        return cutap_cu_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D16_v2_ptds(cutap_c, dstDevice, dstPitch, us, Width, Height);
@@ -20797,12 +23401,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D32(struc
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D32, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D32(unsigned int dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D32);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D32(cutap_c, dstDevice, dstPitch, ui, Width, Height);
+    return cutap_slow_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D32(unsigned int dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D32, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
+        return cutap_cu_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D32(cutap_c, dstDevice, dstPitch, ui, Width, Height);
@@ -20851,12 +23462,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D32Async(
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D32Async, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D32Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D32Async);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D32Async(cutap_c, dstDevice, dstPitch, ui, Width, Height, hStream);
+    return cutap_slow_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D32Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D32Async, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
+        return cutap_cu_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D32Async(cutap_c, dstDevice, dstPitch, ui, Width, Height, hStream);
@@ -20905,12 +23523,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D32Async_
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D32Async_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D32Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D32Async_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D32Async_ptsz(cutap_c, dstDevice, dstPitch, ui, Width, Height, hStream);
+    return cutap_slow_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D32Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D32Async_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
+        return cutap_cu_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D32Async_ptsz(cutap_c, dstDevice, dstPitch, ui, Width, Height, hStream);
@@ -20958,12 +23583,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D32_v2(st
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D32_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D32_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D32_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D32_v2(cutap_c, dstDevice, dstPitch, ui, Width, Height);
+    return cutap_slow_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D32_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D32_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
+        return cutap_cu_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D32_v2(cutap_c, dstDevice, dstPitch, ui, Width, Height);
@@ -21011,12 +23643,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D32_v2_pt
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D32_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D32_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D32_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D32_v2_ptds(cutap_c, dstDevice, dstPitch, ui, Width, Height);
+    return cutap_slow_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D32_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D32_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
+        return cutap_cu_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D32_v2_ptds(cutap_c, dstDevice, dstPitch, ui, Width, Height);
@@ -21064,12 +23703,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D8(struct
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D8(unsigned int dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D8);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D8(cutap_c, dstDevice, dstPitch, uc, Width, Height);
+    return cutap_slow_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D8(unsigned int dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
+        return cutap_cu_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D8(cutap_c, dstDevice, dstPitch, uc, Width, Height);
@@ -21118,12 +23764,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D8Async(s
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D8Async, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D8Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D8Async);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D8Async(cutap_c, dstDevice, dstPitch, uc, Width, Height, hStream);
+    return cutap_slow_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D8Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D8Async, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
+        return cutap_cu_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D8Async(cutap_c, dstDevice, dstPitch, uc, Width, Height, hStream);
@@ -21172,12 +23825,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D8Async_p
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D8Async_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D8Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D8Async_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D8Async_ptsz(cutap_c, dstDevice, dstPitch, uc, Width, Height, hStream);
+    return cutap_slow_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D8Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D8Async_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
+        return cutap_cu_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D8Async_ptsz(cutap_c, dstDevice, dstPitch, uc, Width, Height, hStream);
@@ -21225,12 +23885,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D8_v2(str
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D8_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D8_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D8_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D8_v2(cutap_c, dstDevice, dstPitch, uc, Width, Height);
+    return cutap_slow_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D8_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D8_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
+        return cutap_cu_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D8_v2(cutap_c, dstDevice, dstPitch, uc, Width, Height);
@@ -21278,12 +23945,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D8_v2_ptd
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD2D8_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD2D8_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD2D8_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD2D8_v2_ptds(cutap_c, dstDevice, dstPitch, uc, Width, Height);
+    return cutap_slow_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D8_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD2D8_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
+        return cutap_cu_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D8_v2_ptds(cutap_c, dstDevice, dstPitch, uc, Width, Height);
@@ -21329,12 +24003,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD32(struct 
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD32, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD32(unsigned int dstDevice, unsigned int ui, unsigned int N)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD32);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD32(cutap_c, dstDevice, ui, N);
+    return cutap_slow_cuMemsetD32(dstDevice, ui, N);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD32(unsigned int dstDevice, unsigned int ui, unsigned int N)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD32, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD32(dstDevice, ui, N);
+        return cutap_cu_cuMemsetD32(dstDevice, ui, N);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD32(cutap_c, dstDevice, ui, N);
@@ -21381,12 +24062,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD32Async(st
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD32Async, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD32Async(unsigned long long dstDevice, unsigned int ui, unsigned long N, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD32Async);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD32Async(cutap_c, dstDevice, ui, N, hStream);
+    return cutap_slow_cuMemsetD32Async(dstDevice, ui, N, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD32Async(unsigned long long dstDevice, unsigned int ui, unsigned long N, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD32Async, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD32Async(dstDevice, ui, N, hStream);
+        return cutap_cu_cuMemsetD32Async(dstDevice, ui, N, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD32Async(cutap_c, dstDevice, ui, N, hStream);
@@ -21433,12 +24121,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD32Async_pt
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD32Async_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD32Async_ptsz(unsigned long long dstDevice, unsigned int ui, unsigned long N, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD32Async_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD32Async_ptsz(cutap_c, dstDevice, ui, N, hStream);
+    return cutap_slow_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD32Async_ptsz(unsigned long long dstDevice, unsigned int ui, unsigned long N, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD32Async_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
+        return cutap_cu_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD32Async_ptsz(cutap_c, dstDevice, ui, N, hStream);
@@ -21484,12 +24179,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD32_v2(stru
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD32_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD32_v2(unsigned long long dstDevice, unsigned int ui, unsigned long N)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD32_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD32_v2(cutap_c, dstDevice, ui, N);
+    return cutap_slow_cuMemsetD32_v2(dstDevice, ui, N);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD32_v2(unsigned long long dstDevice, unsigned int ui, unsigned long N)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD32_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD32_v2(dstDevice, ui, N);
+        return cutap_cu_cuMemsetD32_v2(dstDevice, ui, N);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD32_v2(cutap_c, dstDevice, ui, N);
@@ -21535,12 +24237,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD32_v2_ptds
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD32_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD32_v2_ptds(unsigned long long dstDevice, unsigned int ui, unsigned long N)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD32_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD32_v2_ptds(cutap_c, dstDevice, ui, N);
+    return cutap_slow_cuMemsetD32_v2_ptds(dstDevice, ui, N);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD32_v2_ptds(unsigned long long dstDevice, unsigned int ui, unsigned long N)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD32_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD32_v2_ptds(dstDevice, ui, N);
+        return cutap_cu_cuMemsetD32_v2_ptds(dstDevice, ui, N);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD32_v2_ptds(cutap_c, dstDevice, ui, N);
@@ -21586,12 +24295,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD8(struct c
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD8(unsigned int dstDevice, unsigned char uc, unsigned int N)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD8);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD8(cutap_c, dstDevice, uc, N);
+    return cutap_slow_cuMemsetD8(dstDevice, uc, N);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD8(unsigned int dstDevice, unsigned char uc, unsigned int N)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD8(dstDevice, uc, N);
+        return cutap_cu_cuMemsetD8(dstDevice, uc, N);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD8(cutap_c, dstDevice, uc, N);
@@ -21638,12 +24354,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD8Async(str
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD8Async, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD8Async(unsigned long long dstDevice, unsigned char uc, unsigned long N, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD8Async);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD8Async(cutap_c, dstDevice, uc, N, hStream);
+    return cutap_slow_cuMemsetD8Async(dstDevice, uc, N, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD8Async(unsigned long long dstDevice, unsigned char uc, unsigned long N, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD8Async, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD8Async(dstDevice, uc, N, hStream);
+        return cutap_cu_cuMemsetD8Async(dstDevice, uc, N, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD8Async(cutap_c, dstDevice, uc, N, hStream);
@@ -21690,12 +24413,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD8Async_pts
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD8Async_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD8Async_ptsz(unsigned long long dstDevice, unsigned char uc, unsigned long N, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD8Async_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD8Async_ptsz(cutap_c, dstDevice, uc, N, hStream);
+    return cutap_slow_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD8Async_ptsz(unsigned long long dstDevice, unsigned char uc, unsigned long N, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD8Async_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
+        return cutap_cu_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD8Async_ptsz(cutap_c, dstDevice, uc, N, hStream);
@@ -21741,12 +24471,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD8_v2(struc
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD8_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD8_v2(unsigned long long dstDevice, unsigned char uc, unsigned long N)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD8_v2);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD8_v2(cutap_c, dstDevice, uc, N);
+    return cutap_slow_cuMemsetD8_v2(dstDevice, uc, N);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD8_v2(unsigned long long dstDevice, unsigned char uc, unsigned long N)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD8_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD8_v2(dstDevice, uc, N);
+        return cutap_cu_cuMemsetD8_v2(dstDevice, uc, N);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD8_v2(cutap_c, dstDevice, uc, N);
@@ -21792,12 +24529,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD8_v2_ptds(
     cutap_fp_sample_end(CUTAP_ID_cuMemsetD8_v2_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMemsetD8_v2_ptds(unsigned long long dstDevice, unsigned char uc, unsigned long N)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMemsetD8_v2_ptds);
+    if (cutap_c)
+        return cutap_cs_cuMemsetD8_v2_ptds(cutap_c, dstDevice, uc, N);
+    return cutap_slow_cuMemsetD8_v2_ptds(dstDevice, uc, N);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMemsetD8_v2_ptds(unsigned long long dstDevice, unsigned char uc, unsigned long N)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMemsetD8_v2_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMemsetD8_v2_ptds(dstDevice, uc, N);
+        return cutap_cu_cuMemsetD8_v2_ptds(dstDevice, uc, N);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD8_v2_ptds(cutap_c, dstDevice, uc, N);
@@ -21841,12 +24585,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMipmappedArrayDes
     cutap_fp_sample_end(CUTAP_ID_cuMipmappedArrayDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMipmappedArrayDestroy(void *hMipmappedArray)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMipmappedArrayDestroy);
+    if (cutap_c)
+        return cutap_cs_cuMipmappedArrayDestroy(cutap_c, hMipmappedArray);
+    return cutap_slow_cuMipmappedArrayDestroy(hMipmappedArray);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMipmappedArrayDestroy(void *hMipmappedArray)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMipmappedArrayDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMipmappedArrayDestroy(hMipmappedArray);
+        return cutap_cu_cuMipmappedArrayDestroy(hMipmappedArray);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMipmappedArrayDestroy(cutap_c, hMipmappedArray);
@@ -21899,12 +24650,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMipmappedArrayGet
     cutap_fp_sample_end(CUTAP_ID_cuMipmappedArrayGetLevel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMipmappedArrayGetLevel(void *pLevelArray, void *hMipmappedArray, unsigned int level)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMipmappedArrayGetLevel);
+    if (cutap_c)
+        return cutap_cs_cuMipmappedArrayGetLevel(cutap_c, pLevelArray, hMipmappedArray, level);
+    return cutap_slow_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMipmappedArrayGetLevel(void *pLevelArray, void *hMipmappedArray, unsigned int level)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMipmappedArrayGetLevel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
+        return cutap_cu_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMipmappedArrayGetLevel(cutap_c, pLevelArray, hMipmappedArray, level);
@@ -21957,12 +24715,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleEnumerateFu
     cutap_fp_sample_end(CUTAP_ID_cuModuleEnumerateFunctions, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuModuleEnumerateFunctions(void *functions, unsigned int numFunctions, void *mod)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuModuleEnumerateFunctions);
+    if (cutap_c)
+        return cutap_cs_cuModuleEnumerateFunctions(cutap_c, functions, numFunctions, mod);
+    return cutap_slow_cuModuleEnumerateFunctions(functions, numFunctions, mod);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuModuleEnumerateFunctions(void *functions, unsigned int numFunctions, void *mod)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuModuleEnumerateFunctions, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuModuleEnumerateFunctions(functions, numFunctions, mod);
+        return cutap_cu_cuModuleEnumerateFunctions(functions, numFunctions, mod);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleEnumerateFunctions(cutap_c, functions, numFunctions, mod);
@@ -22014,12 +24779,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleGetFunction
     cutap_fp_sample_end(CUTAP_ID_cuModuleGetFunctionCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuModuleGetFunctionCount(void *count, void *mod)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuModuleGetFunctionCount);
+    if (cutap_c)
+        return cutap_cs_cuModuleGetFunctionCount(cutap_c, count, mod);
+    return cutap_slow_cuModuleGetFunctionCount(count, mod);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuModuleGetFunctionCount(void *count, void *mod)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuModuleGetFunctionCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuModuleGetFunctionCount(count, mod);
+        return cutap_cu_cuModuleGetFunctionCount(count, mod);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleGetFunctionCount(cutap_c, count, mod);
@@ -22070,12 +24842,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleGetLoadingM
     cutap_fp_sample_end(CUTAP_ID_cuModuleGetLoadingMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuModuleGetLoadingMode(void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuModuleGetLoadingMode);
+    if (cutap_c)
+        return cutap_cs_cuModuleGetLoadingMode(cutap_c, mode);
+    return cutap_slow_cuModuleGetLoadingMode(mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuModuleGetLoadingMode(void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuModuleGetLoadingMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuModuleGetLoadingMode(mode);
+        return cutap_cu_cuModuleGetLoadingMode(mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleGetLoadingMode(cutap_c, mode);
@@ -22127,12 +24906,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleLoadData(st
     cutap_fp_sample_end(CUTAP_ID_cuModuleLoadData, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuModuleLoadData(void *module, void *image)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuModuleLoadData);
+    if (cutap_c)
+        return cutap_cs_cuModuleLoadData(cutap_c, module, image);
+    return cutap_slow_cuModuleLoadData(module, image);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuModuleLoadData(void *module, void *image)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuModuleLoadData, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuModuleLoadData(module, image);
+        return cutap_cu_cuModuleLoadData(module, image);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleLoadData(cutap_c, module, image);
@@ -22187,12 +24973,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleLoadDataEx(
     cutap_fp_sample_end(CUTAP_ID_cuModuleLoadDataEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuModuleLoadDataEx(void *module, void *image, unsigned int numOptions, void *options, void *optionValues)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuModuleLoadDataEx);
+    if (cutap_c)
+        return cutap_cs_cuModuleLoadDataEx(cutap_c, module, image, numOptions, options, optionValues);
+    return cutap_slow_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuModuleLoadDataEx(void *module, void *image, unsigned int numOptions, void *options, void *optionValues)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuModuleLoadDataEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
+        return cutap_cu_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleLoadDataEx(cutap_c, module, image, numOptions, options, optionValues);
@@ -22244,12 +25037,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleLoadFatBina
     cutap_fp_sample_end(CUTAP_ID_cuModuleLoadFatBinary, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuModuleLoadFatBinary(void *module, void *fatCubin)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuModuleLoadFatBinary);
+    if (cutap_c)
+        return cutap_cs_cuModuleLoadFatBinary(cutap_c, module, fatCubin);
+    return cutap_slow_cuModuleLoadFatBinary(module, fatCubin);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuModuleLoadFatBinary(void *module, void *fatCubin)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuModuleLoadFatBinary, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuModuleLoadFatBinary(module, fatCubin);
+        return cutap_cu_cuModuleLoadFatBinary(module, fatCubin);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleLoadFatBinary(cutap_c, module, fatCubin);
@@ -22293,12 +25093,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleUnload(stru
     cutap_fp_sample_end(CUTAP_ID_cuModuleUnload, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuModuleUnload(void *hmod)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuModuleUnload);
+    if (cutap_c)
+        return cutap_cs_cuModuleUnload(cutap_c, hmod);
+    return cutap_slow_cuModuleUnload(hmod);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuModuleUnload(void *hmod)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuModuleUnload, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuModuleUnload(hmod);
+        return cutap_cu_cuModuleUnload(hmod);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleUnload(cutap_c, hmod);
@@ -22343,12 +25150,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMulticastAddDevic
     cutap_fp_sample_end(CUTAP_ID_cuMulticastAddDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMulticastAddDevice(unsigned long long mcHandle, int dev)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMulticastAddDevice);
+    if (cutap_c)
+        return cutap_cs_cuMulticastAddDevice(cutap_c, mcHandle, dev);
+    return cutap_slow_cuMulticastAddDevice(mcHandle, dev);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMulticastAddDevice(unsigned long long mcHandle, int dev)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMulticastAddDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMulticastAddDevice(mcHandle, dev);
+        return cutap_cu_cuMulticastAddDevice(mcHandle, dev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMulticastAddDevice(cutap_c, mcHandle, dev);
@@ -22396,12 +25210,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMulticastBindAddr
     cutap_fp_sample_end(CUTAP_ID_cuMulticastBindAddr, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMulticastBindAddr(unsigned long long mcHandle, unsigned long mcOffset, unsigned long long memptr, unsigned long size, unsigned long long flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMulticastBindAddr);
+    if (cutap_c)
+        return cutap_cs_cuMulticastBindAddr(cutap_c, mcHandle, mcOffset, memptr, size, flags);
+    return cutap_slow_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMulticastBindAddr(unsigned long long mcHandle, unsigned long mcOffset, unsigned long long memptr, unsigned long size, unsigned long long flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMulticastBindAddr, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
+        return cutap_cu_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMulticastBindAddr(cutap_c, mcHandle, mcOffset, memptr, size, flags);
@@ -22450,12 +25271,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMulticastBindMem(
     cutap_fp_sample_end(CUTAP_ID_cuMulticastBindMem, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMulticastBindMem(unsigned long long mcHandle, unsigned long mcOffset, unsigned long long memHandle, unsigned long memOffset, unsigned long size, unsigned long long flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMulticastBindMem);
+    if (cutap_c)
+        return cutap_cs_cuMulticastBindMem(cutap_c, mcHandle, mcOffset, memHandle, memOffset, size, flags);
+    return cutap_slow_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMulticastBindMem(unsigned long long mcHandle, unsigned long mcOffset, unsigned long long memHandle, unsigned long memOffset, unsigned long size, unsigned long long flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMulticastBindMem, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+        return cutap_cu_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMulticastBindMem(cutap_c, mcHandle, mcOffset, memHandle, memOffset, size, flags);
@@ -22502,12 +25330,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMulticastUnbind(s
     cutap_fp_sample_end(CUTAP_ID_cuMulticastUnbind, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuMulticastUnbind(unsigned long long mcHandle, int dev, unsigned long mcOffset, unsigned long size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuMulticastUnbind);
+    if (cutap_c)
+        return cutap_cs_cuMulticastUnbind(cutap_c, mcHandle, dev, mcOffset, size);
+    return cutap_slow_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuMulticastUnbind(unsigned long long mcHandle, int dev, unsigned long mcOffset, unsigned long size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuMulticastUnbind, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
+        return cutap_cu_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMulticastUnbind(cutap_c, mcHandle, dev, mcOffset, size);
@@ -22561,12 +25396,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuOccupancyAvailabl
     cutap_fp_sample_end(CUTAP_ID_cuOccupancyAvailableDynamicSMemPerBlock, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuOccupancyAvailableDynamicSMemPerBlock(void *dynamicSmemSize, void *func, int numBlocks, int blockSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuOccupancyAvailableDynamicSMemPerBlock);
+    if (cutap_c)
+        return cutap_cs_cuOccupancyAvailableDynamicSMemPerBlock(cutap_c, dynamicSmemSize, func, numBlocks, blockSize);
+    return cutap_slow_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuOccupancyAvailableDynamicSMemPerBlock(void *dynamicSmemSize, void *func, int numBlocks, int blockSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuOccupancyAvailableDynamicSMemPerBlock, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+        return cutap_cu_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuOccupancyAvailableDynamicSMemPerBlock(cutap_c, dynamicSmemSize, func, numBlocks, blockSize);
@@ -22620,12 +25462,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuOccupancyMaxActiv
     cutap_fp_sample_end(CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuOccupancyMaxActiveBlocksPerMultiprocessor(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessor);
+    if (cutap_c)
+        return cutap_cs_cuOccupancyMaxActiveBlocksPerMultiprocessor(cutap_c, numBlocks, func, blockSize, dynamicSMemSize);
+    return cutap_slow_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuOccupancyMaxActiveBlocksPerMultiprocessor(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+        return cutap_cu_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuOccupancyMaxActiveBlocksPerMultiprocessor(cutap_c, numBlocks, func, blockSize, dynamicSMemSize);
@@ -22680,12 +25529,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuOccupancyMaxActiv
     cutap_fp_sample_end(CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    if (cutap_c)
+        return cutap_cs_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cutap_c, numBlocks, func, blockSize, dynamicSMemSize, flags);
+    return cutap_slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+        return cutap_cu_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cutap_c, numBlocks, func, blockSize, dynamicSMemSize, flags);
@@ -22746,12 +25602,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuOccupancyMaxPoten
     cutap_fp_sample_end(CUTAP_ID_cuOccupancyMaxPotentialBlockSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuOccupancyMaxPotentialBlockSize(void *minGridSize, void *blockSize, void *func, void *blockSizeToDynamicSMemSize, unsigned long dynamicSMemSize, int blockSizeLimit)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuOccupancyMaxPotentialBlockSize);
+    if (cutap_c)
+        return cutap_cs_cuOccupancyMaxPotentialBlockSize(cutap_c, minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+    return cutap_slow_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuOccupancyMaxPotentialBlockSize(void *minGridSize, void *blockSize, void *func, void *blockSizeToDynamicSMemSize, unsigned long dynamicSMemSize, int blockSizeLimit)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuOccupancyMaxPotentialBlockSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+        return cutap_cu_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuOccupancyMaxPotentialBlockSize(cutap_c, minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
@@ -22813,12 +25676,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuOccupancyMaxPoten
     cutap_fp_sample_end(CUTAP_ID_cuOccupancyMaxPotentialBlockSizeWithFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuOccupancyMaxPotentialBlockSizeWithFlags(void *minGridSize, void *blockSize, void *func, void *blockSizeToDynamicSMemSize, unsigned long dynamicSMemSize, int blockSizeLimit, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuOccupancyMaxPotentialBlockSizeWithFlags);
+    if (cutap_c)
+        return cutap_cs_cuOccupancyMaxPotentialBlockSizeWithFlags(cutap_c, minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+    return cutap_slow_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuOccupancyMaxPotentialBlockSizeWithFlags(void *minGridSize, void *blockSize, void *func, void *blockSizeToDynamicSMemSize, unsigned long dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuOccupancyMaxPotentialBlockSizeWithFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+        return cutap_cu_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuOccupancyMaxPotentialBlockSizeWithFlags(cutap_c, minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
@@ -22863,12 +25733,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuParamSetSize(stru
     cutap_fp_sample_end(CUTAP_ID_cuParamSetSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuParamSetSize(void *hfunc, unsigned int numbytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuParamSetSize);
+    if (cutap_c)
+        return cutap_cs_cuParamSetSize(cutap_c, hfunc, numbytes);
+    return cutap_slow_cuParamSetSize(hfunc, numbytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuParamSetSize(void *hfunc, unsigned int numbytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuParamSetSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuParamSetSize(hfunc, numbytes);
+        return cutap_cu_cuParamSetSize(hfunc, numbytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuParamSetSize(cutap_c, hfunc, numbytes);
@@ -22914,12 +25791,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuParamSetTexRef(st
     cutap_fp_sample_end(CUTAP_ID_cuParamSetTexRef, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuParamSetTexRef(void *hfunc, int texunit, void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuParamSetTexRef);
+    if (cutap_c)
+        return cutap_cs_cuParamSetTexRef(cutap_c, hfunc, texunit, hTexRef);
+    return cutap_slow_cuParamSetTexRef(hfunc, texunit, hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuParamSetTexRef(void *hfunc, int texunit, void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuParamSetTexRef, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuParamSetTexRef(hfunc, texunit, hTexRef);
+        return cutap_cu_cuParamSetTexRef(hfunc, texunit, hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuParamSetTexRef(cutap_c, hfunc, texunit, hTexRef);
@@ -22965,12 +25849,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuParamSetf(struct 
     cutap_fp_sample_end(CUTAP_ID_cuParamSetf, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuParamSetf(void *hfunc, int offset, float value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuParamSetf);
+    if (cutap_c)
+        return cutap_cs_cuParamSetf(cutap_c, hfunc, offset, value);
+    return cutap_slow_cuParamSetf(hfunc, offset, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuParamSetf(void *hfunc, int offset, float value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuParamSetf, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuParamSetf(hfunc, offset, value);
+        return cutap_cu_cuParamSetf(hfunc, offset, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuParamSetf(cutap_c, hfunc, offset, value);
@@ -23016,12 +25907,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuParamSeti(struct 
     cutap_fp_sample_end(CUTAP_ID_cuParamSeti, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuParamSeti(void *hfunc, int offset, unsigned int value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuParamSeti);
+    if (cutap_c)
+        return cutap_cs_cuParamSeti(cutap_c, hfunc, offset, value);
+    return cutap_slow_cuParamSeti(hfunc, offset, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuParamSeti(void *hfunc, int offset, unsigned int value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuParamSeti, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuParamSeti(hfunc, offset, value);
+        return cutap_cu_cuParamSeti(hfunc, offset, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuParamSeti(cutap_c, hfunc, offset, value);
@@ -23068,12 +25966,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuParamSetv(struct 
     cutap_fp_sample_end(CUTAP_ID_cuParamSetv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuParamSetv(void *hfunc, int offset, void *ptr, unsigned int numbytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuParamSetv);
+    if (cutap_c)
+        return cutap_cs_cuParamSetv(cutap_c, hfunc, offset, ptr, numbytes);
+    return cutap_slow_cuParamSetv(hfunc, offset, ptr, numbytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuParamSetv(void *hfunc, int offset, void *ptr, unsigned int numbytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuParamSetv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuParamSetv(hfunc, offset, ptr, numbytes);
+        return cutap_cu_cuParamSetv(hfunc, offset, ptr, numbytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuParamSetv(cutap_c, hfunc, offset, ptr, numbytes);
@@ -23119,12 +26024,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuPointerGetAttribu
     cutap_fp_sample_end(CUTAP_ID_cuPointerGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuPointerGetAttribute(void *data, unsigned int attribute, unsigned long long ptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuPointerGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cuPointerGetAttribute(cutap_c, data, attribute, ptr);
+    return cutap_slow_cuPointerGetAttribute(data, attribute, ptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuPointerGetAttribute(void *data, unsigned int attribute, unsigned long long ptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuPointerGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuPointerGetAttribute(data, attribute, ptr);
+        return cutap_cu_cuPointerGetAttribute(data, attribute, ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuPointerGetAttribute(cutap_c, data, attribute, ptr);
@@ -23178,12 +26090,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuPointerGetAttribu
     cutap_fp_sample_end(CUTAP_ID_cuPointerGetAttributes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuPointerGetAttributes(unsigned int numAttributes, void *attributes, void *data, unsigned long long ptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuPointerGetAttributes);
+    if (cutap_c)
+        return cutap_cs_cuPointerGetAttributes(cutap_c, numAttributes, attributes, data, ptr);
+    return cutap_slow_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuPointerGetAttributes(unsigned int numAttributes, void *attributes, void *data, unsigned long long ptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuPointerGetAttributes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
+        return cutap_cu_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuPointerGetAttributes(cutap_c, numAttributes, attributes, data, ptr);
@@ -23229,12 +26148,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuPointerSetAttribu
     cutap_fp_sample_end(CUTAP_ID_cuPointerSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuPointerSetAttribute(void *value, unsigned int attribute, unsigned long long ptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuPointerSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cuPointerSetAttribute(cutap_c, value, attribute, ptr);
+    return cutap_slow_cuPointerSetAttribute(value, attribute, ptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuPointerSetAttribute(void *value, unsigned int attribute, unsigned long long ptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuPointerSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuPointerSetAttribute(value, attribute, ptr);
+        return cutap_cu_cuPointerSetAttribute(value, attribute, ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuPointerSetAttribute(cutap_c, value, attribute, ptr);
@@ -23276,12 +26202,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuProfilerStart(str
     cutap_fp_sample_end(CUTAP_ID_cuProfilerStart, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuProfilerStart(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuProfilerStart);
+    if (cutap_c)
+        return cutap_cs_cuProfilerStart(cutap_c);
+    return cutap_slow_cuProfilerStart();
+}
 CUTAP_SLOW unsigned int cutap_ct_cuProfilerStart(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuProfilerStart, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuProfilerStart();
+        return cutap_cu_cuProfilerStart();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuProfilerStart(cutap_c);
@@ -23323,12 +26256,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuProfilerStop(stru
     cutap_fp_sample_end(CUTAP_ID_cuProfilerStop, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuProfilerStop(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuProfilerStop);
+    if (cutap_c)
+        return cutap_cs_cuProfilerStop(cutap_c);
+    return cutap_slow_cuProfilerStop();
+}
 CUTAP_SLOW unsigned int cutap_ct_cuProfilerStop(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuProfilerStop, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuProfilerStop();
+        return cutap_cu_cuProfilerStop();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuProfilerStop(cutap_c);
@@ -23375,12 +26315,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSignalExternalSem
     cutap_fp_sample_end(CUTAP_ID_cuSignalExternalSemaphoresAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuSignalExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuSignalExternalSemaphoresAsync);
+    if (cutap_c)
+        return cutap_cs_cuSignalExternalSemaphoresAsync(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    return cutap_slow_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuSignalExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuSignalExternalSemaphoresAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+        return cutap_cu_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSignalExternalSemaphoresAsync(cutap_c, extSemArray, paramsArray, numExtSems, stream);
@@ -23427,12 +26374,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSignalExternalSem
     cutap_fp_sample_end(CUTAP_ID_cuSignalExternalSemaphoresAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuSignalExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuSignalExternalSemaphoresAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuSignalExternalSemaphoresAsync_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    return cutap_slow_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuSignalExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuSignalExternalSemaphoresAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+        return cutap_cu_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSignalExternalSemaphoresAsync_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
@@ -23479,12 +26433,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamAddCallback
     cutap_fp_sample_end(CUTAP_ID_cuStreamAddCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamAddCallback(void *hStream, void *callback, void *userData, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamAddCallback);
+    if (cutap_c)
+        return cutap_cs_cuStreamAddCallback(cutap_c, hStream, callback, userData, flags);
+    return cutap_slow_cuStreamAddCallback(hStream, callback, userData, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamAddCallback(void *hStream, void *callback, void *userData, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamAddCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamAddCallback(hStream, callback, userData, flags);
+        return cutap_cu_cuStreamAddCallback(hStream, callback, userData, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamAddCallback(cutap_c, hStream, callback, userData, flags);
@@ -23531,12 +26492,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamAddCallback
     cutap_fp_sample_end(CUTAP_ID_cuStreamAddCallback_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamAddCallback_ptsz(void *hStream, void *callback, void *userData, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamAddCallback_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamAddCallback_ptsz(cutap_c, hStream, callback, userData, flags);
+    return cutap_slow_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamAddCallback_ptsz(void *hStream, void *callback, void *userData, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamAddCallback_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
+        return cutap_cu_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamAddCallback_ptsz(cutap_c, hStream, callback, userData, flags);
@@ -23583,12 +26551,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamAttachMemAs
     cutap_fp_sample_end(CUTAP_ID_cuStreamAttachMemAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamAttachMemAsync(void *hStream, unsigned long long dptr, unsigned long length, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamAttachMemAsync);
+    if (cutap_c)
+        return cutap_cs_cuStreamAttachMemAsync(cutap_c, hStream, dptr, length, flags);
+    return cutap_slow_cuStreamAttachMemAsync(hStream, dptr, length, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamAttachMemAsync(void *hStream, unsigned long long dptr, unsigned long length, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamAttachMemAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamAttachMemAsync(hStream, dptr, length, flags);
+        return cutap_cu_cuStreamAttachMemAsync(hStream, dptr, length, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamAttachMemAsync(cutap_c, hStream, dptr, length, flags);
@@ -23635,12 +26610,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamAttachMemAs
     cutap_fp_sample_end(CUTAP_ID_cuStreamAttachMemAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamAttachMemAsync_ptsz(void *hStream, unsigned long long dptr, unsigned long length, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamAttachMemAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamAttachMemAsync_ptsz(cutap_c, hStream, dptr, length, flags);
+    return cutap_slow_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamAttachMemAsync_ptsz(void *hStream, unsigned long long dptr, unsigned long length, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamAttachMemAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
+        return cutap_cu_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamAttachMemAsync_ptsz(cutap_c, hStream, dptr, length, flags);
@@ -23684,12 +26666,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamBeginCaptur
     cutap_fp_sample_end(CUTAP_ID_cuStreamBeginCapture, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamBeginCapture(void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamBeginCapture);
+    if (cutap_c)
+        return cutap_cs_cuStreamBeginCapture(cutap_c, hStream);
+    return cutap_slow_cuStreamBeginCapture(hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamBeginCapture(void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamBeginCapture, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamBeginCapture(hStream);
+        return cutap_cu_cuStreamBeginCapture(hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamBeginCapture(cutap_c, hStream);
@@ -23733,12 +26722,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamBeginCaptur
     cutap_fp_sample_end(CUTAP_ID_cuStreamBeginCapture_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamBeginCapture_ptsz(void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamBeginCapture_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamBeginCapture_ptsz(cutap_c, hStream);
+    return cutap_slow_cuStreamBeginCapture_ptsz(hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamBeginCapture_ptsz(void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamBeginCapture_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamBeginCapture_ptsz(hStream);
+        return cutap_cu_cuStreamBeginCapture_ptsz(hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamBeginCapture_ptsz(cutap_c, hStream);
@@ -23783,12 +26779,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamBeginCaptur
     cutap_fp_sample_end(CUTAP_ID_cuStreamBeginCapture_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamBeginCapture_v2(void *hStream, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamBeginCapture_v2);
+    if (cutap_c)
+        return cutap_cs_cuStreamBeginCapture_v2(cutap_c, hStream, mode);
+    return cutap_slow_cuStreamBeginCapture_v2(hStream, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamBeginCapture_v2(void *hStream, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamBeginCapture_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamBeginCapture_v2(hStream, mode);
+        return cutap_cu_cuStreamBeginCapture_v2(hStream, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamBeginCapture_v2(cutap_c, hStream, mode);
@@ -23833,12 +26836,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamBeginCaptur
     cutap_fp_sample_end(CUTAP_ID_cuStreamBeginCapture_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamBeginCapture_v2_ptsz(void *hStream, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamBeginCapture_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamBeginCapture_v2_ptsz(cutap_c, hStream, mode);
+    return cutap_slow_cuStreamBeginCapture_v2_ptsz(hStream, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamBeginCapture_v2_ptsz(void *hStream, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamBeginCapture_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamBeginCapture_v2_ptsz(hStream, mode);
+        return cutap_cu_cuStreamBeginCapture_v2_ptsz(hStream, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamBeginCapture_v2_ptsz(cutap_c, hStream, mode);
@@ -23883,12 +26893,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamCopyAttribu
     cutap_fp_sample_end(CUTAP_ID_cuStreamCopyAttributes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamCopyAttributes(void *dst, void *src)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamCopyAttributes);
+    if (cutap_c)
+        return cutap_cs_cuStreamCopyAttributes(cutap_c, dst, src);
+    return cutap_slow_cuStreamCopyAttributes(dst, src);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamCopyAttributes(void *dst, void *src)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamCopyAttributes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamCopyAttributes(dst, src);
+        return cutap_cu_cuStreamCopyAttributes(dst, src);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamCopyAttributes(cutap_c, dst, src);
@@ -23933,12 +26950,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamCopyAttribu
     cutap_fp_sample_end(CUTAP_ID_cuStreamCopyAttributes_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamCopyAttributes_ptsz(void *dst, void *src)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamCopyAttributes_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamCopyAttributes_ptsz(cutap_c, dst, src);
+    return cutap_slow_cuStreamCopyAttributes_ptsz(dst, src);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamCopyAttributes_ptsz(void *dst, void *src)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamCopyAttributes_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamCopyAttributes_ptsz(dst, src);
+        return cutap_cu_cuStreamCopyAttributes_ptsz(dst, src);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamCopyAttributes_ptsz(cutap_c, dst, src);
@@ -23990,12 +27014,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamCreate(stru
     cutap_fp_sample_end(CUTAP_ID_cuStreamCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamCreate(void *phStream, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamCreate);
+    if (cutap_c)
+        return cutap_cs_cuStreamCreate(cutap_c, phStream, Flags);
+    return cutap_slow_cuStreamCreate(phStream, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamCreate(void *phStream, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamCreate(phStream, Flags);
+        return cutap_cu_cuStreamCreate(phStream, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamCreate(cutap_c, phStream, Flags);
@@ -24048,12 +27079,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamCreateWithP
     cutap_fp_sample_end(CUTAP_ID_cuStreamCreateWithPriority, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamCreateWithPriority(void *phStream, unsigned int flags, int priority)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamCreateWithPriority);
+    if (cutap_c)
+        return cutap_cs_cuStreamCreateWithPriority(cutap_c, phStream, flags, priority);
+    return cutap_slow_cuStreamCreateWithPriority(phStream, flags, priority);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamCreateWithPriority(void *phStream, unsigned int flags, int priority)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamCreateWithPriority, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamCreateWithPriority(phStream, flags, priority);
+        return cutap_cu_cuStreamCreateWithPriority(phStream, flags, priority);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamCreateWithPriority(cutap_c, phStream, flags, priority);
@@ -24097,12 +27135,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamDestroy(str
     cutap_fp_sample_end(CUTAP_ID_cuStreamDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamDestroy(void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamDestroy);
+    if (cutap_c)
+        return cutap_cs_cuStreamDestroy(cutap_c, hStream);
+    return cutap_slow_cuStreamDestroy(hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamDestroy(void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamDestroy(hStream);
+        return cutap_cu_cuStreamDestroy(hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamDestroy(cutap_c, hStream);
@@ -24146,12 +27191,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamDestroy_v2(
     cutap_fp_sample_end(CUTAP_ID_cuStreamDestroy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamDestroy_v2(void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamDestroy_v2);
+    if (cutap_c)
+        return cutap_cs_cuStreamDestroy_v2(cutap_c, hStream);
+    return cutap_slow_cuStreamDestroy_v2(hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamDestroy_v2(void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamDestroy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamDestroy_v2(hStream);
+        return cutap_cu_cuStreamDestroy_v2(hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamDestroy_v2(cutap_c, hStream);
@@ -24203,12 +27255,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamEndCapture(
     cutap_fp_sample_end(CUTAP_ID_cuStreamEndCapture, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamEndCapture(void *hStream, void *phGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamEndCapture);
+    if (cutap_c)
+        return cutap_cs_cuStreamEndCapture(cutap_c, hStream, phGraph);
+    return cutap_slow_cuStreamEndCapture(hStream, phGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamEndCapture(void *hStream, void *phGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamEndCapture, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamEndCapture(hStream, phGraph);
+        return cutap_cu_cuStreamEndCapture(hStream, phGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamEndCapture(cutap_c, hStream, phGraph);
@@ -24260,12 +27319,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamEndCapture_
     cutap_fp_sample_end(CUTAP_ID_cuStreamEndCapture_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamEndCapture_ptsz(void *hStream, void *phGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamEndCapture_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamEndCapture_ptsz(cutap_c, hStream, phGraph);
+    return cutap_slow_cuStreamEndCapture_ptsz(hStream, phGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamEndCapture_ptsz(void *hStream, void *phGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamEndCapture_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamEndCapture_ptsz(hStream, phGraph);
+        return cutap_cu_cuStreamEndCapture_ptsz(hStream, phGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamEndCapture_ptsz(cutap_c, hStream, phGraph);
@@ -24323,12 +27389,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetCaptureI
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetCaptureInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetCaptureInfo(void *hStream, void *captureStatus_out, void *id_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetCaptureInfo);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetCaptureInfo(cutap_c, hStream, captureStatus_out, id_out);
+    return cutap_slow_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetCaptureInfo(void *hStream, void *captureStatus_out, void *id_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetCaptureInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
+        return cutap_cu_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetCaptureInfo(cutap_c, hStream, captureStatus_out, id_out);
@@ -24386,12 +27459,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetCaptureI
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetCaptureInfo_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetCaptureInfo_ptsz(void *hStream, void *captureStatus_out, void *id_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetCaptureInfo_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetCaptureInfo_ptsz(cutap_c, hStream, captureStatus_out, id_out);
+    return cutap_slow_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetCaptureInfo_ptsz(void *hStream, void *captureStatus_out, void *id_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetCaptureInfo_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
+        return cutap_cu_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetCaptureInfo_ptsz(cutap_c, hStream, captureStatus_out, id_out);
@@ -24443,12 +27523,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetCtx(stru
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetCtx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetCtx(void *hStream, void *pctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetCtx);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetCtx(cutap_c, hStream, pctx);
+    return cutap_slow_cuStreamGetCtx(hStream, pctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetCtx(void *hStream, void *pctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetCtx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetCtx(hStream, pctx);
+        return cutap_cu_cuStreamGetCtx(hStream, pctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetCtx(cutap_c, hStream, pctx);
@@ -24500,12 +27587,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetCtx_ptsz
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetCtx_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetCtx_ptsz(void *hStream, void *pctx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetCtx_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetCtx_ptsz(cutap_c, hStream, pctx);
+    return cutap_slow_cuStreamGetCtx_ptsz(hStream, pctx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetCtx_ptsz(void *hStream, void *pctx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetCtx_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetCtx_ptsz(hStream, pctx);
+        return cutap_cu_cuStreamGetCtx_ptsz(hStream, pctx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetCtx_ptsz(cutap_c, hStream, pctx);
@@ -24563,12 +27657,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetCtx_v2(s
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetCtx_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetCtx_v2(void *hStream, void *pCtx, void *pGreenCtx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetCtx_v2);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetCtx_v2(cutap_c, hStream, pCtx, pGreenCtx);
+    return cutap_slow_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetCtx_v2(void *hStream, void *pCtx, void *pGreenCtx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetCtx_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
+        return cutap_cu_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetCtx_v2(cutap_c, hStream, pCtx, pGreenCtx);
@@ -24626,12 +27727,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetCtx_v2_p
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetCtx_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetCtx_v2_ptsz(void *hStream, void *pCtx, void *pGreenCtx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetCtx_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetCtx_v2_ptsz(cutap_c, hStream, pCtx, pGreenCtx);
+    return cutap_slow_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetCtx_v2_ptsz(void *hStream, void *pCtx, void *pGreenCtx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetCtx_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
+        return cutap_cu_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetCtx_v2_ptsz(cutap_c, hStream, pCtx, pGreenCtx);
@@ -24683,12 +27791,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetDevice(s
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetDevice(void *hStream, void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetDevice);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetDevice(cutap_c, hStream, device);
+    return cutap_slow_cuStreamGetDevice(hStream, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetDevice(void *hStream, void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetDevice(hStream, device);
+        return cutap_cu_cuStreamGetDevice(hStream, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetDevice(cutap_c, hStream, device);
@@ -24740,12 +27855,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetDevice_p
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetDevice_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetDevice_ptsz(void *hStream, void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetDevice_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetDevice_ptsz(cutap_c, hStream, device);
+    return cutap_slow_cuStreamGetDevice_ptsz(hStream, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetDevice_ptsz(void *hStream, void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetDevice_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetDevice_ptsz(hStream, device);
+        return cutap_cu_cuStreamGetDevice_ptsz(hStream, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetDevice_ptsz(cutap_c, hStream, device);
@@ -24797,12 +27919,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetFlags(st
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetFlags(void *hStream, void *flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetFlags);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetFlags(cutap_c, hStream, flags);
+    return cutap_slow_cuStreamGetFlags(hStream, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetFlags(void *hStream, void *flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetFlags(hStream, flags);
+        return cutap_cu_cuStreamGetFlags(hStream, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetFlags(cutap_c, hStream, flags);
@@ -24854,12 +27983,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetFlags_pt
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetFlags_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetFlags_ptsz(void *hStream, void *flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetFlags_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetFlags_ptsz(cutap_c, hStream, flags);
+    return cutap_slow_cuStreamGetFlags_ptsz(hStream, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetFlags_ptsz(void *hStream, void *flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetFlags_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetFlags_ptsz(hStream, flags);
+        return cutap_cu_cuStreamGetFlags_ptsz(hStream, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetFlags_ptsz(cutap_c, hStream, flags);
@@ -24911,12 +28047,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetGreenCtx
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetGreenCtx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetGreenCtx(void *hStream, void *phCtx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetGreenCtx);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetGreenCtx(cutap_c, hStream, phCtx);
+    return cutap_slow_cuStreamGetGreenCtx(hStream, phCtx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetGreenCtx(void *hStream, void *phCtx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetGreenCtx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetGreenCtx(hStream, phCtx);
+        return cutap_cu_cuStreamGetGreenCtx(hStream, phCtx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetGreenCtx(cutap_c, hStream, phCtx);
@@ -24968,12 +28111,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetId(struc
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetId(void *hStream, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetId);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetId(cutap_c, hStream, streamId);
+    return cutap_slow_cuStreamGetId(hStream, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetId(void *hStream, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetId(hStream, streamId);
+        return cutap_cu_cuStreamGetId(hStream, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetId(cutap_c, hStream, streamId);
@@ -25025,12 +28175,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetId_ptsz(
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetId_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetId_ptsz(void *hStream, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetId_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetId_ptsz(cutap_c, hStream, streamId);
+    return cutap_slow_cuStreamGetId_ptsz(hStream, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetId_ptsz(void *hStream, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetId_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetId_ptsz(hStream, streamId);
+        return cutap_cu_cuStreamGetId_ptsz(hStream, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetId_ptsz(cutap_c, hStream, streamId);
@@ -25082,12 +28239,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetPriority
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetPriority, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetPriority(void *hStream, void *priority)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetPriority);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetPriority(cutap_c, hStream, priority);
+    return cutap_slow_cuStreamGetPriority(hStream, priority);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetPriority(void *hStream, void *priority)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetPriority, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetPriority(hStream, priority);
+        return cutap_cu_cuStreamGetPriority(hStream, priority);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetPriority(cutap_c, hStream, priority);
@@ -25139,12 +28303,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetPriority
     cutap_fp_sample_end(CUTAP_ID_cuStreamGetPriority_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamGetPriority_ptsz(void *hStream, void *priority)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamGetPriority_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamGetPriority_ptsz(cutap_c, hStream, priority);
+    return cutap_slow_cuStreamGetPriority_ptsz(hStream, priority);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamGetPriority_ptsz(void *hStream, void *priority)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamGetPriority_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamGetPriority_ptsz(hStream, priority);
+        return cutap_cu_cuStreamGetPriority_ptsz(hStream, priority);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetPriority_ptsz(cutap_c, hStream, priority);
@@ -25196,12 +28367,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamIsCapturing
     cutap_fp_sample_end(CUTAP_ID_cuStreamIsCapturing, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamIsCapturing(void *hStream, void *captureStatus)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamIsCapturing);
+    if (cutap_c)
+        return cutap_cs_cuStreamIsCapturing(cutap_c, hStream, captureStatus);
+    return cutap_slow_cuStreamIsCapturing(hStream, captureStatus);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamIsCapturing(void *hStream, void *captureStatus)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamIsCapturing, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamIsCapturing(hStream, captureStatus);
+        return cutap_cu_cuStreamIsCapturing(hStream, captureStatus);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamIsCapturing(cutap_c, hStream, captureStatus);
@@ -25253,12 +28431,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamIsCapturing
     cutap_fp_sample_end(CUTAP_ID_cuStreamIsCapturing_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamIsCapturing_ptsz(void *hStream, void *captureStatus)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamIsCapturing_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamIsCapturing_ptsz(cutap_c, hStream, captureStatus);
+    return cutap_slow_cuStreamIsCapturing_ptsz(hStream, captureStatus);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamIsCapturing_ptsz(void *hStream, void *captureStatus)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamIsCapturing_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamIsCapturing_ptsz(hStream, captureStatus);
+        return cutap_cu_cuStreamIsCapturing_ptsz(hStream, captureStatus);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamIsCapturing_ptsz(cutap_c, hStream, captureStatus);
@@ -25302,12 +28487,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamQuery(struc
     cutap_fp_sample_end(CUTAP_ID_cuStreamQuery, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamQuery(void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamQuery);
+    if (cutap_c)
+        return cutap_cs_cuStreamQuery(cutap_c, hStream);
+    return cutap_slow_cuStreamQuery(hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamQuery(void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamQuery, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamQuery(hStream);
+        return cutap_cu_cuStreamQuery(hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamQuery(cutap_c, hStream);
@@ -25351,12 +28543,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamQuery_ptsz(
     cutap_fp_sample_end(CUTAP_ID_cuStreamQuery_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamQuery_ptsz(void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamQuery_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamQuery_ptsz(cutap_c, hStream);
+    return cutap_slow_cuStreamQuery_ptsz(hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamQuery_ptsz(void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamQuery_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamQuery_ptsz(hStream);
+        return cutap_cu_cuStreamQuery_ptsz(hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamQuery_ptsz(cutap_c, hStream);
@@ -25400,12 +28599,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamSynchronize
     cutap_fp_sample_end(CUTAP_ID_cuStreamSynchronize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamSynchronize(void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamSynchronize);
+    if (cutap_c)
+        return cutap_cs_cuStreamSynchronize(cutap_c, hStream);
+    return cutap_slow_cuStreamSynchronize(hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamSynchronize(void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamSynchronize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamSynchronize(hStream);
+        return cutap_cu_cuStreamSynchronize(hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamSynchronize(cutap_c, hStream);
@@ -25449,12 +28655,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamSynchronize
     cutap_fp_sample_end(CUTAP_ID_cuStreamSynchronize_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamSynchronize_ptsz(void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamSynchronize_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamSynchronize_ptsz(cutap_c, hStream);
+    return cutap_slow_cuStreamSynchronize_ptsz(hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamSynchronize_ptsz(void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamSynchronize_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamSynchronize_ptsz(hStream);
+        return cutap_cu_cuStreamSynchronize_ptsz(hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamSynchronize_ptsz(cutap_c, hStream);
@@ -25501,12 +28714,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamUpdateCaptu
     cutap_fp_sample_end(CUTAP_ID_cuStreamUpdateCaptureDependencies, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamUpdateCaptureDependencies(void *hStream, void *dependencies, unsigned long numDependencies, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamUpdateCaptureDependencies);
+    if (cutap_c)
+        return cutap_cs_cuStreamUpdateCaptureDependencies(cutap_c, hStream, dependencies, numDependencies, flags);
+    return cutap_slow_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamUpdateCaptureDependencies(void *hStream, void *dependencies, unsigned long numDependencies, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamUpdateCaptureDependencies, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
+        return cutap_cu_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamUpdateCaptureDependencies(cutap_c, hStream, dependencies, numDependencies, flags);
@@ -25553,12 +28773,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamUpdateCaptu
     cutap_fp_sample_end(CUTAP_ID_cuStreamUpdateCaptureDependencies_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamUpdateCaptureDependencies_ptsz(void *hStream, void *dependencies, unsigned long numDependencies, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamUpdateCaptureDependencies_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamUpdateCaptureDependencies_ptsz(cutap_c, hStream, dependencies, numDependencies, flags);
+    return cutap_slow_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamUpdateCaptureDependencies_ptsz(void *hStream, void *dependencies, unsigned long numDependencies, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamUpdateCaptureDependencies_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
+        return cutap_cu_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamUpdateCaptureDependencies_ptsz(cutap_c, hStream, dependencies, numDependencies, flags);
@@ -25604,12 +28831,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitEvent(s
     cutap_fp_sample_end(CUTAP_ID_cuStreamWaitEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWaitEvent(void *hStream, void *hEvent, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWaitEvent);
+    if (cutap_c)
+        return cutap_cs_cuStreamWaitEvent(cutap_c, hStream, hEvent, Flags);
+    return cutap_slow_cuStreamWaitEvent(hStream, hEvent, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitEvent(void *hStream, void *hEvent, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWaitEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWaitEvent(hStream, hEvent, Flags);
+        return cutap_cu_cuStreamWaitEvent(hStream, hEvent, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitEvent(cutap_c, hStream, hEvent, Flags);
@@ -25655,12 +28889,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitEvent_p
     cutap_fp_sample_end(CUTAP_ID_cuStreamWaitEvent_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWaitEvent_ptsz(void *hStream, void *hEvent, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWaitEvent_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamWaitEvent_ptsz(cutap_c, hStream, hEvent, Flags);
+    return cutap_slow_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitEvent_ptsz(void *hStream, void *hEvent, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWaitEvent_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
+        return cutap_cu_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitEvent_ptsz(cutap_c, hStream, hEvent, Flags);
@@ -25707,12 +28948,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue32
     cutap_fp_sample_end(CUTAP_ID_cuStreamWaitValue32, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWaitValue32(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWaitValue32);
+    if (cutap_c)
+        return cutap_cs_cuStreamWaitValue32(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWaitValue32(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue32(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWaitValue32, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWaitValue32(stream, addr, value, flags);
+        return cutap_cu_cuStreamWaitValue32(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue32(cutap_c, stream, addr, value, flags);
@@ -25759,12 +29007,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue32
     cutap_fp_sample_end(CUTAP_ID_cuStreamWaitValue32_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWaitValue32_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWaitValue32_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamWaitValue32_ptsz(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue32_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWaitValue32_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
+        return cutap_cu_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue32_ptsz(cutap_c, stream, addr, value, flags);
@@ -25811,12 +29066,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue32
     cutap_fp_sample_end(CUTAP_ID_cuStreamWaitValue32_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWaitValue32_v2(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWaitValue32_v2);
+    if (cutap_c)
+        return cutap_cs_cuStreamWaitValue32_v2(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWaitValue32_v2(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue32_v2(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWaitValue32_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWaitValue32_v2(stream, addr, value, flags);
+        return cutap_cu_cuStreamWaitValue32_v2(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue32_v2(cutap_c, stream, addr, value, flags);
@@ -25863,12 +29125,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue32
     cutap_fp_sample_end(CUTAP_ID_cuStreamWaitValue32_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWaitValue32_v2_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWaitValue32_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamWaitValue32_v2_ptsz(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue32_v2_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWaitValue32_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
+        return cutap_cu_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue32_v2_ptsz(cutap_c, stream, addr, value, flags);
@@ -25915,12 +29184,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue64
     cutap_fp_sample_end(CUTAP_ID_cuStreamWaitValue64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWaitValue64(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWaitValue64);
+    if (cutap_c)
+        return cutap_cs_cuStreamWaitValue64(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWaitValue64(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue64(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWaitValue64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWaitValue64(stream, addr, value, flags);
+        return cutap_cu_cuStreamWaitValue64(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue64(cutap_c, stream, addr, value, flags);
@@ -25967,12 +29243,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue64
     cutap_fp_sample_end(CUTAP_ID_cuStreamWaitValue64_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWaitValue64_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWaitValue64_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamWaitValue64_ptsz(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue64_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWaitValue64_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
+        return cutap_cu_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue64_ptsz(cutap_c, stream, addr, value, flags);
@@ -26019,12 +29302,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue64
     cutap_fp_sample_end(CUTAP_ID_cuStreamWaitValue64_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWaitValue64_v2(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWaitValue64_v2);
+    if (cutap_c)
+        return cutap_cs_cuStreamWaitValue64_v2(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWaitValue64_v2(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue64_v2(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWaitValue64_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWaitValue64_v2(stream, addr, value, flags);
+        return cutap_cu_cuStreamWaitValue64_v2(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue64_v2(cutap_c, stream, addr, value, flags);
@@ -26071,12 +29361,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue64
     cutap_fp_sample_end(CUTAP_ID_cuStreamWaitValue64_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWaitValue64_v2_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWaitValue64_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamWaitValue64_v2_ptsz(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue64_v2_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWaitValue64_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
+        return cutap_cu_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue64_v2_ptsz(cutap_c, stream, addr, value, flags);
@@ -26123,12 +29420,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue3
     cutap_fp_sample_end(CUTAP_ID_cuStreamWriteValue32, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWriteValue32(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWriteValue32);
+    if (cutap_c)
+        return cutap_cs_cuStreamWriteValue32(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWriteValue32(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue32(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWriteValue32, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWriteValue32(stream, addr, value, flags);
+        return cutap_cu_cuStreamWriteValue32(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue32(cutap_c, stream, addr, value, flags);
@@ -26175,12 +29479,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue3
     cutap_fp_sample_end(CUTAP_ID_cuStreamWriteValue32_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWriteValue32_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWriteValue32_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamWriteValue32_ptsz(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue32_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWriteValue32_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
+        return cutap_cu_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue32_ptsz(cutap_c, stream, addr, value, flags);
@@ -26227,12 +29538,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue3
     cutap_fp_sample_end(CUTAP_ID_cuStreamWriteValue32_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWriteValue32_v2(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWriteValue32_v2);
+    if (cutap_c)
+        return cutap_cs_cuStreamWriteValue32_v2(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWriteValue32_v2(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue32_v2(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWriteValue32_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWriteValue32_v2(stream, addr, value, flags);
+        return cutap_cu_cuStreamWriteValue32_v2(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue32_v2(cutap_c, stream, addr, value, flags);
@@ -26279,12 +29597,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue3
     cutap_fp_sample_end(CUTAP_ID_cuStreamWriteValue32_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWriteValue32_v2_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWriteValue32_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamWriteValue32_v2_ptsz(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue32_v2_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWriteValue32_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
+        return cutap_cu_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue32_v2_ptsz(cutap_c, stream, addr, value, flags);
@@ -26331,12 +29656,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue6
     cutap_fp_sample_end(CUTAP_ID_cuStreamWriteValue64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWriteValue64(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWriteValue64);
+    if (cutap_c)
+        return cutap_cs_cuStreamWriteValue64(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWriteValue64(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue64(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWriteValue64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWriteValue64(stream, addr, value, flags);
+        return cutap_cu_cuStreamWriteValue64(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue64(cutap_c, stream, addr, value, flags);
@@ -26383,12 +29715,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue6
     cutap_fp_sample_end(CUTAP_ID_cuStreamWriteValue64_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWriteValue64_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWriteValue64_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamWriteValue64_ptsz(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue64_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWriteValue64_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
+        return cutap_cu_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue64_ptsz(cutap_c, stream, addr, value, flags);
@@ -26435,12 +29774,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue6
     cutap_fp_sample_end(CUTAP_ID_cuStreamWriteValue64_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWriteValue64_v2(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWriteValue64_v2);
+    if (cutap_c)
+        return cutap_cs_cuStreamWriteValue64_v2(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWriteValue64_v2(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue64_v2(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWriteValue64_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWriteValue64_v2(stream, addr, value, flags);
+        return cutap_cu_cuStreamWriteValue64_v2(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue64_v2(cutap_c, stream, addr, value, flags);
@@ -26487,12 +29833,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue6
     cutap_fp_sample_end(CUTAP_ID_cuStreamWriteValue64_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuStreamWriteValue64_v2_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuStreamWriteValue64_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuStreamWriteValue64_v2_ptsz(cutap_c, stream, addr, value, flags);
+    return cutap_slow_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue64_v2_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuStreamWriteValue64_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
+        return cutap_cu_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue64_v2_ptsz(cutap_c, stream, addr, value, flags);
@@ -26544,12 +29897,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSurfObjectCreate(
     cutap_fp_sample_end(CUTAP_ID_cuSurfObjectCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuSurfObjectCreate(void *pSurfObject, void *pResDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuSurfObjectCreate);
+    if (cutap_c)
+        return cutap_cs_cuSurfObjectCreate(cutap_c, pSurfObject, pResDesc);
+    return cutap_slow_cuSurfObjectCreate(pSurfObject, pResDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuSurfObjectCreate(void *pSurfObject, void *pResDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuSurfObjectCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuSurfObjectCreate(pSurfObject, pResDesc);
+        return cutap_cu_cuSurfObjectCreate(pSurfObject, pResDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSurfObjectCreate(cutap_c, pSurfObject, pResDesc);
@@ -26593,12 +29953,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSurfObjectDestroy
     cutap_fp_sample_end(CUTAP_ID_cuSurfObjectDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuSurfObjectDestroy(unsigned long long surfObject)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuSurfObjectDestroy);
+    if (cutap_c)
+        return cutap_cs_cuSurfObjectDestroy(cutap_c, surfObject);
+    return cutap_slow_cuSurfObjectDestroy(surfObject);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuSurfObjectDestroy(unsigned long long surfObject)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuSurfObjectDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuSurfObjectDestroy(surfObject);
+        return cutap_cu_cuSurfObjectDestroy(surfObject);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSurfObjectDestroy(cutap_c, surfObject);
@@ -26643,12 +30010,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSurfObjectGetReso
     cutap_fp_sample_end(CUTAP_ID_cuSurfObjectGetResourceDesc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuSurfObjectGetResourceDesc(void *pResDesc, unsigned long long surfObject)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuSurfObjectGetResourceDesc);
+    if (cutap_c)
+        return cutap_cs_cuSurfObjectGetResourceDesc(cutap_c, pResDesc, surfObject);
+    return cutap_slow_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuSurfObjectGetResourceDesc(void *pResDesc, unsigned long long surfObject)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuSurfObjectGetResourceDesc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
+        return cutap_cu_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSurfObjectGetResourceDesc(cutap_c, pResDesc, surfObject);
@@ -26700,12 +30074,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSurfRefGetArray(s
     cutap_fp_sample_end(CUTAP_ID_cuSurfRefGetArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuSurfRefGetArray(void *phArray, void *hSurfRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuSurfRefGetArray);
+    if (cutap_c)
+        return cutap_cs_cuSurfRefGetArray(cutap_c, phArray, hSurfRef);
+    return cutap_slow_cuSurfRefGetArray(phArray, hSurfRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuSurfRefGetArray(void *phArray, void *hSurfRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuSurfRefGetArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuSurfRefGetArray(phArray, hSurfRef);
+        return cutap_cu_cuSurfRefGetArray(phArray, hSurfRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSurfRefGetArray(cutap_c, phArray, hSurfRef);
@@ -26751,12 +30132,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSurfRefSetArray(s
     cutap_fp_sample_end(CUTAP_ID_cuSurfRefSetArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuSurfRefSetArray(void *hSurfRef, void *hArray, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuSurfRefSetArray);
+    if (cutap_c)
+        return cutap_cs_cuSurfRefSetArray(cutap_c, hSurfRef, hArray, Flags);
+    return cutap_slow_cuSurfRefSetArray(hSurfRef, hArray, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuSurfRefSetArray(void *hSurfRef, void *hArray, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuSurfRefSetArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuSurfRefSetArray(hSurfRef, hArray, Flags);
+        return cutap_cu_cuSurfRefSetArray(hSurfRef, hArray, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSurfRefSetArray(cutap_c, hSurfRef, hArray, Flags);
@@ -26814,12 +30202,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTensorMapEncodeIm
     cutap_fp_sample_end(CUTAP_ID_cuTensorMapEncodeIm2col, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTensorMapEncodeIm2col(void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, void *pixelBoxLowerCorner, void *pixelBoxUpperCorner, unsigned int channelsPerPixel, unsigned int pixelsPerColumn, void *elementStrides, unsigned int interleave, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTensorMapEncodeIm2col);
+    if (cutap_c)
+        return cutap_cs_cuTensorMapEncodeIm2col(cutap_c, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    return cutap_slow_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTensorMapEncodeIm2col(void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, void *pixelBoxLowerCorner, void *pixelBoxUpperCorner, unsigned int channelsPerPixel, unsigned int pixelsPerColumn, void *elementStrides, unsigned int interleave, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTensorMapEncodeIm2col, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+        return cutap_cu_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTensorMapEncodeIm2col(cutap_c, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
@@ -26878,12 +30273,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTensorMapEncodeIm
     cutap_fp_sample_end(CUTAP_ID_cuTensorMapEncodeIm2colWide, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTensorMapEncodeIm2colWide(void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, unsigned int channelsPerPixel, unsigned int pixelsPerColumn, void *elementStrides, unsigned int interleave, unsigned int mode, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTensorMapEncodeIm2colWide);
+    if (cutap_c)
+        return cutap_cs_cuTensorMapEncodeIm2colWide(cutap_c, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+    return cutap_slow_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTensorMapEncodeIm2colWide(void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, unsigned int channelsPerPixel, unsigned int pixelsPerColumn, void *elementStrides, unsigned int interleave, unsigned int mode, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTensorMapEncodeIm2colWide, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+        return cutap_cu_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTensorMapEncodeIm2colWide(cutap_c, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
@@ -26938,12 +30340,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTensorMapEncodeTi
     cutap_fp_sample_end(CUTAP_ID_cuTensorMapEncodeTiled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTensorMapEncodeTiled(void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, void *boxDim, void *elementStrides, unsigned int interleave, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTensorMapEncodeTiled);
+    if (cutap_c)
+        return cutap_cs_cuTensorMapEncodeTiled(cutap_c, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    return cutap_slow_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTensorMapEncodeTiled(void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, void *boxDim, void *elementStrides, unsigned int interleave, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTensorMapEncodeTiled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+        return cutap_cu_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTensorMapEncodeTiled(cutap_c, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
@@ -26988,12 +30397,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTensorMapReplaceA
     cutap_fp_sample_end(CUTAP_ID_cuTensorMapReplaceAddress, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTensorMapReplaceAddress(void *tensorMap, void *globalAddress)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTensorMapReplaceAddress);
+    if (cutap_c)
+        return cutap_cs_cuTensorMapReplaceAddress(cutap_c, tensorMap, globalAddress);
+    return cutap_slow_cuTensorMapReplaceAddress(tensorMap, globalAddress);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTensorMapReplaceAddress(void *tensorMap, void *globalAddress)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTensorMapReplaceAddress, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTensorMapReplaceAddress(tensorMap, globalAddress);
+        return cutap_cu_cuTensorMapReplaceAddress(tensorMap, globalAddress);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTensorMapReplaceAddress(cutap_c, tensorMap, globalAddress);
@@ -27047,12 +30463,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexObjectCreate(s
     cutap_fp_sample_end(CUTAP_ID_cuTexObjectCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexObjectCreate(void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexObjectCreate);
+    if (cutap_c)
+        return cutap_cs_cuTexObjectCreate(cutap_c, pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    return cutap_slow_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexObjectCreate(void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexObjectCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+        return cutap_cu_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexObjectCreate(cutap_c, pTexObject, pResDesc, pTexDesc, pResViewDesc);
@@ -27096,12 +30519,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexObjectDestroy(
     cutap_fp_sample_end(CUTAP_ID_cuTexObjectDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexObjectDestroy(unsigned long long texObject)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexObjectDestroy);
+    if (cutap_c)
+        return cutap_cs_cuTexObjectDestroy(cutap_c, texObject);
+    return cutap_slow_cuTexObjectDestroy(texObject);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexObjectDestroy(unsigned long long texObject)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexObjectDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexObjectDestroy(texObject);
+        return cutap_cu_cuTexObjectDestroy(texObject);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexObjectDestroy(cutap_c, texObject);
@@ -27146,12 +30576,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexObjectGetResou
     cutap_fp_sample_end(CUTAP_ID_cuTexObjectGetResourceDesc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexObjectGetResourceDesc(void *pResDesc, unsigned long long texObject)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexObjectGetResourceDesc);
+    if (cutap_c)
+        return cutap_cs_cuTexObjectGetResourceDesc(cutap_c, pResDesc, texObject);
+    return cutap_slow_cuTexObjectGetResourceDesc(pResDesc, texObject);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexObjectGetResourceDesc(void *pResDesc, unsigned long long texObject)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexObjectGetResourceDesc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexObjectGetResourceDesc(pResDesc, texObject);
+        return cutap_cu_cuTexObjectGetResourceDesc(pResDesc, texObject);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexObjectGetResourceDesc(cutap_c, pResDesc, texObject);
@@ -27196,12 +30633,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexObjectGetResou
     cutap_fp_sample_end(CUTAP_ID_cuTexObjectGetResourceViewDesc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexObjectGetResourceViewDesc(void *pResViewDesc, unsigned long long texObject)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexObjectGetResourceViewDesc);
+    if (cutap_c)
+        return cutap_cs_cuTexObjectGetResourceViewDesc(cutap_c, pResViewDesc, texObject);
+    return cutap_slow_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexObjectGetResourceViewDesc(void *pResViewDesc, unsigned long long texObject)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexObjectGetResourceViewDesc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
+        return cutap_cu_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexObjectGetResourceViewDesc(cutap_c, pResViewDesc, texObject);
@@ -27246,12 +30690,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexObjectGetTextu
     cutap_fp_sample_end(CUTAP_ID_cuTexObjectGetTextureDesc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexObjectGetTextureDesc(void *pTexDesc, unsigned long long texObject)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexObjectGetTextureDesc);
+    if (cutap_c)
+        return cutap_cs_cuTexObjectGetTextureDesc(cutap_c, pTexDesc, texObject);
+    return cutap_slow_cuTexObjectGetTextureDesc(pTexDesc, texObject);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexObjectGetTextureDesc(void *pTexDesc, unsigned long long texObject)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexObjectGetTextureDesc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexObjectGetTextureDesc(pTexDesc, texObject);
+        return cutap_cu_cuTexObjectGetTextureDesc(pTexDesc, texObject);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexObjectGetTextureDesc(cutap_c, pTexDesc, texObject);
@@ -27302,12 +30753,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefCreate(stru
     cutap_fp_sample_end(CUTAP_ID_cuTexRefCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefCreate(void *pTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefCreate);
+    if (cutap_c)
+        return cutap_cs_cuTexRefCreate(cutap_c, pTexRef);
+    return cutap_slow_cuTexRefCreate(pTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefCreate(void *pTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefCreate(pTexRef);
+        return cutap_cu_cuTexRefCreate(pTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefCreate(cutap_c, pTexRef);
@@ -27351,12 +30809,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefDestroy(str
     cutap_fp_sample_end(CUTAP_ID_cuTexRefDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefDestroy(void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefDestroy);
+    if (cutap_c)
+        return cutap_cs_cuTexRefDestroy(cutap_c, hTexRef);
+    return cutap_slow_cuTexRefDestroy(hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefDestroy(void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefDestroy(hTexRef);
+        return cutap_cu_cuTexRefDestroy(hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefDestroy(cutap_c, hTexRef);
@@ -27408,12 +30873,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetAddress(
     cutap_fp_sample_end(CUTAP_ID_cuTexRefGetAddress, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefGetAddress(void *pdptr, void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefGetAddress);
+    if (cutap_c)
+        return cutap_cs_cuTexRefGetAddress(cutap_c, pdptr, hTexRef);
+    return cutap_slow_cuTexRefGetAddress(pdptr, hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetAddress(void *pdptr, void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefGetAddress, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefGetAddress(pdptr, hTexRef);
+        return cutap_cu_cuTexRefGetAddress(pdptr, hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetAddress(cutap_c, pdptr, hTexRef);
@@ -27466,12 +30938,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetAddressM
     cutap_fp_sample_end(CUTAP_ID_cuTexRefGetAddressMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefGetAddressMode(void *pam, void *hTexRef, int dim)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefGetAddressMode);
+    if (cutap_c)
+        return cutap_cs_cuTexRefGetAddressMode(cutap_c, pam, hTexRef, dim);
+    return cutap_slow_cuTexRefGetAddressMode(pam, hTexRef, dim);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetAddressMode(void *pam, void *hTexRef, int dim)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefGetAddressMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefGetAddressMode(pam, hTexRef, dim);
+        return cutap_cu_cuTexRefGetAddressMode(pam, hTexRef, dim);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetAddressMode(cutap_c, pam, hTexRef, dim);
@@ -27523,12 +31002,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetAddress_
     cutap_fp_sample_end(CUTAP_ID_cuTexRefGetAddress_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefGetAddress_v2(void *pdptr, void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefGetAddress_v2);
+    if (cutap_c)
+        return cutap_cs_cuTexRefGetAddress_v2(cutap_c, pdptr, hTexRef);
+    return cutap_slow_cuTexRefGetAddress_v2(pdptr, hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetAddress_v2(void *pdptr, void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefGetAddress_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefGetAddress_v2(pdptr, hTexRef);
+        return cutap_cu_cuTexRefGetAddress_v2(pdptr, hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetAddress_v2(cutap_c, pdptr, hTexRef);
@@ -27580,12 +31066,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetArray(st
     cutap_fp_sample_end(CUTAP_ID_cuTexRefGetArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefGetArray(void *phArray, void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefGetArray);
+    if (cutap_c)
+        return cutap_cs_cuTexRefGetArray(cutap_c, phArray, hTexRef);
+    return cutap_slow_cuTexRefGetArray(phArray, hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetArray(void *phArray, void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefGetArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefGetArray(phArray, hTexRef);
+        return cutap_cu_cuTexRefGetArray(phArray, hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetArray(cutap_c, phArray, hTexRef);
@@ -27630,12 +31123,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetBorderCo
     cutap_fp_sample_end(CUTAP_ID_cuTexRefGetBorderColor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefGetBorderColor(void *pBorderColor, void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefGetBorderColor);
+    if (cutap_c)
+        return cutap_cs_cuTexRefGetBorderColor(cutap_c, pBorderColor, hTexRef);
+    return cutap_slow_cuTexRefGetBorderColor(pBorderColor, hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetBorderColor(void *pBorderColor, void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefGetBorderColor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefGetBorderColor(pBorderColor, hTexRef);
+        return cutap_cu_cuTexRefGetBorderColor(pBorderColor, hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetBorderColor(cutap_c, pBorderColor, hTexRef);
@@ -27687,12 +31187,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetFilterMo
     cutap_fp_sample_end(CUTAP_ID_cuTexRefGetFilterMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefGetFilterMode(void *pfm, void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefGetFilterMode);
+    if (cutap_c)
+        return cutap_cs_cuTexRefGetFilterMode(cutap_c, pfm, hTexRef);
+    return cutap_slow_cuTexRefGetFilterMode(pfm, hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetFilterMode(void *pfm, void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefGetFilterMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefGetFilterMode(pfm, hTexRef);
+        return cutap_cu_cuTexRefGetFilterMode(pfm, hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetFilterMode(cutap_c, pfm, hTexRef);
@@ -27744,12 +31251,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetFlags(st
     cutap_fp_sample_end(CUTAP_ID_cuTexRefGetFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefGetFlags(void *pFlags, void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefGetFlags);
+    if (cutap_c)
+        return cutap_cs_cuTexRefGetFlags(cutap_c, pFlags, hTexRef);
+    return cutap_slow_cuTexRefGetFlags(pFlags, hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetFlags(void *pFlags, void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefGetFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefGetFlags(pFlags, hTexRef);
+        return cutap_cu_cuTexRefGetFlags(pFlags, hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetFlags(cutap_c, pFlags, hTexRef);
@@ -27807,12 +31321,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetFormat(s
     cutap_fp_sample_end(CUTAP_ID_cuTexRefGetFormat, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefGetFormat(void *pFormat, void *pNumChannels, void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefGetFormat);
+    if (cutap_c)
+        return cutap_cs_cuTexRefGetFormat(cutap_c, pFormat, pNumChannels, hTexRef);
+    return cutap_slow_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetFormat(void *pFormat, void *pNumChannels, void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefGetFormat, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
+        return cutap_cu_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetFormat(cutap_c, pFormat, pNumChannels, hTexRef);
@@ -27864,12 +31385,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetMaxAniso
     cutap_fp_sample_end(CUTAP_ID_cuTexRefGetMaxAnisotropy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefGetMaxAnisotropy(void *pmaxAniso, void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefGetMaxAnisotropy);
+    if (cutap_c)
+        return cutap_cs_cuTexRefGetMaxAnisotropy(cutap_c, pmaxAniso, hTexRef);
+    return cutap_slow_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetMaxAnisotropy(void *pmaxAniso, void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefGetMaxAnisotropy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
+        return cutap_cu_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetMaxAnisotropy(cutap_c, pmaxAniso, hTexRef);
@@ -27921,12 +31449,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetMipmapFi
     cutap_fp_sample_end(CUTAP_ID_cuTexRefGetMipmapFilterMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefGetMipmapFilterMode(void *pfm, void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefGetMipmapFilterMode);
+    if (cutap_c)
+        return cutap_cs_cuTexRefGetMipmapFilterMode(cutap_c, pfm, hTexRef);
+    return cutap_slow_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetMipmapFilterMode(void *pfm, void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefGetMipmapFilterMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
+        return cutap_cu_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetMipmapFilterMode(cutap_c, pfm, hTexRef);
@@ -27978,12 +31513,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetMipmapLe
     cutap_fp_sample_end(CUTAP_ID_cuTexRefGetMipmapLevelBias, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefGetMipmapLevelBias(void *pbias, void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefGetMipmapLevelBias);
+    if (cutap_c)
+        return cutap_cs_cuTexRefGetMipmapLevelBias(cutap_c, pbias, hTexRef);
+    return cutap_slow_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetMipmapLevelBias(void *pbias, void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefGetMipmapLevelBias, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
+        return cutap_cu_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetMipmapLevelBias(cutap_c, pbias, hTexRef);
@@ -28041,12 +31583,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetMipmapLe
     cutap_fp_sample_end(CUTAP_ID_cuTexRefGetMipmapLevelClamp, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefGetMipmapLevelClamp(void *pminMipmapLevelClamp, void *pmaxMipmapLevelClamp, void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefGetMipmapLevelClamp);
+    if (cutap_c)
+        return cutap_cs_cuTexRefGetMipmapLevelClamp(cutap_c, pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+    return cutap_slow_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetMipmapLevelClamp(void *pminMipmapLevelClamp, void *pmaxMipmapLevelClamp, void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefGetMipmapLevelClamp, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+        return cutap_cu_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetMipmapLevelClamp(cutap_c, pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
@@ -28098,12 +31647,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetMipmappe
     cutap_fp_sample_end(CUTAP_ID_cuTexRefGetMipmappedArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefGetMipmappedArray(void *phMipmappedArray, void *hTexRef)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefGetMipmappedArray);
+    if (cutap_c)
+        return cutap_cs_cuTexRefGetMipmappedArray(cutap_c, phMipmappedArray, hTexRef);
+    return cutap_slow_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetMipmappedArray(void *phMipmappedArray, void *hTexRef)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefGetMipmappedArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
+        return cutap_cu_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetMipmappedArray(cutap_c, phMipmappedArray, hTexRef);
@@ -28157,12 +31713,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetAddress(
     cutap_fp_sample_end(CUTAP_ID_cuTexRefSetAddress, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefSetAddress(void *ByteOffset, void *hTexRef, unsigned int dptr, unsigned int bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefSetAddress);
+    if (cutap_c)
+        return cutap_cs_cuTexRefSetAddress(cutap_c, ByteOffset, hTexRef, dptr, bytes);
+    return cutap_slow_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetAddress(void *ByteOffset, void *hTexRef, unsigned int dptr, unsigned int bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefSetAddress, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
+        return cutap_cu_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetAddress(cutap_c, ByteOffset, hTexRef, dptr, bytes);
@@ -28208,12 +31771,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetAddressM
     cutap_fp_sample_end(CUTAP_ID_cuTexRefSetAddressMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefSetAddressMode(void *hTexRef, int dim, unsigned int am)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefSetAddressMode);
+    if (cutap_c)
+        return cutap_cs_cuTexRefSetAddressMode(cutap_c, hTexRef, dim, am);
+    return cutap_slow_cuTexRefSetAddressMode(hTexRef, dim, am);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetAddressMode(void *hTexRef, int dim, unsigned int am)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefSetAddressMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefSetAddressMode(hTexRef, dim, am);
+        return cutap_cu_cuTexRefSetAddressMode(hTexRef, dim, am);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetAddressMode(cutap_c, hTexRef, dim, am);
@@ -28267,12 +31837,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetAddress_
     cutap_fp_sample_end(CUTAP_ID_cuTexRefSetAddress_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefSetAddress_v2(void *ByteOffset, void *hTexRef, unsigned long long dptr, unsigned long bytes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefSetAddress_v2);
+    if (cutap_c)
+        return cutap_cs_cuTexRefSetAddress_v2(cutap_c, ByteOffset, hTexRef, dptr, bytes);
+    return cutap_slow_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetAddress_v2(void *ByteOffset, void *hTexRef, unsigned long long dptr, unsigned long bytes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefSetAddress_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
+        return cutap_cu_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetAddress_v2(cutap_c, ByteOffset, hTexRef, dptr, bytes);
@@ -28318,12 +31895,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetArray(st
     cutap_fp_sample_end(CUTAP_ID_cuTexRefSetArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefSetArray(void *hTexRef, void *hArray, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefSetArray);
+    if (cutap_c)
+        return cutap_cs_cuTexRefSetArray(cutap_c, hTexRef, hArray, Flags);
+    return cutap_slow_cuTexRefSetArray(hTexRef, hArray, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetArray(void *hTexRef, void *hArray, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefSetArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefSetArray(hTexRef, hArray, Flags);
+        return cutap_cu_cuTexRefSetArray(hTexRef, hArray, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetArray(cutap_c, hTexRef, hArray, Flags);
@@ -28368,12 +31952,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetBorderCo
     cutap_fp_sample_end(CUTAP_ID_cuTexRefSetBorderColor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefSetBorderColor(void *hTexRef, void *pBorderColor)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefSetBorderColor);
+    if (cutap_c)
+        return cutap_cs_cuTexRefSetBorderColor(cutap_c, hTexRef, pBorderColor);
+    return cutap_slow_cuTexRefSetBorderColor(hTexRef, pBorderColor);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetBorderColor(void *hTexRef, void *pBorderColor)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefSetBorderColor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefSetBorderColor(hTexRef, pBorderColor);
+        return cutap_cu_cuTexRefSetBorderColor(hTexRef, pBorderColor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetBorderColor(cutap_c, hTexRef, pBorderColor);
@@ -28418,12 +32009,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetFilterMo
     cutap_fp_sample_end(CUTAP_ID_cuTexRefSetFilterMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefSetFilterMode(void *hTexRef, unsigned int fm)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefSetFilterMode);
+    if (cutap_c)
+        return cutap_cs_cuTexRefSetFilterMode(cutap_c, hTexRef, fm);
+    return cutap_slow_cuTexRefSetFilterMode(hTexRef, fm);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetFilterMode(void *hTexRef, unsigned int fm)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefSetFilterMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefSetFilterMode(hTexRef, fm);
+        return cutap_cu_cuTexRefSetFilterMode(hTexRef, fm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetFilterMode(cutap_c, hTexRef, fm);
@@ -28468,12 +32066,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetFlags(st
     cutap_fp_sample_end(CUTAP_ID_cuTexRefSetFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefSetFlags(void *hTexRef, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefSetFlags);
+    if (cutap_c)
+        return cutap_cs_cuTexRefSetFlags(cutap_c, hTexRef, Flags);
+    return cutap_slow_cuTexRefSetFlags(hTexRef, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetFlags(void *hTexRef, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefSetFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefSetFlags(hTexRef, Flags);
+        return cutap_cu_cuTexRefSetFlags(hTexRef, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetFlags(cutap_c, hTexRef, Flags);
@@ -28519,12 +32124,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetFormat(s
     cutap_fp_sample_end(CUTAP_ID_cuTexRefSetFormat, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefSetFormat(void *hTexRef, unsigned int fmt, int NumPackedComponents)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefSetFormat);
+    if (cutap_c)
+        return cutap_cs_cuTexRefSetFormat(cutap_c, hTexRef, fmt, NumPackedComponents);
+    return cutap_slow_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetFormat(void *hTexRef, unsigned int fmt, int NumPackedComponents)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefSetFormat, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
+        return cutap_cu_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetFormat(cutap_c, hTexRef, fmt, NumPackedComponents);
@@ -28569,12 +32181,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetMaxAniso
     cutap_fp_sample_end(CUTAP_ID_cuTexRefSetMaxAnisotropy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefSetMaxAnisotropy(void *hTexRef, unsigned int maxAniso)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefSetMaxAnisotropy);
+    if (cutap_c)
+        return cutap_cs_cuTexRefSetMaxAnisotropy(cutap_c, hTexRef, maxAniso);
+    return cutap_slow_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetMaxAnisotropy(void *hTexRef, unsigned int maxAniso)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefSetMaxAnisotropy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
+        return cutap_cu_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetMaxAnisotropy(cutap_c, hTexRef, maxAniso);
@@ -28619,12 +32238,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetMipmapFi
     cutap_fp_sample_end(CUTAP_ID_cuTexRefSetMipmapFilterMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefSetMipmapFilterMode(void *hTexRef, unsigned int fm)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefSetMipmapFilterMode);
+    if (cutap_c)
+        return cutap_cs_cuTexRefSetMipmapFilterMode(cutap_c, hTexRef, fm);
+    return cutap_slow_cuTexRefSetMipmapFilterMode(hTexRef, fm);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetMipmapFilterMode(void *hTexRef, unsigned int fm)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefSetMipmapFilterMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefSetMipmapFilterMode(hTexRef, fm);
+        return cutap_cu_cuTexRefSetMipmapFilterMode(hTexRef, fm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetMipmapFilterMode(cutap_c, hTexRef, fm);
@@ -28669,12 +32295,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetMipmapLe
     cutap_fp_sample_end(CUTAP_ID_cuTexRefSetMipmapLevelBias, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefSetMipmapLevelBias(void *hTexRef, float bias)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefSetMipmapLevelBias);
+    if (cutap_c)
+        return cutap_cs_cuTexRefSetMipmapLevelBias(cutap_c, hTexRef, bias);
+    return cutap_slow_cuTexRefSetMipmapLevelBias(hTexRef, bias);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetMipmapLevelBias(void *hTexRef, float bias)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefSetMipmapLevelBias, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefSetMipmapLevelBias(hTexRef, bias);
+        return cutap_cu_cuTexRefSetMipmapLevelBias(hTexRef, bias);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetMipmapLevelBias(cutap_c, hTexRef, bias);
@@ -28720,12 +32353,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetMipmapLe
     cutap_fp_sample_end(CUTAP_ID_cuTexRefSetMipmapLevelClamp, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefSetMipmapLevelClamp(void *hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefSetMipmapLevelClamp);
+    if (cutap_c)
+        return cutap_cs_cuTexRefSetMipmapLevelClamp(cutap_c, hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+    return cutap_slow_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetMipmapLevelClamp(void *hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefSetMipmapLevelClamp, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+        return cutap_cu_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetMipmapLevelClamp(cutap_c, hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
@@ -28771,12 +32411,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetMipmappe
     cutap_fp_sample_end(CUTAP_ID_cuTexRefSetMipmappedArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuTexRefSetMipmappedArray(void *hTexRef, void *hMipmappedArray, unsigned int Flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuTexRefSetMipmappedArray);
+    if (cutap_c)
+        return cutap_cs_cuTexRefSetMipmappedArray(cutap_c, hTexRef, hMipmappedArray, Flags);
+    return cutap_slow_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetMipmappedArray(void *hTexRef, void *hMipmappedArray, unsigned int Flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuTexRefSetMipmappedArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
+        return cutap_cu_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetMipmappedArray(cutap_c, hTexRef, hMipmappedArray, Flags);
@@ -28827,12 +32474,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuThreadExchangeStr
     cutap_fp_sample_end(CUTAP_ID_cuThreadExchangeStreamCaptureMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuThreadExchangeStreamCaptureMode(void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuThreadExchangeStreamCaptureMode);
+    if (cutap_c)
+        return cutap_cs_cuThreadExchangeStreamCaptureMode(cutap_c, mode);
+    return cutap_slow_cuThreadExchangeStreamCaptureMode(mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuThreadExchangeStreamCaptureMode(void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuThreadExchangeStreamCaptureMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuThreadExchangeStreamCaptureMode(mode);
+        return cutap_cu_cuThreadExchangeStreamCaptureMode(mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuThreadExchangeStreamCaptureMode(cutap_c, mode);
@@ -28887,12 +32541,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuUserObjectCreate(
     cutap_fp_sample_end(CUTAP_ID_cuUserObjectCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuUserObjectCreate(void *object_out, void *ptr, void *destroy, unsigned int initialRefcount, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuUserObjectCreate);
+    if (cutap_c)
+        return cutap_cs_cuUserObjectCreate(cutap_c, object_out, ptr, destroy, initialRefcount, flags);
+    return cutap_slow_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuUserObjectCreate(void *object_out, void *ptr, void *destroy, unsigned int initialRefcount, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuUserObjectCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+        return cutap_cu_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuUserObjectCreate(cutap_c, object_out, ptr, destroy, initialRefcount, flags);
@@ -28937,12 +32598,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuUserObjectRelease
     cutap_fp_sample_end(CUTAP_ID_cuUserObjectRelease, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuUserObjectRelease(void *object, unsigned int count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuUserObjectRelease);
+    if (cutap_c)
+        return cutap_cs_cuUserObjectRelease(cutap_c, object, count);
+    return cutap_slow_cuUserObjectRelease(object, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuUserObjectRelease(void *object, unsigned int count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuUserObjectRelease, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuUserObjectRelease(object, count);
+        return cutap_cu_cuUserObjectRelease(object, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuUserObjectRelease(cutap_c, object, count);
@@ -28987,12 +32655,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuUserObjectRetain(
     cutap_fp_sample_end(CUTAP_ID_cuUserObjectRetain, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuUserObjectRetain(void *object, unsigned int count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuUserObjectRetain);
+    if (cutap_c)
+        return cutap_cs_cuUserObjectRetain(cutap_c, object, count);
+    return cutap_slow_cuUserObjectRetain(object, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuUserObjectRetain(void *object, unsigned int count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuUserObjectRetain, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuUserObjectRetain(object, count);
+        return cutap_cu_cuUserObjectRetain(object, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuUserObjectRetain(cutap_c, object, count);
@@ -29047,12 +32722,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuVDPAUCtxCreate(st
     cutap_fp_sample_end(CUTAP_ID_cuVDPAUCtxCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuVDPAUCtxCreate(void *pCtx, unsigned int flags, int device, unsigned int vdpDevice, void *vdpGetProcAddress)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuVDPAUCtxCreate);
+    if (cutap_c)
+        return cutap_cs_cuVDPAUCtxCreate(cutap_c, pCtx, flags, device, vdpDevice, vdpGetProcAddress);
+    return cutap_slow_cuVDPAUCtxCreate(pCtx, flags, device, vdpDevice, vdpGetProcAddress);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuVDPAUCtxCreate(void *pCtx, unsigned int flags, int device, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuVDPAUCtxCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuVDPAUCtxCreate(pCtx, flags, device, vdpDevice, vdpGetProcAddress);
+        return cutap_cu_cuVDPAUCtxCreate(pCtx, flags, device, vdpDevice, vdpGetProcAddress);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuVDPAUCtxCreate(cutap_c, pCtx, flags, device, vdpDevice, vdpGetProcAddress);
@@ -29107,12 +32789,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuVDPAUCtxCreate_v2
     cutap_fp_sample_end(CUTAP_ID_cuVDPAUCtxCreate_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuVDPAUCtxCreate_v2(void *pCtx, unsigned int flags, int device, unsigned int vdpDevice, void *vdpGetProcAddress)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuVDPAUCtxCreate_v2);
+    if (cutap_c)
+        return cutap_cs_cuVDPAUCtxCreate_v2(cutap_c, pCtx, flags, device, vdpDevice, vdpGetProcAddress);
+    return cutap_slow_cuVDPAUCtxCreate_v2(pCtx, flags, device, vdpDevice, vdpGetProcAddress);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuVDPAUCtxCreate_v2(void *pCtx, unsigned int flags, int device, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuVDPAUCtxCreate_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuVDPAUCtxCreate_v2(pCtx, flags, device, vdpDevice, vdpGetProcAddress);
+        return cutap_cu_cuVDPAUCtxCreate_v2(pCtx, flags, device, vdpDevice, vdpGetProcAddress);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuVDPAUCtxCreate_v2(cutap_c, pCtx, flags, device, vdpDevice, vdpGetProcAddress);
@@ -29165,12 +32854,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuVDPAUGetDevice(st
     cutap_fp_sample_end(CUTAP_ID_cuVDPAUGetDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuVDPAUGetDevice(void *pDevice, unsigned int vdpDevice, void *vdpGetProcAddress)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuVDPAUGetDevice);
+    if (cutap_c)
+        return cutap_cs_cuVDPAUGetDevice(cutap_c, pDevice, vdpDevice, vdpGetProcAddress);
+    return cutap_slow_cuVDPAUGetDevice(pDevice, vdpDevice, vdpGetProcAddress);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuVDPAUGetDevice(void *pDevice, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuVDPAUGetDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuVDPAUGetDevice(pDevice, vdpDevice, vdpGetProcAddress);
+        return cutap_cu_cuVDPAUGetDevice(pDevice, vdpDevice, vdpGetProcAddress);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuVDPAUGetDevice(cutap_c, pDevice, vdpDevice, vdpGetProcAddress);
@@ -29217,12 +32913,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuWaitExternalSemap
     cutap_fp_sample_end(CUTAP_ID_cuWaitExternalSemaphoresAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuWaitExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuWaitExternalSemaphoresAsync);
+    if (cutap_c)
+        return cutap_cs_cuWaitExternalSemaphoresAsync(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    return cutap_slow_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuWaitExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuWaitExternalSemaphoresAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+        return cutap_cu_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuWaitExternalSemaphoresAsync(cutap_c, extSemArray, paramsArray, numExtSems, stream);
@@ -29269,12 +32972,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cuWaitExternalSemap
     cutap_fp_sample_end(CUTAP_ID_cuWaitExternalSemaphoresAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cuWaitExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cuWaitExternalSemaphoresAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cuWaitExternalSemaphoresAsync_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    return cutap_slow_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cuWaitExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cuWaitExternalSemaphoresAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+        return cutap_cu_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuWaitExternalSemaphoresAsync_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);

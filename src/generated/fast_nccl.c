@@ -93,12 +93,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclAllGather(struc
     cutap_fp_sample_end(CUTAP_ID_ncclAllGather, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclAllGather(void *sendbuff, void *recvbuff, unsigned long sendcount, unsigned int datatype, void *comm, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclAllGather);
+    if (cutap_c)
+        return cutap_cs_ncclAllGather(cutap_c, sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    return cutap_slow_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclAllGather(void *sendbuff, void *recvbuff, unsigned long sendcount, unsigned int datatype, void *comm, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclAllGather, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+        return cutap_cu_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclAllGather(cutap_c, sendbuff, recvbuff, sendcount, datatype, comm, stream);
@@ -148,12 +155,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclAllReduce(struc
     cutap_fp_sample_end(CUTAP_ID_ncclAllReduce, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclAllReduce(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, void *comm, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclAllReduce);
+    if (cutap_c)
+        return cutap_cs_ncclAllReduce(cutap_c, sendbuff, recvbuff, count, datatype, op, comm, stream);
+    return cutap_slow_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclAllReduce(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, void *comm, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclAllReduce, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+        return cutap_cu_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclAllReduce(cutap_c, sendbuff, recvbuff, count, datatype, op, comm, stream);
@@ -202,12 +216,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclAlltoAll(struct
     cutap_fp_sample_end(CUTAP_ID_ncclAlltoAll, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclAlltoAll(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, void *comm, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclAlltoAll);
+    if (cutap_c)
+        return cutap_cs_ncclAlltoAll(cutap_c, sendbuff, recvbuff, count, datatype, comm, stream);
+    return cutap_slow_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclAlltoAll(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, void *comm, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclAlltoAll, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+        return cutap_cu_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclAlltoAll(cutap_c, sendbuff, recvbuff, count, datatype, comm, stream);
@@ -256,12 +277,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclBcast(struct cu
     cutap_fp_sample_end(CUTAP_ID_ncclBcast, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclBcast(void *buff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclBcast);
+    if (cutap_c)
+        return cutap_cs_ncclBcast(cutap_c, buff, count, datatype, root, comm, stream);
+    return cutap_slow_ncclBcast(buff, count, datatype, root, comm, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclBcast(void *buff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclBcast, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclBcast(buff, count, datatype, root, comm, stream);
+        return cutap_cu_ncclBcast(buff, count, datatype, root, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclBcast(cutap_c, buff, count, datatype, root, comm, stream);
@@ -311,12 +339,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclBroadcast(struc
     cutap_fp_sample_end(CUTAP_ID_ncclBroadcast, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclBroadcast(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclBroadcast);
+    if (cutap_c)
+        return cutap_cs_ncclBroadcast(cutap_c, sendbuff, recvbuff, count, datatype, root, comm, stream);
+    return cutap_slow_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclBroadcast(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclBroadcast, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+        return cutap_cu_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclBroadcast(cutap_c, sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -360,12 +395,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommAbort(struc
     cutap_fp_sample_end(CUTAP_ID_ncclCommAbort, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommAbort(void *comm)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommAbort);
+    if (cutap_c)
+        return cutap_cs_ncclCommAbort(cutap_c, comm);
+    return cutap_slow_ncclCommAbort(comm);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommAbort(void *comm)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommAbort, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommAbort(comm);
+        return cutap_cu_ncclCommAbort(comm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommAbort(cutap_c, comm);
@@ -410,12 +452,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommCount(struc
     cutap_fp_sample_end(CUTAP_ID_ncclCommCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommCount(void *comm, void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommCount);
+    if (cutap_c)
+        return cutap_cs_ncclCommCount(cutap_c, comm, count);
+    return cutap_slow_ncclCommCount(comm, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommCount(void *comm, void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommCount(comm, count);
+        return cutap_cu_ncclCommCount(comm, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommCount(cutap_c, comm, count);
@@ -460,12 +509,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommCuDevice(st
     cutap_fp_sample_end(CUTAP_ID_ncclCommCuDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommCuDevice(void *comm, void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommCuDevice);
+    if (cutap_c)
+        return cutap_cs_ncclCommCuDevice(cutap_c, comm, device);
+    return cutap_slow_ncclCommCuDevice(comm, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommCuDevice(void *comm, void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommCuDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommCuDevice(comm, device);
+        return cutap_cu_ncclCommCuDevice(comm, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommCuDevice(cutap_c, comm, device);
@@ -510,12 +566,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommDeregister(
     cutap_fp_sample_end(CUTAP_ID_ncclCommDeregister, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommDeregister(void *comm, void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommDeregister);
+    if (cutap_c)
+        return cutap_cs_ncclCommDeregister(cutap_c, comm, handle);
+    return cutap_slow_ncclCommDeregister(comm, handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommDeregister(void *comm, void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommDeregister, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommDeregister(comm, handle);
+        return cutap_cu_ncclCommDeregister(comm, handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommDeregister(cutap_c, comm, handle);
@@ -559,12 +622,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommDestroy(str
     cutap_fp_sample_end(CUTAP_ID_ncclCommDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommDestroy(void *comm)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommDestroy);
+    if (cutap_c)
+        return cutap_cs_ncclCommDestroy(cutap_c, comm);
+    return cutap_slow_ncclCommDestroy(comm);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommDestroy(void *comm)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommDestroy(comm);
+        return cutap_cu_ncclCommDestroy(comm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommDestroy(cutap_c, comm);
@@ -608,12 +678,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommFinalize(st
     cutap_fp_sample_end(CUTAP_ID_ncclCommFinalize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommFinalize(void *comm)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommFinalize);
+    if (cutap_c)
+        return cutap_cs_ncclCommFinalize(cutap_c, comm);
+    return cutap_slow_ncclCommFinalize(comm);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommFinalize(void *comm)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommFinalize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommFinalize(comm);
+        return cutap_cu_ncclCommFinalize(comm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommFinalize(cutap_c, comm);
@@ -658,12 +735,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommGetAsyncErr
     cutap_fp_sample_end(CUTAP_ID_ncclCommGetAsyncError, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommGetAsyncError(void *comm, void *asyncError)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommGetAsyncError);
+    if (cutap_c)
+        return cutap_cs_ncclCommGetAsyncError(cutap_c, comm, asyncError);
+    return cutap_slow_ncclCommGetAsyncError(comm, asyncError);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommGetAsyncError(void *comm, void *asyncError)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommGetAsyncError, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommGetAsyncError(comm, asyncError);
+        return cutap_cu_ncclCommGetAsyncError(comm, asyncError);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommGetAsyncError(cutap_c, comm, asyncError);
@@ -716,12 +800,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommInitAll(str
     cutap_fp_sample_end(CUTAP_ID_ncclCommInitAll, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommInitAll(void *comm, int ndev, void *devlist)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommInitAll);
+    if (cutap_c)
+        return cutap_cs_ncclCommInitAll(cutap_c, comm, ndev, devlist);
+    return cutap_slow_ncclCommInitAll(comm, ndev, devlist);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommInitAll(void *comm, int ndev, void *devlist)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommInitAll, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommInitAll(comm, ndev, devlist);
+        return cutap_cu_ncclCommInitAll(comm, ndev, devlist);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommInitAll(cutap_c, comm, ndev, devlist);
@@ -775,12 +866,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommInitRank(st
     cutap_fp_sample_end(CUTAP_ID_ncclCommInitRank, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommInitRank(void *comm, int nranks, struct cutap_sv_anon commId, int rank)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommInitRank);
+    if (cutap_c)
+        return cutap_cs_ncclCommInitRank(cutap_c, comm, nranks, commId, rank);
+    return cutap_slow_ncclCommInitRank(comm, nranks, commId, rank);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommInitRank(void *comm, int nranks, struct cutap_sv_anon commId, int rank)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommInitRank, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommInitRank(comm, nranks, commId, rank);
+        return cutap_cu_ncclCommInitRank(comm, nranks, commId, rank);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommInitRank(cutap_c, comm, nranks, commId, rank);
@@ -835,12 +933,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommInitRankCon
     cutap_fp_sample_end(CUTAP_ID_ncclCommInitRankConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommInitRankConfig(void *comm, int nranks, struct cutap_sv_anon commId, int rank, void *config)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommInitRankConfig);
+    if (cutap_c)
+        return cutap_cs_ncclCommInitRankConfig(cutap_c, comm, nranks, commId, rank, config);
+    return cutap_slow_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommInitRankConfig(void *comm, int nranks, struct cutap_sv_anon commId, int rank, void *config)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommInitRankConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
+        return cutap_cu_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommInitRankConfig(cutap_c, comm, nranks, commId, rank, config);
@@ -896,12 +1001,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommInitRankSca
     cutap_fp_sample_end(CUTAP_ID_ncclCommInitRankScalable, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommInitRankScalable(void *newcomm, int nranks, int myrank, int nId, void *commIds, void *config)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommInitRankScalable);
+    if (cutap_c)
+        return cutap_cs_ncclCommInitRankScalable(cutap_c, newcomm, nranks, myrank, nId, commIds, config);
+    return cutap_slow_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommInitRankScalable(void *newcomm, int nranks, int myrank, int nId, void *commIds, void *config)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommInitRankScalable, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
+        return cutap_cu_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommInitRankScalable(cutap_c, newcomm, nranks, myrank, nId, commIds, config);
@@ -955,12 +1067,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommRegister(st
     cutap_fp_sample_end(CUTAP_ID_ncclCommRegister, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommRegister(void *comm, void *buff, unsigned long size, void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommRegister);
+    if (cutap_c)
+        return cutap_cs_ncclCommRegister(cutap_c, comm, buff, size, handle);
+    return cutap_slow_ncclCommRegister(comm, buff, size, handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommRegister(void *comm, void *buff, unsigned long size, void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommRegister, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommRegister(comm, buff, size, handle);
+        return cutap_cu_ncclCommRegister(comm, buff, size, handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommRegister(cutap_c, comm, buff, size, handle);
@@ -1005,12 +1124,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommRevoke(stru
     cutap_fp_sample_end(CUTAP_ID_ncclCommRevoke, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommRevoke(void *comm, int revokeFlags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommRevoke);
+    if (cutap_c)
+        return cutap_cs_ncclCommRevoke(cutap_c, comm, revokeFlags);
+    return cutap_slow_ncclCommRevoke(comm, revokeFlags);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommRevoke(void *comm, int revokeFlags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommRevoke, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommRevoke(comm, revokeFlags);
+        return cutap_cu_ncclCommRevoke(comm, revokeFlags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommRevoke(cutap_c, comm, revokeFlags);
@@ -1066,12 +1192,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommShrink(stru
     cutap_fp_sample_end(CUTAP_ID_ncclCommShrink, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommShrink(void *comm, void *excludeRanksList, int excludeRanksCount, void *newcomm, void *config, int shrinkFlags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommShrink);
+    if (cutap_c)
+        return cutap_cs_ncclCommShrink(cutap_c, comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    return cutap_slow_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommShrink(void *comm, void *excludeRanksList, int excludeRanksCount, void *newcomm, void *config, int shrinkFlags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommShrink, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+        return cutap_cu_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommShrink(cutap_c, comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
@@ -1126,12 +1259,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommSplit(struc
     cutap_fp_sample_end(CUTAP_ID_ncclCommSplit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommSplit(void *comm, int color, int key, void *newcomm, void *config)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommSplit);
+    if (cutap_c)
+        return cutap_cs_ncclCommSplit(cutap_c, comm, color, key, newcomm, config);
+    return cutap_slow_ncclCommSplit(comm, color, key, newcomm, config);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommSplit(void *comm, int color, int key, void *newcomm, void *config)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommSplit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommSplit(comm, color, key, newcomm, config);
+        return cutap_cu_ncclCommSplit(comm, color, key, newcomm, config);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommSplit(cutap_c, comm, color, key, newcomm, config);
@@ -1176,12 +1316,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommUserRank(st
     cutap_fp_sample_end(CUTAP_ID_ncclCommUserRank, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommUserRank(void *comm, void *rank)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommUserRank);
+    if (cutap_c)
+        return cutap_cs_ncclCommUserRank(cutap_c, comm, rank);
+    return cutap_slow_ncclCommUserRank(comm, rank);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommUserRank(void *comm, void *rank)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommUserRank, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommUserRank(comm, rank);
+        return cutap_cu_ncclCommUserRank(comm, rank);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommUserRank(cutap_c, comm, rank);
@@ -1226,12 +1373,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommWindowDereg
     cutap_fp_sample_end(CUTAP_ID_ncclCommWindowDeregister, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommWindowDeregister(void *comm, void *win)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommWindowDeregister);
+    if (cutap_c)
+        return cutap_cs_ncclCommWindowDeregister(cutap_c, comm, win);
+    return cutap_slow_ncclCommWindowDeregister(comm, win);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommWindowDeregister(void *comm, void *win)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommWindowDeregister, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommWindowDeregister(comm, win);
+        return cutap_cu_ncclCommWindowDeregister(comm, win);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommWindowDeregister(cutap_c, comm, win);
@@ -1286,12 +1440,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommWindowRegis
     cutap_fp_sample_end(CUTAP_ID_ncclCommWindowRegister, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommWindowRegister(void *comm, void *buff, unsigned long size, void *win, int winFlags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclCommWindowRegister);
+    if (cutap_c)
+        return cutap_cs_ncclCommWindowRegister(cutap_c, comm, buff, size, win, winFlags);
+    return cutap_slow_ncclCommWindowRegister(comm, buff, size, win, winFlags);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclCommWindowRegister(void *comm, void *buff, unsigned long size, void *win, int winFlags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommWindowRegister, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclCommWindowRegister(comm, buff, size, win, winFlags);
+        return cutap_cu_ncclCommWindowRegister(comm, buff, size, win, winFlags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommWindowRegister(cutap_c, comm, buff, size, win, winFlags);
@@ -1341,12 +1502,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGather(struct c
     cutap_fp_sample_end(CUTAP_ID_ncclGather, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclGather(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclGather);
+    if (cutap_c)
+        return cutap_cs_ncclGather(cutap_c, sendbuff, recvbuff, count, datatype, root, comm, stream);
+    return cutap_slow_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclGather(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGather, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+        return cutap_cu_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGather(cutap_c, sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -1390,12 +1558,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_ncclGetErrorString(struct
     cutap_fp_sample_end(CUTAP_ID_ncclGetErrorString, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_ncclGetErrorString(unsigned int result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclGetErrorString);
+    if (cutap_c)
+        return cutap_cs_ncclGetErrorString(cutap_c, result);
+    return cutap_slow_ncclGetErrorString(result);
+}
 CUTAP_SLOW void * cutap_ct_ncclGetErrorString(unsigned int result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGetErrorString, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclGetErrorString(result);
+        return cutap_cu_ncclGetErrorString(result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGetErrorString(cutap_c, result);
@@ -1439,12 +1614,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_ncclGetLastError(struct c
     cutap_fp_sample_end(CUTAP_ID_ncclGetLastError, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_ncclGetLastError(void *comm)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclGetLastError);
+    if (cutap_c)
+        return cutap_cs_ncclGetLastError(cutap_c, comm);
+    return cutap_slow_ncclGetLastError(comm);
+}
 CUTAP_SLOW void * cutap_ct_ncclGetLastError(void *comm)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGetLastError, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclGetLastError(comm);
+        return cutap_cu_ncclGetLastError(comm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGetLastError(cutap_c, comm);
@@ -1488,12 +1670,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGetUniqueId(str
     cutap_fp_sample_end(CUTAP_ID_ncclGetUniqueId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclGetUniqueId(void *uniqueId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclGetUniqueId);
+    if (cutap_c)
+        return cutap_cs_ncclGetUniqueId(cutap_c, uniqueId);
+    return cutap_slow_ncclGetUniqueId(uniqueId);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclGetUniqueId(void *uniqueId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGetUniqueId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclGetUniqueId(uniqueId);
+        return cutap_cu_ncclGetUniqueId(uniqueId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGetUniqueId(cutap_c, uniqueId);
@@ -1537,12 +1726,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGetVersion(stru
     cutap_fp_sample_end(CUTAP_ID_ncclGetVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclGetVersion(void *version)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclGetVersion);
+    if (cutap_c)
+        return cutap_cs_ncclGetVersion(cutap_c, version);
+    return cutap_slow_ncclGetVersion(version);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclGetVersion(void *version)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclGetVersion(version);
+        return cutap_cu_ncclGetVersion(version);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGetVersion(cutap_c, version);
@@ -1584,12 +1780,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGroupEnd(struct
     cutap_fp_sample_end(CUTAP_ID_ncclGroupEnd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclGroupEnd(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclGroupEnd);
+    if (cutap_c)
+        return cutap_cs_ncclGroupEnd(cutap_c);
+    return cutap_slow_ncclGroupEnd();
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclGroupEnd(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGroupEnd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclGroupEnd();
+        return cutap_cu_ncclGroupEnd();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGroupEnd(cutap_c);
@@ -1633,12 +1836,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGroupSimulateEn
     cutap_fp_sample_end(CUTAP_ID_ncclGroupSimulateEnd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclGroupSimulateEnd(void *simInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclGroupSimulateEnd);
+    if (cutap_c)
+        return cutap_cs_ncclGroupSimulateEnd(cutap_c, simInfo);
+    return cutap_slow_ncclGroupSimulateEnd(simInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclGroupSimulateEnd(void *simInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGroupSimulateEnd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclGroupSimulateEnd(simInfo);
+        return cutap_cu_ncclGroupSimulateEnd(simInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGroupSimulateEnd(cutap_c, simInfo);
@@ -1680,12 +1890,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGroupStart(stru
     cutap_fp_sample_end(CUTAP_ID_ncclGroupStart, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclGroupStart(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclGroupStart);
+    if (cutap_c)
+        return cutap_cs_ncclGroupStart(cutap_c);
+    return cutap_slow_ncclGroupStart();
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclGroupStart(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGroupStart, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclGroupStart();
+        return cutap_cu_ncclGroupStart();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGroupStart(cutap_c);
@@ -1737,12 +1954,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclMemAlloc(struct
     cutap_fp_sample_end(CUTAP_ID_ncclMemAlloc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclMemAlloc(void *ptr, unsigned long size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclMemAlloc);
+    if (cutap_c)
+        return cutap_cs_ncclMemAlloc(cutap_c, ptr, size);
+    return cutap_slow_ncclMemAlloc(ptr, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclMemAlloc(void *ptr, unsigned long size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclMemAlloc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclMemAlloc(ptr, size);
+        return cutap_cu_ncclMemAlloc(ptr, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclMemAlloc(cutap_c, ptr, size);
@@ -1786,12 +2010,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclMemFree(struct 
     cutap_fp_sample_end(CUTAP_ID_ncclMemFree, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclMemFree(void *ptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclMemFree);
+    if (cutap_c)
+        return cutap_cs_ncclMemFree(cutap_c, ptr);
+    return cutap_slow_ncclMemFree(ptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclMemFree(void *ptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclMemFree, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclMemFree(ptr);
+        return cutap_cu_ncclMemFree(ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclMemFree(cutap_c, ptr);
@@ -1840,12 +2071,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclRecv(struct cut
     cutap_fp_sample_end(CUTAP_ID_ncclRecv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclRecv(void *recvbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclRecv);
+    if (cutap_c)
+        return cutap_cs_ncclRecv(cutap_c, recvbuff, count, datatype, peer, comm, stream);
+    return cutap_slow_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclRecv(void *recvbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclRecv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
+        return cutap_cu_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclRecv(cutap_c, recvbuff, count, datatype, peer, comm, stream);
@@ -1893,12 +2131,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclRedOpCreatePreM
     cutap_fp_sample_end(CUTAP_ID_ncclRedOpCreatePreMulSum, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclRedOpCreatePreMulSum(void *op, void *scalar, unsigned int datatype, unsigned int residence, void *comm)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclRedOpCreatePreMulSum);
+    if (cutap_c)
+        return cutap_cs_ncclRedOpCreatePreMulSum(cutap_c, op, scalar, datatype, residence, comm);
+    return cutap_slow_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclRedOpCreatePreMulSum(void *op, void *scalar, unsigned int datatype, unsigned int residence, void *comm)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclRedOpCreatePreMulSum, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
+        return cutap_cu_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclRedOpCreatePreMulSum(cutap_c, op, scalar, datatype, residence, comm);
@@ -1943,12 +2188,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclRedOpDestroy(st
     cutap_fp_sample_end(CUTAP_ID_ncclRedOpDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclRedOpDestroy(unsigned int op, void *comm)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclRedOpDestroy);
+    if (cutap_c)
+        return cutap_cs_ncclRedOpDestroy(cutap_c, op, comm);
+    return cutap_slow_ncclRedOpDestroy(op, comm);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclRedOpDestroy(unsigned int op, void *comm)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclRedOpDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclRedOpDestroy(op, comm);
+        return cutap_cu_ncclRedOpDestroy(op, comm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclRedOpDestroy(cutap_c, op, comm);
@@ -1999,12 +2251,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclReduce(struct c
     cutap_fp_sample_end(CUTAP_ID_ncclReduce, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclReduce(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, int root, void *comm, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclReduce);
+    if (cutap_c)
+        return cutap_cs_ncclReduce(cutap_c, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    return cutap_slow_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclReduce(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, int root, void *comm, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclReduce, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+        return cutap_cu_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclReduce(cutap_c, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
@@ -2054,12 +2313,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclReduceScatter(s
     cutap_fp_sample_end(CUTAP_ID_ncclReduceScatter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclReduceScatter(void *sendbuff, void *recvbuff, unsigned long recvcount, unsigned int datatype, unsigned int op, void *comm, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclReduceScatter);
+    if (cutap_c)
+        return cutap_cs_ncclReduceScatter(cutap_c, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    return cutap_slow_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclReduceScatter(void *sendbuff, void *recvbuff, unsigned long recvcount, unsigned int datatype, unsigned int op, void *comm, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclReduceScatter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+        return cutap_cu_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclReduceScatter(cutap_c, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
@@ -2100,12 +2366,22 @@ static __attribute__((noinline, cold)) void cutap_cs_ncclResetDebugInit(struct c
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclResetDebugInit, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_ncclResetDebugInit(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclResetDebugInit);
+    if (cutap_c)
+        {
+        cutap_cs_ncclResetDebugInit(cutap_c);
+        return;
+    }
+    cutap_slow_ncclResetDebugInit();
+}
 CUTAP_SLOW void cutap_ct_ncclResetDebugInit(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclResetDebugInit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_ncclResetDebugInit();
+        cutap_cu_ncclResetDebugInit();
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2157,12 +2433,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclScatter(struct 
     cutap_fp_sample_end(CUTAP_ID_ncclScatter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclScatter(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclScatter);
+    if (cutap_c)
+        return cutap_cs_ncclScatter(cutap_c, sendbuff, recvbuff, count, datatype, root, comm, stream);
+    return cutap_slow_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclScatter(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclScatter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+        return cutap_cu_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclScatter(cutap_c, sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -2211,12 +2494,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclSend(struct cut
     cutap_fp_sample_end(CUTAP_ID_ncclSend, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclSend(void *sendbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_ncclSend);
+    if (cutap_c)
+        return cutap_cs_ncclSend(cutap_c, sendbuff, count, datatype, peer, comm, stream);
+    return cutap_slow_ncclSend(sendbuff, count, datatype, peer, comm, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_ncclSend(void *sendbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_ncclSend, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_ncclSend(sendbuff, count, datatype, peer, comm, stream);
+        return cutap_cu_ncclSend(sendbuff, count, datatype, peer, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclSend(cutap_c, sendbuff, count, datatype, peer, comm, stream);

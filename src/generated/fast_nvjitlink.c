@@ -68,12 +68,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkComplete
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkComplete_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkComplete_12_4(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkComplete_12_4);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkComplete_12_4(cutap_c, handle);
+    return cutap_slow___nvJitLinkComplete_12_4(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkComplete_12_4(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkComplete_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkComplete_12_4(handle);
+        return cutap_cu___nvJitLinkComplete_12_4(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkComplete_12_4(cutap_c, handle);
@@ -117,12 +124,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkComplete
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkComplete_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkComplete_13_0(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkComplete_13_0);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkComplete_13_0(cutap_c, handle);
+    return cutap_slow___nvJitLinkComplete_13_0(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkComplete_13_0(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkComplete_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkComplete_13_0(handle);
+        return cutap_cu___nvJitLinkComplete_13_0(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkComplete_13_0(cutap_c, handle);
@@ -175,12 +189,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkCreate_1
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkCreate_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkCreate_13_0(void *handle, unsigned int numOptions, void *options)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkCreate_13_0);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkCreate_13_0(cutap_c, handle, numOptions, options);
+    return cutap_slow___nvJitLinkCreate_13_0(handle, numOptions, options);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkCreate_13_0(void *handle, unsigned int numOptions, void *options)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkCreate_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkCreate_13_0(handle, numOptions, options);
+        return cutap_cu___nvJitLinkCreate_13_0(handle, numOptions, options);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkCreate_13_0(cutap_c, handle, numOptions, options);
@@ -231,12 +252,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkDestroy_
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkDestroy_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkDestroy_12_4(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkDestroy_12_4);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkDestroy_12_4(cutap_c, handle);
+    return cutap_slow___nvJitLinkDestroy_12_4(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkDestroy_12_4(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkDestroy_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkDestroy_12_4(handle);
+        return cutap_cu___nvJitLinkDestroy_12_4(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkDestroy_12_4(cutap_c, handle);
@@ -287,12 +315,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkDestroy_
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkDestroy_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkDestroy_13_0(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkDestroy_13_0);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkDestroy_13_0(cutap_c, handle);
+    return cutap_slow___nvJitLinkDestroy_13_0(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkDestroy_13_0(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkDestroy_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkDestroy_13_0(handle);
+        return cutap_cu___nvJitLinkDestroy_13_0(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkDestroy_13_0(cutap_c, handle);
@@ -337,12 +372,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetError
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetErrorLogSize_12_4(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkGetErrorLogSize_12_4(cutap_c, handle, size);
+    return cutap_slow___nvJitLinkGetErrorLogSize_12_4(handle, size);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetErrorLogSize_12_4(void *handle, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkGetErrorLogSize_12_4(handle, size);
+        return cutap_cu___nvJitLinkGetErrorLogSize_12_4(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetErrorLogSize_12_4(cutap_c, handle, size);
@@ -387,12 +429,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetError
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetErrorLogSize_13_0(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkGetErrorLogSize_13_0(cutap_c, handle, size);
+    return cutap_slow___nvJitLinkGetErrorLogSize_13_0(handle, size);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetErrorLogSize_13_0(void *handle, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkGetErrorLogSize_13_0(handle, size);
+        return cutap_cu___nvJitLinkGetErrorLogSize_13_0(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetErrorLogSize_13_0(cutap_c, handle, size);
@@ -437,12 +486,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetInfoL
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetInfoLogSize_12_4(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkGetInfoLogSize_12_4(cutap_c, handle, size);
+    return cutap_slow___nvJitLinkGetInfoLogSize_12_4(handle, size);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetInfoLogSize_12_4(void *handle, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkGetInfoLogSize_12_4(handle, size);
+        return cutap_cu___nvJitLinkGetInfoLogSize_12_4(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetInfoLogSize_12_4(cutap_c, handle, size);
@@ -487,12 +543,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetInfoL
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetInfoLogSize_13_0(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkGetInfoLogSize_13_0(cutap_c, handle, size);
+    return cutap_slow___nvJitLinkGetInfoLogSize_13_0(handle, size);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetInfoLogSize_13_0(void *handle, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkGetInfoLogSize_13_0(handle, size);
+        return cutap_cu___nvJitLinkGetInfoLogSize_13_0(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetInfoLogSize_13_0(cutap_c, handle, size);
@@ -537,12 +600,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinke
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetLinkedCubinSize_12_4(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkGetLinkedCubinSize_12_4(cutap_c, handle, size);
+    return cutap_slow___nvJitLinkGetLinkedCubinSize_12_4(handle, size);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubinSize_12_4(void *handle, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkGetLinkedCubinSize_12_4(handle, size);
+        return cutap_cu___nvJitLinkGetLinkedCubinSize_12_4(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedCubinSize_12_4(cutap_c, handle, size);
@@ -587,12 +657,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinke
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetLinkedCubinSize_13_0(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkGetLinkedCubinSize_13_0(cutap_c, handle, size);
+    return cutap_slow___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubinSize_13_0(void *handle, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
+        return cutap_cu___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedCubinSize_13_0(cutap_c, handle, size);
@@ -637,12 +714,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinke
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetLinkedCubin_12_4(void *handle, void *cubin)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkGetLinkedCubin_12_4(cutap_c, handle, cubin);
+    return cutap_slow___nvJitLinkGetLinkedCubin_12_4(handle, cubin);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubin_12_4(void *handle, void *cubin)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkGetLinkedCubin_12_4(handle, cubin);
+        return cutap_cu___nvJitLinkGetLinkedCubin_12_4(handle, cubin);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedCubin_12_4(cutap_c, handle, cubin);
@@ -687,12 +771,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinke
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetLinkedCubin_13_0(void *handle, void *cubin)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkGetLinkedCubin_13_0(cutap_c, handle, cubin);
+    return cutap_slow___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubin_13_0(void *handle, void *cubin)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
+        return cutap_cu___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedCubin_13_0(cutap_c, handle, cubin);
@@ -737,12 +828,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinke
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetLinkedPtxSize_12_4(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkGetLinkedPtxSize_12_4(cutap_c, handle, size);
+    return cutap_slow___nvJitLinkGetLinkedPtxSize_12_4(handle, size);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedPtxSize_12_4(void *handle, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkGetLinkedPtxSize_12_4(handle, size);
+        return cutap_cu___nvJitLinkGetLinkedPtxSize_12_4(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedPtxSize_12_4(cutap_c, handle, size);
@@ -787,12 +885,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinke
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetLinkedPtxSize_13_0(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0);
+    if (cutap_c)
+        return cutap_cs___nvJitLinkGetLinkedPtxSize_13_0(cutap_c, handle, size);
+    return cutap_slow___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
+}
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedPtxSize_13_0(void *handle, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
+        return cutap_cu___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedPtxSize_13_0(cutap_c, handle, size);
@@ -836,12 +941,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkComplete(s
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkComplete, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkComplete(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvJitLinkComplete);
+    if (cutap_c)
+        return cutap_cs_nvJitLinkComplete(cutap_c, handle);
+    return cutap_slow_nvJitLinkComplete(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkComplete(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkComplete, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvJitLinkComplete(handle);
+        return cutap_cu_nvJitLinkComplete(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkComplete(cutap_c, handle);
@@ -894,12 +1006,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkCreate(str
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkCreate(void *handle, unsigned int numOptions, void *options)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvJitLinkCreate);
+    if (cutap_c)
+        return cutap_cs_nvJitLinkCreate(cutap_c, handle, numOptions, options);
+    return cutap_slow_nvJitLinkCreate(handle, numOptions, options);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkCreate(void *handle, unsigned int numOptions, void *options)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvJitLinkCreate(handle, numOptions, options);
+        return cutap_cu_nvJitLinkCreate(handle, numOptions, options);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkCreate(cutap_c, handle, numOptions, options);
@@ -950,12 +1069,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkDestroy(st
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkDestroy(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvJitLinkDestroy);
+    if (cutap_c)
+        return cutap_cs_nvJitLinkDestroy(cutap_c, handle);
+    return cutap_slow_nvJitLinkDestroy(handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkDestroy(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvJitLinkDestroy(handle);
+        return cutap_cu_nvJitLinkDestroy(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkDestroy(cutap_c, handle);
@@ -1000,12 +1126,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetErrorLo
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkGetErrorLogSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkGetErrorLogSize(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvJitLinkGetErrorLogSize);
+    if (cutap_c)
+        return cutap_cs_nvJitLinkGetErrorLogSize(cutap_c, handle, size);
+    return cutap_slow_nvJitLinkGetErrorLogSize(handle, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetErrorLogSize(void *handle, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkGetErrorLogSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvJitLinkGetErrorLogSize(handle, size);
+        return cutap_cu_nvJitLinkGetErrorLogSize(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetErrorLogSize(cutap_c, handle, size);
@@ -1050,12 +1183,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetInfoLog
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkGetInfoLogSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkGetInfoLogSize(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvJitLinkGetInfoLogSize);
+    if (cutap_c)
+        return cutap_cs_nvJitLinkGetInfoLogSize(cutap_c, handle, size);
+    return cutap_slow_nvJitLinkGetInfoLogSize(handle, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetInfoLogSize(void *handle, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkGetInfoLogSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvJitLinkGetInfoLogSize(handle, size);
+        return cutap_cu_nvJitLinkGetInfoLogSize(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetInfoLogSize(cutap_c, handle, size);
@@ -1100,12 +1240,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetLinkedC
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkGetLinkedCubin, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkGetLinkedCubin(void *handle, void *cubin)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvJitLinkGetLinkedCubin);
+    if (cutap_c)
+        return cutap_cs_nvJitLinkGetLinkedCubin(cutap_c, handle, cubin);
+    return cutap_slow_nvJitLinkGetLinkedCubin(handle, cubin);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetLinkedCubin(void *handle, void *cubin)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkGetLinkedCubin, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvJitLinkGetLinkedCubin(handle, cubin);
+        return cutap_cu_nvJitLinkGetLinkedCubin(handle, cubin);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetLinkedCubin(cutap_c, handle, cubin);
@@ -1150,12 +1297,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetLinkedC
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkGetLinkedCubinSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkGetLinkedCubinSize(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvJitLinkGetLinkedCubinSize);
+    if (cutap_c)
+        return cutap_cs_nvJitLinkGetLinkedCubinSize(cutap_c, handle, size);
+    return cutap_slow_nvJitLinkGetLinkedCubinSize(handle, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetLinkedCubinSize(void *handle, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkGetLinkedCubinSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvJitLinkGetLinkedCubinSize(handle, size);
+        return cutap_cu_nvJitLinkGetLinkedCubinSize(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetLinkedCubinSize(cutap_c, handle, size);
@@ -1200,12 +1354,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetLinkedP
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkGetLinkedPtxSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkGetLinkedPtxSize(void *handle, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvJitLinkGetLinkedPtxSize);
+    if (cutap_c)
+        return cutap_cs_nvJitLinkGetLinkedPtxSize(cutap_c, handle, size);
+    return cutap_slow_nvJitLinkGetLinkedPtxSize(handle, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetLinkedPtxSize(void *handle, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkGetLinkedPtxSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvJitLinkGetLinkedPtxSize(handle, size);
+        return cutap_cu_nvJitLinkGetLinkedPtxSize(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetLinkedPtxSize(cutap_c, handle, size);
@@ -1250,12 +1411,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkVersion(st
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkVersion(void *major, void *minor)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvJitLinkVersion);
+    if (cutap_c)
+        return cutap_cs_nvJitLinkVersion(cutap_c, major, minor);
+    return cutap_slow_nvJitLinkVersion(major, minor);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkVersion(void *major, void *minor)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvJitLinkVersion(major, minor);
+        return cutap_cu_nvJitLinkVersion(major, minor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkVersion(cutap_c, major, minor);

@@ -304,12 +304,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlComputeInstance
     cutap_fp_sample_end(CUTAP_ID_nvmlComputeInstanceDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlComputeInstanceDestroy(void *computeInstance)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlComputeInstanceDestroy);
+    if (cutap_c)
+        return cutap_cs_nvmlComputeInstanceDestroy(cutap_c, computeInstance);
+    return cutap_slow_nvmlComputeInstanceDestroy(computeInstance);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlComputeInstanceDestroy(void *computeInstance)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlComputeInstanceDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlComputeInstanceDestroy(computeInstance);
+        return cutap_cu_nvmlComputeInstanceDestroy(computeInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlComputeInstanceDestroy(cutap_c, computeInstance);
@@ -353,12 +360,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceClearAcco
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceClearAccountingPids, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceClearAccountingPids(void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceClearAccountingPids);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceClearAccountingPids(cutap_c, device);
+    return cutap_slow_nvmlDeviceClearAccountingPids(device);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceClearAccountingPids(void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceClearAccountingPids, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceClearAccountingPids(device);
+        return cutap_cu_nvmlDeviceClearAccountingPids(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceClearAccountingPids(cutap_c, device);
@@ -402,12 +416,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceClearCpuA
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceClearCpuAffinity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceClearCpuAffinity(void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceClearCpuAffinity);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceClearCpuAffinity(cutap_c, device);
+    return cutap_slow_nvmlDeviceClearCpuAffinity(device);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceClearCpuAffinity(void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceClearCpuAffinity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceClearCpuAffinity(device);
+        return cutap_cu_nvmlDeviceClearCpuAffinity(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceClearCpuAffinity(cutap_c, device);
@@ -452,12 +473,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceClearEccE
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceClearEccErrorCounts, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceClearEccErrorCounts(void *device, unsigned int counterType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceClearEccErrorCounts);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceClearEccErrorCounts(cutap_c, device, counterType);
+    return cutap_slow_nvmlDeviceClearEccErrorCounts(device, counterType);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceClearEccErrorCounts(void *device, unsigned int counterType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceClearEccErrorCounts, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceClearEccErrorCounts(device, counterType);
+        return cutap_cu_nvmlDeviceClearEccErrorCounts(device, counterType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceClearEccErrorCounts(cutap_c, device, counterType);
@@ -510,12 +538,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceCreateGpu
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceCreateGpuInstance, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceCreateGpuInstance(void *device, unsigned int profileId, void *gpuInstance)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceCreateGpuInstance);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceCreateGpuInstance(cutap_c, device, profileId, gpuInstance);
+    return cutap_slow_nvmlDeviceCreateGpuInstance(device, profileId, gpuInstance);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceCreateGpuInstance(void *device, unsigned int profileId, void *gpuInstance)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceCreateGpuInstance, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceCreateGpuInstance(device, profileId, gpuInstance);
+        return cutap_cu_nvmlDeviceCreateGpuInstance(device, profileId, gpuInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceCreateGpuInstance(cutap_c, device, profileId, gpuInstance);
@@ -559,12 +594,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceDiscoverG
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceDiscoverGpus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceDiscoverGpus(void *pciInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceDiscoverGpus);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceDiscoverGpus(cutap_c, pciInfo);
+    return cutap_slow_nvmlDeviceDiscoverGpus(pciInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceDiscoverGpus(void *pciInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceDiscoverGpus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceDiscoverGpus(pciInfo);
+        return cutap_cu_nvmlDeviceDiscoverGpus(pciInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceDiscoverGpus(cutap_c, pciInfo);
@@ -611,12 +653,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceFreezeNvL
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceFreezeNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter, unsigned int freeze)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceFreezeNvLinkUtilizationCounter(cutap_c, device, link, counter, freeze);
+    return cutap_slow_nvmlDeviceFreezeNvLinkUtilizationCounter(device, link, counter, freeze);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceFreezeNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter, unsigned int freeze)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceFreezeNvLinkUtilizationCounter(device, link, counter, freeze);
+        return cutap_cu_nvmlDeviceFreezeNvLinkUtilizationCounter(device, link, counter, freeze);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceFreezeNvLinkUtilizationCounter(cutap_c, device, link, counter, freeze);
@@ -669,12 +718,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAPIRes
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAPIRestriction, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAPIRestriction(void *device, unsigned int apiType, void *isRestricted)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetAPIRestriction);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetAPIRestriction(cutap_c, device, apiType, isRestricted);
+    return cutap_slow_nvmlDeviceGetAPIRestriction(device, apiType, isRestricted);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAPIRestriction(void *device, unsigned int apiType, void *isRestricted)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAPIRestriction, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetAPIRestriction(device, apiType, isRestricted);
+        return cutap_cu_nvmlDeviceGetAPIRestriction(device, apiType, isRestricted);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAPIRestriction(cutap_c, device, apiType, isRestricted);
@@ -726,12 +782,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAccoun
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAccountingBufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAccountingBufferSize(void *device, void *bufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetAccountingBufferSize);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetAccountingBufferSize(cutap_c, device, bufferSize);
+    return cutap_slow_nvmlDeviceGetAccountingBufferSize(device, bufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAccountingBufferSize(void *device, void *bufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAccountingBufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetAccountingBufferSize(device, bufferSize);
+        return cutap_cu_nvmlDeviceGetAccountingBufferSize(device, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAccountingBufferSize(cutap_c, device, bufferSize);
@@ -783,12 +846,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAccoun
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAccountingMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAccountingMode(void *device, void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetAccountingMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetAccountingMode(cutap_c, device, mode);
+    return cutap_slow_nvmlDeviceGetAccountingMode(device, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAccountingMode(void *device, void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAccountingMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetAccountingMode(device, mode);
+        return cutap_cu_nvmlDeviceGetAccountingMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAccountingMode(cutap_c, device, mode);
@@ -846,12 +916,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAccoun
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAccountingPids, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAccountingPids(void *device, void *count, void *pids)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetAccountingPids);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetAccountingPids(cutap_c, device, count, pids);
+    return cutap_slow_nvmlDeviceGetAccountingPids(device, count, pids);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAccountingPids(void *device, void *count, void *pids)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAccountingPids, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetAccountingPids(device, count, pids);
+        return cutap_cu_nvmlDeviceGetAccountingPids(device, count, pids);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAccountingPids(cutap_c, device, count, pids);
@@ -909,12 +986,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetActive
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetActiveVgpus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetActiveVgpus(void *device, void *vgpuCount, void *vgpuInstances)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetActiveVgpus);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetActiveVgpus(cutap_c, device, vgpuCount, vgpuInstances);
+    return cutap_slow_nvmlDeviceGetActiveVgpus(device, vgpuCount, vgpuInstances);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetActiveVgpus(void *device, void *vgpuCount, void *vgpuInstances)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetActiveVgpus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetActiveVgpus(device, vgpuCount, vgpuInstances);
+        return cutap_cu_nvmlDeviceGetActiveVgpus(device, vgpuCount, vgpuInstances);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetActiveVgpus(cutap_c, device, vgpuCount, vgpuInstances);
@@ -966,12 +1050,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAdapti
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAdaptiveClockInfoStatus(void *device, void *adaptiveClockStatus)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetAdaptiveClockInfoStatus(cutap_c, device, adaptiveClockStatus);
+    return cutap_slow_nvmlDeviceGetAdaptiveClockInfoStatus(device, adaptiveClockStatus);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAdaptiveClockInfoStatus(void *device, void *adaptiveClockStatus)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetAdaptiveClockInfoStatus(device, adaptiveClockStatus);
+        return cutap_cu_nvmlDeviceGetAdaptiveClockInfoStatus(device, adaptiveClockStatus);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAdaptiveClockInfoStatus(cutap_c, device, adaptiveClockStatus);
@@ -1023,12 +1114,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAddres
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAddressingMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAddressingMode(void *device, void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetAddressingMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetAddressingMode(cutap_c, device, mode);
+    return cutap_slow_nvmlDeviceGetAddressingMode(device, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAddressingMode(void *device, void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAddressingMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetAddressingMode(device, mode);
+        return cutap_cu_nvmlDeviceGetAddressingMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAddressingMode(cutap_c, device, mode);
@@ -1081,12 +1179,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetApplic
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetApplicationsClock, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetApplicationsClock(void *device, unsigned int clockType, void *clockMHz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetApplicationsClock);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetApplicationsClock(cutap_c, device, clockType, clockMHz);
+    return cutap_slow_nvmlDeviceGetApplicationsClock(device, clockType, clockMHz);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetApplicationsClock(void *device, unsigned int clockType, void *clockMHz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetApplicationsClock, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetApplicationsClock(device, clockType, clockMHz);
+        return cutap_cu_nvmlDeviceGetApplicationsClock(device, clockType, clockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetApplicationsClock(cutap_c, device, clockType, clockMHz);
@@ -1138,12 +1243,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetArchit
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetArchitecture, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetArchitecture(void *device, void *arch)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetArchitecture);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetArchitecture(cutap_c, device, arch);
+    return cutap_slow_nvmlDeviceGetArchitecture(device, arch);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetArchitecture(void *device, void *arch)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetArchitecture, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetArchitecture(device, arch);
+        return cutap_cu_nvmlDeviceGetArchitecture(device, arch);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetArchitecture(cutap_c, device, arch);
@@ -1201,12 +1313,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAutoBo
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAutoBoostedClocksEnabled(void *device, void *isEnabled, void *defaultIsEnabled)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetAutoBoostedClocksEnabled(cutap_c, device, isEnabled, defaultIsEnabled);
+    return cutap_slow_nvmlDeviceGetAutoBoostedClocksEnabled(device, isEnabled, defaultIsEnabled);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAutoBoostedClocksEnabled(void *device, void *isEnabled, void *defaultIsEnabled)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetAutoBoostedClocksEnabled(device, isEnabled, defaultIsEnabled);
+        return cutap_cu_nvmlDeviceGetAutoBoostedClocksEnabled(device, isEnabled, defaultIsEnabled);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAutoBoostedClocksEnabled(cutap_c, device, isEnabled, defaultIsEnabled);
@@ -1258,12 +1377,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetBoardI
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetBoardId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetBoardId(void *device, void *boardId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetBoardId);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetBoardId(cutap_c, device, boardId);
+    return cutap_slow_nvmlDeviceGetBoardId(device, boardId);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetBoardId(void *device, void *boardId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetBoardId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetBoardId(device, boardId);
+        return cutap_cu_nvmlDeviceGetBoardId(device, boardId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetBoardId(cutap_c, device, boardId);
@@ -1315,12 +1441,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetBrand(
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetBrand, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetBrand(void *device, void *type)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetBrand);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetBrand(cutap_c, device, type);
+    return cutap_slow_nvmlDeviceGetBrand(device, type);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetBrand(void *device, void *type)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetBrand, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetBrand(device, type);
+        return cutap_cu_nvmlDeviceGetBrand(device, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetBrand(cutap_c, device, type);
@@ -1365,12 +1498,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetBridge
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetBridgeChipInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetBridgeChipInfo(void *device, void *bridgeHierarchy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetBridgeChipInfo);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetBridgeChipInfo(cutap_c, device, bridgeHierarchy);
+    return cutap_slow_nvmlDeviceGetBridgeChipInfo(device, bridgeHierarchy);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetBridgeChipInfo(void *device, void *bridgeHierarchy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetBridgeChipInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetBridgeChipInfo(device, bridgeHierarchy);
+        return cutap_cu_nvmlDeviceGetBridgeChipInfo(device, bridgeHierarchy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetBridgeChipInfo(cutap_c, device, bridgeHierarchy);
@@ -1422,12 +1562,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetBusTyp
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetBusType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetBusType(void *device, void *type)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetBusType);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetBusType(cutap_c, device, type);
+    return cutap_slow_nvmlDeviceGetBusType(device, type);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetBusType(void *device, void *type)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetBusType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetBusType(device, type);
+        return cutap_cu_nvmlDeviceGetBusType(device, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetBusType(cutap_c, device, type);
@@ -1479,12 +1626,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetC2cMod
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetC2cModeInfoV, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetC2cModeInfoV(void *device, void *c2cModeInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetC2cModeInfoV);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetC2cModeInfoV(cutap_c, device, c2cModeInfo);
+    return cutap_slow_nvmlDeviceGetC2cModeInfoV(device, c2cModeInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetC2cModeInfoV(void *device, void *c2cModeInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetC2cModeInfoV, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetC2cModeInfoV(device, c2cModeInfo);
+        return cutap_cu_nvmlDeviceGetC2cModeInfoV(device, c2cModeInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetC2cModeInfoV(cutap_c, device, c2cModeInfo);
@@ -1536,12 +1690,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCapabi
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCapabilities(void *device, void *caps)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetCapabilities);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetCapabilities(cutap_c, device, caps);
+    return cutap_slow_nvmlDeviceGetCapabilities(device, caps);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCapabilities(void *device, void *caps)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetCapabilities(device, caps);
+        return cutap_cu_nvmlDeviceGetCapabilities(device, caps);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCapabilities(cutap_c, device, caps);
@@ -1586,12 +1747,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetClkMon
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetClkMonStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetClkMonStatus(void *device, void *status)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetClkMonStatus);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetClkMonStatus(cutap_c, device, status);
+    return cutap_slow_nvmlDeviceGetClkMonStatus(device, status);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetClkMonStatus(void *device, void *status)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetClkMonStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetClkMonStatus(device, status);
+        return cutap_cu_nvmlDeviceGetClkMonStatus(device, status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetClkMonStatus(cutap_c, device, status);
@@ -1645,12 +1813,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetClock(
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetClock, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetClock(void *device, unsigned int clockType, unsigned int clockId, void *clockMHz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetClock);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetClock(cutap_c, device, clockType, clockId, clockMHz);
+    return cutap_slow_nvmlDeviceGetClock(device, clockType, clockId, clockMHz);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetClock(void *device, unsigned int clockType, unsigned int clockId, void *clockMHz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetClock, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetClock(device, clockType, clockId, clockMHz);
+        return cutap_cu_nvmlDeviceGetClock(device, clockType, clockId, clockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetClock(cutap_c, device, clockType, clockId, clockMHz);
@@ -1703,12 +1878,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetClockI
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetClockInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetClockInfo(void *device, unsigned int type, void *clock)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetClockInfo);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetClockInfo(cutap_c, device, type, clock);
+    return cutap_slow_nvmlDeviceGetClockInfo(device, type, clock);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetClockInfo(void *device, unsigned int type, void *clock)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetClockInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetClockInfo(device, type, clock);
+        return cutap_cu_nvmlDeviceGetClockInfo(device, type, clock);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetClockInfo(cutap_c, device, type, clock);
@@ -1760,12 +1942,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetComput
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetComputeInstanceId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetComputeInstanceId(void *device, void *id)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetComputeInstanceId);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetComputeInstanceId(cutap_c, device, id);
+    return cutap_slow_nvmlDeviceGetComputeInstanceId(device, id);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetComputeInstanceId(void *device, void *id)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetComputeInstanceId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetComputeInstanceId(device, id);
+        return cutap_cu_nvmlDeviceGetComputeInstanceId(device, id);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetComputeInstanceId(cutap_c, device, id);
@@ -1817,12 +2006,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetComput
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetComputeMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetComputeMode(void *device, void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetComputeMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetComputeMode(cutap_c, device, mode);
+    return cutap_slow_nvmlDeviceGetComputeMode(device, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetComputeMode(void *device, void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetComputeMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetComputeMode(device, mode);
+        return cutap_cu_nvmlDeviceGetComputeMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetComputeMode(cutap_c, device, mode);
@@ -1867,12 +2063,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetConfCo
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetConfComputeGpuAttestationReport(void *device, void *gpuAtstReport)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetConfComputeGpuAttestationReport(cutap_c, device, gpuAtstReport);
+    return cutap_slow_nvmlDeviceGetConfComputeGpuAttestationReport(device, gpuAtstReport);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetConfComputeGpuAttestationReport(void *device, void *gpuAtstReport)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetConfComputeGpuAttestationReport(device, gpuAtstReport);
+        return cutap_cu_nvmlDeviceGetConfComputeGpuAttestationReport(device, gpuAtstReport);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetConfComputeGpuAttestationReport(cutap_c, device, gpuAtstReport);
@@ -1917,12 +2120,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetConfCo
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetConfComputeGpuCertificate(void *device, void *gpuCert)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetConfComputeGpuCertificate(cutap_c, device, gpuCert);
+    return cutap_slow_nvmlDeviceGetConfComputeGpuCertificate(device, gpuCert);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetConfComputeGpuCertificate(void *device, void *gpuCert)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetConfComputeGpuCertificate(device, gpuCert);
+        return cutap_cu_nvmlDeviceGetConfComputeGpuCertificate(device, gpuCert);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetConfComputeGpuCertificate(cutap_c, device, gpuCert);
@@ -1973,12 +2183,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCount_
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCount_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCount_v2(void *deviceCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetCount_v2);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetCount_v2(cutap_c, deviceCount);
+    return cutap_slow_nvmlDeviceGetCount_v2(deviceCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCount_v2(void *deviceCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCount_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetCount_v2(deviceCount);
+        return cutap_cu_nvmlDeviceGetCount_v2(deviceCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCount_v2(cutap_c, deviceCount);
@@ -2031,12 +2248,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCpuAff
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCpuAffinity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCpuAffinity(void *device, unsigned int cpuSetSize, void *cpuSet)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetCpuAffinity);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetCpuAffinity(cutap_c, device, cpuSetSize, cpuSet);
+    return cutap_slow_nvmlDeviceGetCpuAffinity(device, cpuSetSize, cpuSet);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCpuAffinity(void *device, unsigned int cpuSetSize, void *cpuSet)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCpuAffinity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetCpuAffinity(device, cpuSetSize, cpuSet);
+        return cutap_cu_nvmlDeviceGetCpuAffinity(device, cpuSetSize, cpuSet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCpuAffinity(cutap_c, device, cpuSetSize, cpuSet);
@@ -2090,12 +2314,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCpuAff
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCpuAffinityWithinScope(void *device, unsigned int cpuSetSize, void *cpuSet, unsigned int scope)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetCpuAffinityWithinScope(cutap_c, device, cpuSetSize, cpuSet, scope);
+    return cutap_slow_nvmlDeviceGetCpuAffinityWithinScope(device, cpuSetSize, cpuSet, scope);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCpuAffinityWithinScope(void *device, unsigned int cpuSetSize, void *cpuSet, unsigned int scope)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetCpuAffinityWithinScope(device, cpuSetSize, cpuSet, scope);
+        return cutap_cu_nvmlDeviceGetCpuAffinityWithinScope(device, cpuSetSize, cpuSet, scope);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCpuAffinityWithinScope(cutap_c, device, cpuSetSize, cpuSet, scope);
@@ -2153,12 +2384,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCreata
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCreatableVgpus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCreatableVgpus(void *device, void *vgpuCount, void *vgpuTypeIds)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetCreatableVgpus);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetCreatableVgpus(cutap_c, device, vgpuCount, vgpuTypeIds);
+    return cutap_slow_nvmlDeviceGetCreatableVgpus(device, vgpuCount, vgpuTypeIds);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCreatableVgpus(void *device, void *vgpuCount, void *vgpuTypeIds)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCreatableVgpus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetCreatableVgpus(device, vgpuCount, vgpuTypeIds);
+        return cutap_cu_nvmlDeviceGetCreatableVgpus(device, vgpuCount, vgpuTypeIds);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCreatableVgpus(cutap_c, device, vgpuCount, vgpuTypeIds);
@@ -2216,12 +2454,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCudaCo
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCudaComputeCapability, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCudaComputeCapability(void *device, void *major, void *minor)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetCudaComputeCapability);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetCudaComputeCapability(cutap_c, device, major, minor);
+    return cutap_slow_nvmlDeviceGetCudaComputeCapability(device, major, minor);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCudaComputeCapability(void *device, void *major, void *minor)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCudaComputeCapability, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetCudaComputeCapability(device, major, minor);
+        return cutap_cu_nvmlDeviceGetCudaComputeCapability(device, major, minor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCudaComputeCapability(cutap_c, device, major, minor);
@@ -2273,12 +2518,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurrPc
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCurrPcieLinkGeneration(void *device, void *currLinkGen)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetCurrPcieLinkGeneration(cutap_c, device, currLinkGen);
+    return cutap_slow_nvmlDeviceGetCurrPcieLinkGeneration(device, currLinkGen);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrPcieLinkGeneration(void *device, void *currLinkGen)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetCurrPcieLinkGeneration(device, currLinkGen);
+        return cutap_cu_nvmlDeviceGetCurrPcieLinkGeneration(device, currLinkGen);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrPcieLinkGeneration(cutap_c, device, currLinkGen);
@@ -2330,12 +2582,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurrPc
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCurrPcieLinkWidth(void *device, void *currLinkWidth)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetCurrPcieLinkWidth(cutap_c, device, currLinkWidth);
+    return cutap_slow_nvmlDeviceGetCurrPcieLinkWidth(device, currLinkWidth);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrPcieLinkWidth(void *device, void *currLinkWidth)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetCurrPcieLinkWidth(device, currLinkWidth);
+        return cutap_cu_nvmlDeviceGetCurrPcieLinkWidth(device, currLinkWidth);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrPcieLinkWidth(cutap_c, device, currLinkWidth);
@@ -2380,12 +2639,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurren
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCurrentClockFreqs(void *device, void *currentClockFreqs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetCurrentClockFreqs(cutap_c, device, currentClockFreqs);
+    return cutap_slow_nvmlDeviceGetCurrentClockFreqs(device, currentClockFreqs);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrentClockFreqs(void *device, void *currentClockFreqs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetCurrentClockFreqs(device, currentClockFreqs);
+        return cutap_cu_nvmlDeviceGetCurrentClockFreqs(device, currentClockFreqs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrentClockFreqs(cutap_c, device, currentClockFreqs);
@@ -2437,12 +2703,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurren
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCurrentClocksEventReasons(void *device, void *clocksEventReasons)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetCurrentClocksEventReasons(cutap_c, device, clocksEventReasons);
+    return cutap_slow_nvmlDeviceGetCurrentClocksEventReasons(device, clocksEventReasons);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrentClocksEventReasons(void *device, void *clocksEventReasons)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetCurrentClocksEventReasons(device, clocksEventReasons);
+        return cutap_cu_nvmlDeviceGetCurrentClocksEventReasons(device, clocksEventReasons);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrentClocksEventReasons(cutap_c, device, clocksEventReasons);
@@ -2494,12 +2767,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurren
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCurrentClocksThrottleReasons(void *device, void *clocksThrottleReasons)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetCurrentClocksThrottleReasons(cutap_c, device, clocksThrottleReasons);
+    return cutap_slow_nvmlDeviceGetCurrentClocksThrottleReasons(device, clocksThrottleReasons);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrentClocksThrottleReasons(void *device, void *clocksThrottleReasons)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetCurrentClocksThrottleReasons(device, clocksThrottleReasons);
+        return cutap_cu_nvmlDeviceGetCurrentClocksThrottleReasons(device, clocksThrottleReasons);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrentClocksThrottleReasons(cutap_c, device, clocksThrottleReasons);
@@ -2557,12 +2837,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDecode
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDecoderUtilization, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDecoderUtilization(void *device, void *utilization, void *samplingPeriodUs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetDecoderUtilization);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetDecoderUtilization(cutap_c, device, utilization, samplingPeriodUs);
+    return cutap_slow_nvmlDeviceGetDecoderUtilization(device, utilization, samplingPeriodUs);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDecoderUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDecoderUtilization, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetDecoderUtilization(device, utilization, samplingPeriodUs);
+        return cutap_cu_nvmlDeviceGetDecoderUtilization(device, utilization, samplingPeriodUs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDecoderUtilization(cutap_c, device, utilization, samplingPeriodUs);
@@ -2615,12 +2902,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDefaul
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDefaultApplicationsClock(void *device, unsigned int clockType, void *clockMHz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetDefaultApplicationsClock(cutap_c, device, clockType, clockMHz);
+    return cutap_slow_nvmlDeviceGetDefaultApplicationsClock(device, clockType, clockMHz);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDefaultApplicationsClock(void *device, unsigned int clockType, void *clockMHz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetDefaultApplicationsClock(device, clockType, clockMHz);
+        return cutap_cu_nvmlDeviceGetDefaultApplicationsClock(device, clockType, clockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDefaultApplicationsClock(cutap_c, device, clockType, clockMHz);
@@ -2672,12 +2966,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDefaul
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDefaultEccMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDefaultEccMode(void *device, void *defaultMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetDefaultEccMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetDefaultEccMode(cutap_c, device, defaultMode);
+    return cutap_slow_nvmlDeviceGetDefaultEccMode(device, defaultMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDefaultEccMode(void *device, void *defaultMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDefaultEccMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetDefaultEccMode(device, defaultMode);
+        return cutap_cu_nvmlDeviceGetDefaultEccMode(device, defaultMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDefaultEccMode(cutap_c, device, defaultMode);
@@ -2729,12 +3030,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDevice
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(void *migDevice, void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(cutap_c, migDevice, device);
+    return cutap_slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(void *migDevice, void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice, device);
+        return cutap_cu_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(cutap_c, migDevice, device);
@@ -2786,12 +3094,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDispla
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDisplayActive, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDisplayActive(void *device, void *isActive)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetDisplayActive);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetDisplayActive(cutap_c, device, isActive);
+    return cutap_slow_nvmlDeviceGetDisplayActive(device, isActive);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDisplayActive(void *device, void *isActive)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDisplayActive, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetDisplayActive(device, isActive);
+        return cutap_cu_nvmlDeviceGetDisplayActive(device, isActive);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDisplayActive(cutap_c, device, isActive);
@@ -2843,12 +3158,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDispla
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDisplayMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDisplayMode(void *device, void *display)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetDisplayMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetDisplayMode(cutap_c, device, display);
+    return cutap_slow_nvmlDeviceGetDisplayMode(device, display);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDisplayMode(void *device, void *display)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDisplayMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetDisplayMode(device, display);
+        return cutap_cu_nvmlDeviceGetDisplayMode(device, display);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDisplayMode(cutap_c, device, display);
@@ -2906,12 +3228,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDramEn
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDramEncryptionMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDramEncryptionMode(void *device, void *current, void *pending)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetDramEncryptionMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetDramEncryptionMode(cutap_c, device, current, pending);
+    return cutap_slow_nvmlDeviceGetDramEncryptionMode(device, current, pending);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDramEncryptionMode(void *device, void *current, void *pending)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDramEncryptionMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetDramEncryptionMode(device, current, pending);
+        return cutap_cu_nvmlDeviceGetDramEncryptionMode(device, current, pending);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDramEncryptionMode(cutap_c, device, current, pending);
@@ -2969,12 +3298,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDriver
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDriverModel_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDriverModel_v2(void *device, void *current, void *pending)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetDriverModel_v2);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetDriverModel_v2(cutap_c, device, current, pending);
+    return cutap_slow_nvmlDeviceGetDriverModel_v2(device, current, pending);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDriverModel_v2(void *device, void *current, void *pending)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDriverModel_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetDriverModel_v2(device, current, pending);
+        return cutap_cu_nvmlDeviceGetDriverModel_v2(device, current, pending);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDriverModel_v2(cutap_c, device, current, pending);
@@ -3019,12 +3355,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDynami
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDynamicPstatesInfo(void *device, void *pDynamicPstatesInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetDynamicPstatesInfo(cutap_c, device, pDynamicPstatesInfo);
+    return cutap_slow_nvmlDeviceGetDynamicPstatesInfo(device, pDynamicPstatesInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDynamicPstatesInfo(void *device, void *pDynamicPstatesInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetDynamicPstatesInfo(device, pDynamicPstatesInfo);
+        return cutap_cu_nvmlDeviceGetDynamicPstatesInfo(device, pDynamicPstatesInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDynamicPstatesInfo(cutap_c, device, pDynamicPstatesInfo);
@@ -3082,12 +3425,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetEccMod
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetEccMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetEccMode(void *device, void *current, void *pending)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetEccMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetEccMode(cutap_c, device, current, pending);
+    return cutap_slow_nvmlDeviceGetEccMode(device, current, pending);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetEccMode(void *device, void *current, void *pending)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetEccMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetEccMode(device, current, pending);
+        return cutap_cu_nvmlDeviceGetEccMode(device, current, pending);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetEccMode(cutap_c, device, current, pending);
@@ -3140,12 +3490,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetEncode
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetEncoderCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetEncoderCapacity(void *device, unsigned int encoderQueryType, void *encoderCapacity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetEncoderCapacity);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetEncoderCapacity(cutap_c, device, encoderQueryType, encoderCapacity);
+    return cutap_slow_nvmlDeviceGetEncoderCapacity(device, encoderQueryType, encoderCapacity);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetEncoderCapacity(void *device, unsigned int encoderQueryType, void *encoderCapacity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetEncoderCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetEncoderCapacity(device, encoderQueryType, encoderCapacity);
+        return cutap_cu_nvmlDeviceGetEncoderCapacity(device, encoderQueryType, encoderCapacity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetEncoderCapacity(cutap_c, device, encoderQueryType, encoderCapacity);
@@ -3203,12 +3560,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetEncode
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetEncoderUtilization, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetEncoderUtilization(void *device, void *utilization, void *samplingPeriodUs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetEncoderUtilization);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetEncoderUtilization(cutap_c, device, utilization, samplingPeriodUs);
+    return cutap_slow_nvmlDeviceGetEncoderUtilization(device, utilization, samplingPeriodUs);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetEncoderUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetEncoderUtilization, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetEncoderUtilization(device, utilization, samplingPeriodUs);
+        return cutap_cu_nvmlDeviceGetEncoderUtilization(device, utilization, samplingPeriodUs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetEncoderUtilization(cutap_c, device, utilization, samplingPeriodUs);
@@ -3260,12 +3624,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetEnforc
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetEnforcedPowerLimit(void *device, void *limit)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetEnforcedPowerLimit(cutap_c, device, limit);
+    return cutap_slow_nvmlDeviceGetEnforcedPowerLimit(device, limit);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetEnforcedPowerLimit(void *device, void *limit)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetEnforcedPowerLimit(device, limit);
+        return cutap_cu_nvmlDeviceGetEnforcedPowerLimit(device, limit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetEnforcedPowerLimit(cutap_c, device, limit);
@@ -3318,12 +3689,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetFanCon
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetFanControlPolicy_v2(void *device, unsigned int fan, void *policy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetFanControlPolicy_v2(cutap_c, device, fan, policy);
+    return cutap_slow_nvmlDeviceGetFanControlPolicy_v2(device, fan, policy);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetFanControlPolicy_v2(void *device, unsigned int fan, void *policy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetFanControlPolicy_v2(device, fan, policy);
+        return cutap_cu_nvmlDeviceGetFanControlPolicy_v2(device, fan, policy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetFanControlPolicy_v2(cutap_c, device, fan, policy);
@@ -3375,12 +3753,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetFanSpe
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetFanSpeed, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetFanSpeed(void *device, void *speed)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetFanSpeed);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetFanSpeed(cutap_c, device, speed);
+    return cutap_slow_nvmlDeviceGetFanSpeed(device, speed);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetFanSpeed(void *device, void *speed)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetFanSpeed, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetFanSpeed(device, speed);
+        return cutap_cu_nvmlDeviceGetFanSpeed(device, speed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetFanSpeed(cutap_c, device, speed);
@@ -3433,12 +3818,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetFanSpe
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetFanSpeed_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetFanSpeed_v2(void *device, unsigned int fan, void *speed)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetFanSpeed_v2);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetFanSpeed_v2(cutap_c, device, fan, speed);
+    return cutap_slow_nvmlDeviceGetFanSpeed_v2(device, fan, speed);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetFanSpeed_v2(void *device, unsigned int fan, void *speed)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetFanSpeed_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetFanSpeed_v2(device, fan, speed);
+        return cutap_cu_nvmlDeviceGetFanSpeed_v2(device, fan, speed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetFanSpeed_v2(cutap_c, device, fan, speed);
@@ -3496,12 +3888,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpcClk
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpcClkMinMaxVfOffset(void *device, void *minOffset, void *maxOffset)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetGpcClkMinMaxVfOffset(cutap_c, device, minOffset, maxOffset);
+    return cutap_slow_nvmlDeviceGetGpcClkMinMaxVfOffset(device, minOffset, maxOffset);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpcClkMinMaxVfOffset(void *device, void *minOffset, void *maxOffset)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetGpcClkMinMaxVfOffset(device, minOffset, maxOffset);
+        return cutap_cu_nvmlDeviceGetGpcClkMinMaxVfOffset(device, minOffset, maxOffset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpcClkMinMaxVfOffset(cutap_c, device, minOffset, maxOffset);
@@ -3553,12 +3952,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpcClk
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpcClkVfOffset(void *device, void *offset)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetGpcClkVfOffset(cutap_c, device, offset);
+    return cutap_slow_nvmlDeviceGetGpcClkVfOffset(device, offset);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpcClkVfOffset(void *device, void *offset)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetGpcClkVfOffset(device, offset);
+        return cutap_cu_nvmlDeviceGetGpcClkVfOffset(device, offset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpcClkVfOffset(cutap_c, device, offset);
@@ -3611,12 +4017,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstanceById, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuInstanceById(void *device, unsigned int id, void *gpuInstance)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetGpuInstanceById);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetGpuInstanceById(cutap_c, device, id, gpuInstance);
+    return cutap_slow_nvmlDeviceGetGpuInstanceById(device, id, gpuInstance);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceById(void *device, unsigned int id, void *gpuInstance)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstanceById, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetGpuInstanceById(device, id, gpuInstance);
+        return cutap_cu_nvmlDeviceGetGpuInstanceById(device, id, gpuInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceById(cutap_c, device, id, gpuInstance);
@@ -3668,12 +4081,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstanceId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuInstanceId(void *device, void *id)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetGpuInstanceId);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetGpuInstanceId(cutap_c, device, id);
+    return cutap_slow_nvmlDeviceGetGpuInstanceId(device, id);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceId(void *device, void *id)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstanceId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetGpuInstanceId(device, id);
+        return cutap_cu_nvmlDeviceGetGpuInstanceId(device, id);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceId(cutap_c, device, id);
@@ -3732,12 +4152,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuInstancePossiblePlacements_v2(void *device, unsigned int profileId, void *placements, void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetGpuInstancePossiblePlacements_v2(cutap_c, device, profileId, placements, count);
+    return cutap_slow_nvmlDeviceGetGpuInstancePossiblePlacements_v2(device, profileId, placements, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstancePossiblePlacements_v2(void *device, unsigned int profileId, void *placements, void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetGpuInstancePossiblePlacements_v2(device, profileId, placements, count);
+        return cutap_cu_nvmlDeviceGetGpuInstancePossiblePlacements_v2(device, profileId, placements, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstancePossiblePlacements_v2(cutap_c, device, profileId, placements, count);
@@ -3783,12 +4210,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuInstanceProfileInfoByIdV(void *device, unsigned int profileId, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetGpuInstanceProfileInfoByIdV(cutap_c, device, profileId, info);
+    return cutap_slow_nvmlDeviceGetGpuInstanceProfileInfoByIdV(device, profileId, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceProfileInfoByIdV(void *device, unsigned int profileId, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetGpuInstanceProfileInfoByIdV(device, profileId, info);
+        return cutap_cu_nvmlDeviceGetGpuInstanceProfileInfoByIdV(device, profileId, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceProfileInfoByIdV(cutap_c, device, profileId, info);
@@ -3834,12 +4268,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuInstanceProfileInfoV(void *device, unsigned int profile, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetGpuInstanceProfileInfoV(cutap_c, device, profile, info);
+    return cutap_slow_nvmlDeviceGetGpuInstanceProfileInfoV(device, profile, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceProfileInfoV(void *device, unsigned int profile, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetGpuInstanceProfileInfoV(device, profile, info);
+        return cutap_cu_nvmlDeviceGetGpuInstanceProfileInfoV(device, profile, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceProfileInfoV(cutap_c, device, profile, info);
@@ -3892,12 +4333,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuInstanceRemainingCapacity(void *device, unsigned int profileId, void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetGpuInstanceRemainingCapacity(cutap_c, device, profileId, count);
+    return cutap_slow_nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceRemainingCapacity(void *device, unsigned int profileId, void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId, count);
+        return cutap_cu_nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceRemainingCapacity(cutap_c, device, profileId, count);
@@ -3956,12 +4404,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstances, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuInstances(void *device, unsigned int profileId, void *gpuInstances, void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetGpuInstances);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetGpuInstances(cutap_c, device, profileId, gpuInstances, count);
+    return cutap_slow_nvmlDeviceGetGpuInstances(device, profileId, gpuInstances, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstances(void *device, unsigned int profileId, void *gpuInstances, void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstances, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetGpuInstances(device, profileId, gpuInstances, count);
+        return cutap_cu_nvmlDeviceGetGpuInstances(device, profileId, gpuInstances, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstances(cutap_c, device, profileId, gpuInstances, count);
@@ -4013,12 +4468,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuMax
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuMaxPcieLinkGeneration(void *device, void *maxLinkGenDevice)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetGpuMaxPcieLinkGeneration(cutap_c, device, maxLinkGenDevice);
+    return cutap_slow_nvmlDeviceGetGpuMaxPcieLinkGeneration(device, maxLinkGenDevice);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuMaxPcieLinkGeneration(void *device, void *maxLinkGenDevice)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetGpuMaxPcieLinkGeneration(device, maxLinkGenDevice);
+        return cutap_cu_nvmlDeviceGetGpuMaxPcieLinkGeneration(device, maxLinkGenDevice);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuMaxPcieLinkGeneration(cutap_c, device, maxLinkGenDevice);
@@ -4076,12 +4538,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuOpe
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuOperationMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuOperationMode(void *device, void *current, void *pending)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetGpuOperationMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetGpuOperationMode(cutap_c, device, current, pending);
+    return cutap_slow_nvmlDeviceGetGpuOperationMode(device, current, pending);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuOperationMode(void *device, void *current, void *pending)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuOperationMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetGpuOperationMode(device, current, pending);
+        return cutap_cu_nvmlDeviceGetGpuOperationMode(device, current, pending);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuOperationMode(cutap_c, device, current, pending);
@@ -4126,12 +4595,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGridLi
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGridLicensableFeatures_v4(void *device, void *pGridLicensableFeatures)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetGridLicensableFeatures_v4(cutap_c, device, pGridLicensableFeatures);
+    return cutap_slow_nvmlDeviceGetGridLicensableFeatures_v4(device, pGridLicensableFeatures);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGridLicensableFeatures_v4(void *device, void *pGridLicensableFeatures)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetGridLicensableFeatures_v4(device, pGridLicensableFeatures);
+        return cutap_cu_nvmlDeviceGetGridLicensableFeatures_v4(device, pGridLicensableFeatures);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGridLicensableFeatures_v4(cutap_c, device, pGridLicensableFeatures);
@@ -4189,12 +4665,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGspFir
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGspFirmwareMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGspFirmwareMode(void *device, void *isEnabled, void *defaultMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetGspFirmwareMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetGspFirmwareMode(cutap_c, device, isEnabled, defaultMode);
+    return cutap_slow_nvmlDeviceGetGspFirmwareMode(device, isEnabled, defaultMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGspFirmwareMode(void *device, void *isEnabled, void *defaultMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGspFirmwareMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetGspFirmwareMode(device, isEnabled, defaultMode);
+        return cutap_cu_nvmlDeviceGetGspFirmwareMode(device, isEnabled, defaultMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGspFirmwareMode(cutap_c, device, isEnabled, defaultMode);
@@ -4246,12 +4729,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetHandle
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetHandleByIndex_v2(unsigned int index, void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetHandleByIndex_v2(cutap_c, index, device);
+    return cutap_slow_nvmlDeviceGetHandleByIndex_v2(index, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetHandleByIndex_v2(unsigned int index, void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetHandleByIndex_v2(index, device);
+        return cutap_cu_nvmlDeviceGetHandleByIndex_v2(index, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetHandleByIndex_v2(cutap_c, index, device);
@@ -4303,12 +4793,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetHostVg
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetHostVgpuMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetHostVgpuMode(void *device, void *pHostVgpuMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetHostVgpuMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetHostVgpuMode(cutap_c, device, pHostVgpuMode);
+    return cutap_slow_nvmlDeviceGetHostVgpuMode(device, pHostVgpuMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetHostVgpuMode(void *device, void *pHostVgpuMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetHostVgpuMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetHostVgpuMode(device, pHostVgpuMode);
+        return cutap_cu_nvmlDeviceGetHostVgpuMode(device, pHostVgpuMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetHostVgpuMode(cutap_c, device, pHostVgpuMode);
@@ -4360,12 +4857,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetIndex(
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetIndex, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetIndex(void *device, void *index)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetIndex);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetIndex(cutap_c, device, index);
+    return cutap_slow_nvmlDeviceGetIndex(device, index);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetIndex(void *device, void *index)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetIndex, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetIndex(device, index);
+        return cutap_cu_nvmlDeviceGetIndex(device, index);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetIndex(cutap_c, device, index);
@@ -4417,12 +4921,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetInforo
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetInforomConfigurationChecksum(void *device, void *checksum)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetInforomConfigurationChecksum(cutap_c, device, checksum);
+    return cutap_slow_nvmlDeviceGetInforomConfigurationChecksum(device, checksum);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetInforomConfigurationChecksum(void *device, void *checksum)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetInforomConfigurationChecksum(device, checksum);
+        return cutap_cu_nvmlDeviceGetInforomConfigurationChecksum(device, checksum);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetInforomConfigurationChecksum(cutap_c, device, checksum);
@@ -4474,12 +4985,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetIrqNum
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetIrqNum, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetIrqNum(void *device, void *irqNum)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetIrqNum);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetIrqNum(cutap_c, device, irqNum);
+    return cutap_slow_nvmlDeviceGetIrqNum(device, irqNum);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetIrqNum(void *device, void *irqNum)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetIrqNum, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetIrqNum(device, irqNum);
+        return cutap_cu_nvmlDeviceGetIrqNum(device, irqNum);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetIrqNum(cutap_c, device, irqNum);
@@ -4537,12 +5055,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetJpgUti
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetJpgUtilization, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetJpgUtilization(void *device, void *utilization, void *samplingPeriodUs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetJpgUtilization);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetJpgUtilization(cutap_c, device, utilization, samplingPeriodUs);
+    return cutap_slow_nvmlDeviceGetJpgUtilization(device, utilization, samplingPeriodUs);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetJpgUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetJpgUtilization, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetJpgUtilization(device, utilization, samplingPeriodUs);
+        return cutap_cu_nvmlDeviceGetJpgUtilization(device, utilization, samplingPeriodUs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetJpgUtilization(cutap_c, device, utilization, samplingPeriodUs);
@@ -4600,12 +5125,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetLastBB
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetLastBBXFlushTime(void *device, void *timestamp, void *durationUs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetLastBBXFlushTime(cutap_c, device, timestamp, durationUs);
+    return cutap_slow_nvmlDeviceGetLastBBXFlushTime(device, timestamp, durationUs);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetLastBBXFlushTime(void *device, void *timestamp, void *durationUs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetLastBBXFlushTime(device, timestamp, durationUs);
+        return cutap_cu_nvmlDeviceGetLastBBXFlushTime(device, timestamp, durationUs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetLastBBXFlushTime(cutap_c, device, timestamp, durationUs);
@@ -4657,12 +5189,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMargin
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMarginTemperature, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMarginTemperature(void *device, void *marginTempInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMarginTemperature);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMarginTemperature(cutap_c, device, marginTempInfo);
+    return cutap_slow_nvmlDeviceGetMarginTemperature(device, marginTempInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMarginTemperature(void *device, void *marginTempInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMarginTemperature, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMarginTemperature(device, marginTempInfo);
+        return cutap_cu_nvmlDeviceGetMarginTemperature(device, marginTempInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMarginTemperature(cutap_c, device, marginTempInfo);
@@ -4715,12 +5254,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxClo
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMaxClockInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMaxClockInfo(void *device, unsigned int type, void *clock)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMaxClockInfo);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMaxClockInfo(cutap_c, device, type, clock);
+    return cutap_slow_nvmlDeviceGetMaxClockInfo(device, type, clock);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxClockInfo(void *device, unsigned int type, void *clock)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMaxClockInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMaxClockInfo(device, type, clock);
+        return cutap_cu_nvmlDeviceGetMaxClockInfo(device, type, clock);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxClockInfo(cutap_c, device, type, clock);
@@ -4773,12 +5319,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxCus
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMaxCustomerBoostClock(void *device, unsigned int clockType, void *clockMHz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMaxCustomerBoostClock(cutap_c, device, clockType, clockMHz);
+    return cutap_slow_nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxCustomerBoostClock(void *device, unsigned int clockType, void *clockMHz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz);
+        return cutap_cu_nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxCustomerBoostClock(cutap_c, device, clockType, clockMHz);
@@ -4830,12 +5383,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxMig
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMaxMigDeviceCount(void *device, void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMaxMigDeviceCount(cutap_c, device, count);
+    return cutap_slow_nvmlDeviceGetMaxMigDeviceCount(device, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxMigDeviceCount(void *device, void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMaxMigDeviceCount(device, count);
+        return cutap_cu_nvmlDeviceGetMaxMigDeviceCount(device, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxMigDeviceCount(cutap_c, device, count);
@@ -4887,12 +5447,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxPci
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMaxPcieLinkGeneration(void *device, void *maxLinkGen)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMaxPcieLinkGeneration(cutap_c, device, maxLinkGen);
+    return cutap_slow_nvmlDeviceGetMaxPcieLinkGeneration(device, maxLinkGen);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxPcieLinkGeneration(void *device, void *maxLinkGen)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMaxPcieLinkGeneration(device, maxLinkGen);
+        return cutap_cu_nvmlDeviceGetMaxPcieLinkGeneration(device, maxLinkGen);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxPcieLinkGeneration(cutap_c, device, maxLinkGen);
@@ -4944,12 +5511,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxPci
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMaxPcieLinkWidth(void *device, void *maxLinkWidth)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMaxPcieLinkWidth(cutap_c, device, maxLinkWidth);
+    return cutap_slow_nvmlDeviceGetMaxPcieLinkWidth(device, maxLinkWidth);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxPcieLinkWidth(void *device, void *maxLinkWidth)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMaxPcieLinkWidth(device, maxLinkWidth);
+        return cutap_cu_nvmlDeviceGetMaxPcieLinkWidth(device, maxLinkWidth);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxPcieLinkWidth(cutap_c, device, maxLinkWidth);
@@ -5007,12 +5581,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemClk
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMemClkMinMaxVfOffset(void *device, void *minOffset, void *maxOffset)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMemClkMinMaxVfOffset(cutap_c, device, minOffset, maxOffset);
+    return cutap_slow_nvmlDeviceGetMemClkMinMaxVfOffset(device, minOffset, maxOffset);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemClkMinMaxVfOffset(void *device, void *minOffset, void *maxOffset)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMemClkMinMaxVfOffset(device, minOffset, maxOffset);
+        return cutap_cu_nvmlDeviceGetMemClkMinMaxVfOffset(device, minOffset, maxOffset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemClkMinMaxVfOffset(cutap_c, device, minOffset, maxOffset);
@@ -5064,12 +5645,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemClk
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMemClkVfOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMemClkVfOffset(void *device, void *offset)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMemClkVfOffset);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMemClkVfOffset(cutap_c, device, offset);
+    return cutap_slow_nvmlDeviceGetMemClkVfOffset(device, offset);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemClkVfOffset(void *device, void *offset)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMemClkVfOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMemClkVfOffset(device, offset);
+        return cutap_cu_nvmlDeviceGetMemClkVfOffset(device, offset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemClkVfOffset(cutap_c, device, offset);
@@ -5123,12 +5711,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemory
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMemoryAffinity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMemoryAffinity(void *device, unsigned int nodeSetSize, void *nodeSet, unsigned int scope)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMemoryAffinity);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMemoryAffinity(cutap_c, device, nodeSetSize, nodeSet, scope);
+    return cutap_slow_nvmlDeviceGetMemoryAffinity(device, nodeSetSize, nodeSet, scope);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemoryAffinity(void *device, unsigned int nodeSetSize, void *nodeSet, unsigned int scope)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMemoryAffinity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMemoryAffinity(device, nodeSetSize, nodeSet, scope);
+        return cutap_cu_nvmlDeviceGetMemoryAffinity(device, nodeSetSize, nodeSet, scope);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemoryAffinity(cutap_c, device, nodeSetSize, nodeSet, scope);
@@ -5180,12 +5775,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemory
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMemoryBusWidth, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMemoryBusWidth(void *device, void *busWidth)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMemoryBusWidth);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMemoryBusWidth(cutap_c, device, busWidth);
+    return cutap_slow_nvmlDeviceGetMemoryBusWidth(device, busWidth);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemoryBusWidth(void *device, void *busWidth)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMemoryBusWidth, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMemoryBusWidth(device, busWidth);
+        return cutap_cu_nvmlDeviceGetMemoryBusWidth(device, busWidth);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemoryBusWidth(cutap_c, device, busWidth);
@@ -5240,12 +5842,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemory
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMemoryErrorCounter(void *device, unsigned int errorType, unsigned int counterType, unsigned int locationType, void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMemoryErrorCounter(cutap_c, device, errorType, counterType, locationType, count);
+    return cutap_slow_nvmlDeviceGetMemoryErrorCounter(device, errorType, counterType, locationType, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemoryErrorCounter(void *device, unsigned int errorType, unsigned int counterType, unsigned int locationType, void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMemoryErrorCounter(device, errorType, counterType, locationType, count);
+        return cutap_cu_nvmlDeviceGetMemoryErrorCounter(device, errorType, counterType, locationType, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemoryErrorCounter(cutap_c, device, errorType, counterType, locationType, count);
@@ -5298,12 +5907,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMigDev
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMigDeviceHandleByIndex(void *device, unsigned int index, void *migDevice)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMigDeviceHandleByIndex(cutap_c, device, index, migDevice);
+    return cutap_slow_nvmlDeviceGetMigDeviceHandleByIndex(device, index, migDevice);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMigDeviceHandleByIndex(void *device, unsigned int index, void *migDevice)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMigDeviceHandleByIndex(device, index, migDevice);
+        return cutap_cu_nvmlDeviceGetMigDeviceHandleByIndex(device, index, migDevice);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMigDeviceHandleByIndex(cutap_c, device, index, migDevice);
@@ -5361,12 +5977,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMigMod
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMigMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMigMode(void *device, void *currentMode, void *pendingMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMigMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMigMode(cutap_c, device, currentMode, pendingMode);
+    return cutap_slow_nvmlDeviceGetMigMode(device, currentMode, pendingMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMigMode(void *device, void *currentMode, void *pendingMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMigMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMigMode(device, currentMode, pendingMode);
+        return cutap_cu_nvmlDeviceGetMigMode(device, currentMode, pendingMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMigMode(cutap_c, device, currentMode, pendingMode);
@@ -5426,12 +6049,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMinMax
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMinMaxClockOfPState(void *device, unsigned int type, unsigned int pstate, void *minClockMHz, void *maxClockMHz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMinMaxClockOfPState(cutap_c, device, type, pstate, minClockMHz, maxClockMHz);
+    return cutap_slow_nvmlDeviceGetMinMaxClockOfPState(device, type, pstate, minClockMHz, maxClockMHz);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMinMaxClockOfPState(void *device, unsigned int type, unsigned int pstate, void *minClockMHz, void *maxClockMHz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMinMaxClockOfPState(device, type, pstate, minClockMHz, maxClockMHz);
+        return cutap_cu_nvmlDeviceGetMinMaxClockOfPState(device, type, pstate, minClockMHz, maxClockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMinMaxClockOfPState(cutap_c, device, type, pstate, minClockMHz, maxClockMHz);
@@ -5489,12 +6119,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMinMax
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMinMaxFanSpeed(void *device, void *minSpeed, void *maxSpeed)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMinMaxFanSpeed(cutap_c, device, minSpeed, maxSpeed);
+    return cutap_slow_nvmlDeviceGetMinMaxFanSpeed(device, minSpeed, maxSpeed);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMinMaxFanSpeed(void *device, void *minSpeed, void *maxSpeed)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMinMaxFanSpeed(device, minSpeed, maxSpeed);
+        return cutap_cu_nvmlDeviceGetMinMaxFanSpeed(device, minSpeed, maxSpeed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMinMaxFanSpeed(cutap_c, device, minSpeed, maxSpeed);
@@ -5546,12 +6183,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMinorN
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMinorNumber, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMinorNumber(void *device, void *minorNumber)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMinorNumber);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMinorNumber(cutap_c, device, minorNumber);
+    return cutap_slow_nvmlDeviceGetMinorNumber(device, minorNumber);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMinorNumber(void *device, void *minorNumber)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMinorNumber, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMinorNumber(device, minorNumber);
+        return cutap_cu_nvmlDeviceGetMinorNumber(device, minorNumber);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMinorNumber(cutap_c, device, minorNumber);
@@ -5603,12 +6247,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetModule
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetModuleId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetModuleId(void *device, void *moduleId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetModuleId);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetModuleId(cutap_c, device, moduleId);
+    return cutap_slow_nvmlDeviceGetModuleId(device, moduleId);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetModuleId(void *device, void *moduleId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetModuleId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetModuleId(device, moduleId);
+        return cutap_cu_nvmlDeviceGetModuleId(device, moduleId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetModuleId(cutap_c, device, moduleId);
@@ -5660,12 +6311,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMultiG
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMultiGpuBoard, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMultiGpuBoard(void *device, void *multiGpuBool)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetMultiGpuBoard);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetMultiGpuBoard(cutap_c, device, multiGpuBool);
+    return cutap_slow_nvmlDeviceGetMultiGpuBoard(device, multiGpuBool);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMultiGpuBoard(void *device, void *multiGpuBool)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMultiGpuBoard, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetMultiGpuBoard(device, multiGpuBool);
+        return cutap_cu_nvmlDeviceGetMultiGpuBoard(device, multiGpuBool);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMultiGpuBoard(cutap_c, device, multiGpuBool);
@@ -5717,12 +6375,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNumFan
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNumFans, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNumFans(void *device, void *numFans)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetNumFans);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetNumFans(cutap_c, device, numFans);
+    return cutap_slow_nvmlDeviceGetNumFans(device, numFans);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNumFans(void *device, void *numFans)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNumFans, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetNumFans(device, numFans);
+        return cutap_cu_nvmlDeviceGetNumFans(device, numFans);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNumFans(cutap_c, device, numFans);
@@ -5774,12 +6439,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNumGpu
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNumGpuCores, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNumGpuCores(void *device, void *numCores)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetNumGpuCores);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetNumGpuCores(cutap_c, device, numCores);
+    return cutap_slow_nvmlDeviceGetNumGpuCores(device, numCores);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNumGpuCores(void *device, void *numCores)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNumGpuCores, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetNumGpuCores(device, numCores);
+        return cutap_cu_nvmlDeviceGetNumGpuCores(device, numCores);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNumGpuCores(cutap_c, device, numCores);
@@ -5831,12 +6503,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNumaNo
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNumaNodeId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNumaNodeId(void *device, void *node)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetNumaNodeId);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetNumaNodeId(cutap_c, device, node);
+    return cutap_slow_nvmlDeviceGetNumaNodeId(device, node);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNumaNodeId(void *device, void *node)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNumaNodeId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetNumaNodeId(device, node);
+        return cutap_cu_nvmlDeviceGetNumaNodeId(device, node);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNumaNodeId(cutap_c, device, node);
@@ -5890,12 +6569,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkCapability, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLinkCapability(void *device, unsigned int link, unsigned int capability, void *capResult)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetNvLinkCapability);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetNvLinkCapability(cutap_c, device, link, capability, capResult);
+    return cutap_slow_nvmlDeviceGetNvLinkCapability(device, link, capability, capResult);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkCapability(void *device, unsigned int link, unsigned int capability, void *capResult)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkCapability, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetNvLinkCapability(device, link, capability, capResult);
+        return cutap_cu_nvmlDeviceGetNvLinkCapability(device, link, capability, capResult);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkCapability(cutap_c, device, link, capability, capResult);
@@ -5949,12 +6635,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLinkErrorCounter(void *device, unsigned int link, unsigned int counter, void *counterValue)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetNvLinkErrorCounter(cutap_c, device, link, counter, counterValue);
+    return cutap_slow_nvmlDeviceGetNvLinkErrorCounter(device, link, counter, counterValue);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkErrorCounter(void *device, unsigned int link, unsigned int counter, void *counterValue)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetNvLinkErrorCounter(device, link, counter, counterValue);
+        return cutap_cu_nvmlDeviceGetNvLinkErrorCounter(device, link, counter, counterValue);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkErrorCounter(cutap_c, device, link, counter, counterValue);
@@ -5999,12 +6692,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLinkInfo(void *device, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetNvLinkInfo);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetNvLinkInfo(cutap_c, device, info);
+    return cutap_slow_nvmlDeviceGetNvLinkInfo(device, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkInfo(void *device, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetNvLinkInfo(device, info);
+        return cutap_cu_nvmlDeviceGetNvLinkInfo(device, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkInfo(cutap_c, device, info);
@@ -6057,12 +6757,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLinkRemoteDeviceType(void *device, unsigned int link, void *pNvLinkDeviceType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetNvLinkRemoteDeviceType(cutap_c, device, link, pNvLinkDeviceType);
+    return cutap_slow_nvmlDeviceGetNvLinkRemoteDeviceType(device, link, pNvLinkDeviceType);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkRemoteDeviceType(void *device, unsigned int link, void *pNvLinkDeviceType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetNvLinkRemoteDeviceType(device, link, pNvLinkDeviceType);
+        return cutap_cu_nvmlDeviceGetNvLinkRemoteDeviceType(device, link, pNvLinkDeviceType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkRemoteDeviceType(cutap_c, device, link, pNvLinkDeviceType);
@@ -6108,12 +6815,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLinkRemotePciInfo_v2(void *device, unsigned int link, void *pci)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetNvLinkRemotePciInfo_v2(cutap_c, device, link, pci);
+    return cutap_slow_nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, pci);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkRemotePciInfo_v2(void *device, unsigned int link, void *pci)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, pci);
+        return cutap_cu_nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, pci);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkRemotePciInfo_v2(cutap_c, device, link, pci);
@@ -6166,12 +6880,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLinkState(void *device, unsigned int link, void *isActive)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetNvLinkState);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetNvLinkState(cutap_c, device, link, isActive);
+    return cutap_slow_nvmlDeviceGetNvLinkState(device, link, isActive);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkState(void *device, unsigned int link, void *isActive)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetNvLinkState(device, link, isActive);
+        return cutap_cu_nvmlDeviceGetNvLinkState(device, link, isActive);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkState(cutap_c, device, link, isActive);
@@ -6225,12 +6946,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLinkUtilizationControl(void *device, unsigned int link, unsigned int counter, void *control)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetNvLinkUtilizationControl(cutap_c, device, link, counter, control);
+    return cutap_slow_nvmlDeviceGetNvLinkUtilizationControl(device, link, counter, control);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkUtilizationControl(void *device, unsigned int link, unsigned int counter, void *control)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetNvLinkUtilizationControl(device, link, counter, control);
+        return cutap_cu_nvmlDeviceGetNvLinkUtilizationControl(device, link, counter, control);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkUtilizationControl(cutap_c, device, link, counter, control);
@@ -6290,12 +7018,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter, void *rxcounter, void *txcounter)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetNvLinkUtilizationCounter(cutap_c, device, link, counter, rxcounter, txcounter);
+    return cutap_slow_nvmlDeviceGetNvLinkUtilizationCounter(device, link, counter, rxcounter, txcounter);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter, void *rxcounter, void *txcounter)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetNvLinkUtilizationCounter(device, link, counter, rxcounter, txcounter);
+        return cutap_cu_nvmlDeviceGetNvLinkUtilizationCounter(device, link, counter, rxcounter, txcounter);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkUtilizationCounter(cutap_c, device, link, counter, rxcounter, txcounter);
@@ -6348,12 +7083,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLinkVersion(void *device, unsigned int link, void *version)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetNvLinkVersion);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetNvLinkVersion(cutap_c, device, link, version);
+    return cutap_slow_nvmlDeviceGetNvLinkVersion(device, link, version);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkVersion(void *device, unsigned int link, void *version)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetNvLinkVersion(device, link, version);
+        return cutap_cu_nvmlDeviceGetNvLinkVersion(device, link, version);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkVersion(cutap_c, device, link, version);
@@ -6411,12 +7153,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetOfaUti
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetOfaUtilization, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetOfaUtilization(void *device, void *utilization, void *samplingPeriodUs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetOfaUtilization);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetOfaUtilization(cutap_c, device, utilization, samplingPeriodUs);
+    return cutap_slow_nvmlDeviceGetOfaUtilization(device, utilization, samplingPeriodUs);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetOfaUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetOfaUtilization, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetOfaUtilization(device, utilization, samplingPeriodUs);
+        return cutap_cu_nvmlDeviceGetOfaUtilization(device, utilization, samplingPeriodUs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetOfaUtilization(cutap_c, device, utilization, samplingPeriodUs);
@@ -6470,12 +7219,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetP2PSta
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetP2PStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetP2PStatus(void *device1, void *device2, unsigned int p2pIndex, void *p2pStatus)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetP2PStatus);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetP2PStatus(cutap_c, device1, device2, p2pIndex, p2pStatus);
+    return cutap_slow_nvmlDeviceGetP2PStatus(device1, device2, p2pIndex, p2pStatus);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetP2PStatus(void *device1, void *device2, unsigned int p2pIndex, void *p2pStatus)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetP2PStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetP2PStatus(device1, device2, p2pIndex, p2pStatus);
+        return cutap_cu_nvmlDeviceGetP2PStatus(device1, device2, p2pIndex, p2pStatus);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetP2PStatus(cutap_c, device1, device2, p2pIndex, p2pStatus);
@@ -6520,12 +7276,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPciInf
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPciInfo_v3, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPciInfo_v3(void *device, void *pci)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPciInfo_v3);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPciInfo_v3(cutap_c, device, pci);
+    return cutap_slow_nvmlDeviceGetPciInfo_v3(device, pci);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPciInfo_v3(void *device, void *pci)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPciInfo_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPciInfo_v3(device, pci);
+        return cutap_cu_nvmlDeviceGetPciInfo_v3(device, pci);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPciInfo_v3(cutap_c, device, pci);
@@ -6577,12 +7340,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPcieLi
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPcieLinkMaxSpeed(void *device, void *maxSpeed)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPcieLinkMaxSpeed(cutap_c, device, maxSpeed);
+    return cutap_slow_nvmlDeviceGetPcieLinkMaxSpeed(device, maxSpeed);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPcieLinkMaxSpeed(void *device, void *maxSpeed)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPcieLinkMaxSpeed(device, maxSpeed);
+        return cutap_cu_nvmlDeviceGetPcieLinkMaxSpeed(device, maxSpeed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPcieLinkMaxSpeed(cutap_c, device, maxSpeed);
@@ -6634,12 +7404,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPcieRe
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPcieReplayCounter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPcieReplayCounter(void *device, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPcieReplayCounter);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPcieReplayCounter(cutap_c, device, value);
+    return cutap_slow_nvmlDeviceGetPcieReplayCounter(device, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPcieReplayCounter(void *device, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPcieReplayCounter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPcieReplayCounter(device, value);
+        return cutap_cu_nvmlDeviceGetPcieReplayCounter(device, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPcieReplayCounter(cutap_c, device, value);
@@ -6691,12 +7468,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPcieSp
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPcieSpeed, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPcieSpeed(void *device, void *pcieSpeed)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPcieSpeed);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPcieSpeed(cutap_c, device, pcieSpeed);
+    return cutap_slow_nvmlDeviceGetPcieSpeed(device, pcieSpeed);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPcieSpeed(void *device, void *pcieSpeed)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPcieSpeed, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPcieSpeed(device, pcieSpeed);
+        return cutap_cu_nvmlDeviceGetPcieSpeed(device, pcieSpeed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPcieSpeed(cutap_c, device, pcieSpeed);
@@ -6749,12 +7533,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPcieTh
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPcieThroughput, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPcieThroughput(void *device, unsigned int counter, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPcieThroughput);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPcieThroughput(cutap_c, device, counter, value);
+    return cutap_slow_nvmlDeviceGetPcieThroughput(device, counter, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPcieThroughput(void *device, unsigned int counter, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPcieThroughput, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPcieThroughput(device, counter, value);
+        return cutap_cu_nvmlDeviceGetPcieThroughput(device, counter, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPcieThroughput(cutap_c, device, counter, value);
@@ -6799,12 +7590,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPerfor
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPerformanceModes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPerformanceModes(void *device, void *perfModes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPerformanceModes);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPerformanceModes(cutap_c, device, perfModes);
+    return cutap_slow_nvmlDeviceGetPerformanceModes(device, perfModes);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPerformanceModes(void *device, void *perfModes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPerformanceModes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPerformanceModes(device, perfModes);
+        return cutap_cu_nvmlDeviceGetPerformanceModes(device, perfModes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPerformanceModes(cutap_c, device, perfModes);
@@ -6856,12 +7654,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPerfor
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPerformanceState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPerformanceState(void *device, void *pState)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPerformanceState);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPerformanceState(cutap_c, device, pState);
+    return cutap_slow_nvmlDeviceGetPerformanceState(device, pState);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPerformanceState(void *device, void *pState)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPerformanceState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPerformanceState(device, pState);
+        return cutap_cu_nvmlDeviceGetPerformanceState(device, pState);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPerformanceState(cutap_c, device, pState);
@@ -6913,12 +7718,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPersis
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPersistenceMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPersistenceMode(void *device, void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPersistenceMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPersistenceMode(cutap_c, device, mode);
+    return cutap_slow_nvmlDeviceGetPersistenceMode(device, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPersistenceMode(void *device, void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPersistenceMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPersistenceMode(device, mode);
+        return cutap_cu_nvmlDeviceGetPersistenceMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPersistenceMode(cutap_c, device, mode);
@@ -6970,12 +7782,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerM
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerManagementDefaultLimit(void *device, void *defaultLimit)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPowerManagementDefaultLimit(cutap_c, device, defaultLimit);
+    return cutap_slow_nvmlDeviceGetPowerManagementDefaultLimit(device, defaultLimit);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerManagementDefaultLimit(void *device, void *defaultLimit)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPowerManagementDefaultLimit(device, defaultLimit);
+        return cutap_cu_nvmlDeviceGetPowerManagementDefaultLimit(device, defaultLimit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerManagementDefaultLimit(cutap_c, device, defaultLimit);
@@ -7027,12 +7846,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerM
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerManagementLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerManagementLimit(void *device, void *limit)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPowerManagementLimit);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPowerManagementLimit(cutap_c, device, limit);
+    return cutap_slow_nvmlDeviceGetPowerManagementLimit(device, limit);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerManagementLimit(void *device, void *limit)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerManagementLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPowerManagementLimit(device, limit);
+        return cutap_cu_nvmlDeviceGetPowerManagementLimit(device, limit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerManagementLimit(cutap_c, device, limit);
@@ -7090,12 +7916,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerM
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerManagementLimitConstraints(void *device, void *minLimit, void *maxLimit)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPowerManagementLimitConstraints(cutap_c, device, minLimit, maxLimit);
+    return cutap_slow_nvmlDeviceGetPowerManagementLimitConstraints(device, minLimit, maxLimit);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerManagementLimitConstraints(void *device, void *minLimit, void *maxLimit)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPowerManagementLimitConstraints(device, minLimit, maxLimit);
+        return cutap_cu_nvmlDeviceGetPowerManagementLimitConstraints(device, minLimit, maxLimit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerManagementLimitConstraints(cutap_c, device, minLimit, maxLimit);
@@ -7147,12 +7980,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerM
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerManagementMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerManagementMode(void *device, void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPowerManagementMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPowerManagementMode(cutap_c, device, mode);
+    return cutap_slow_nvmlDeviceGetPowerManagementMode(device, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerManagementMode(void *device, void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerManagementMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPowerManagementMode(device, mode);
+        return cutap_cu_nvmlDeviceGetPowerManagementMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerManagementMode(cutap_c, device, mode);
@@ -7204,12 +8044,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerS
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerSource, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerSource(void *device, void *powerSource)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPowerSource);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPowerSource(cutap_c, device, powerSource);
+    return cutap_slow_nvmlDeviceGetPowerSource(device, powerSource);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerSource(void *device, void *powerSource)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerSource, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPowerSource(device, powerSource);
+        return cutap_cu_nvmlDeviceGetPowerSource(device, powerSource);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerSource(cutap_c, device, powerSource);
@@ -7261,12 +8108,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerS
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerState(void *device, void *pState)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPowerState);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPowerState(cutap_c, device, pState);
+    return cutap_slow_nvmlDeviceGetPowerState(device, pState);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerState(void *device, void *pState)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPowerState(device, pState);
+        return cutap_cu_nvmlDeviceGetPowerState(device, pState);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerState(cutap_c, device, pState);
@@ -7318,12 +8172,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerU
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerUsage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerUsage(void *device, void *power)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetPowerUsage);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetPowerUsage(cutap_c, device, power);
+    return cutap_slow_nvmlDeviceGetPowerUsage(device, power);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerUsage(void *device, void *power)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerUsage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetPowerUsage(device, power);
+        return cutap_cu_nvmlDeviceGetPowerUsage(device, power);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerUsage(cutap_c, device, power);
@@ -7382,12 +8243,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetRetire
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetRetiredPages, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetRetiredPages(void *device, unsigned int cause, void *pageCount, void *addresses)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetRetiredPages);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetRetiredPages(cutap_c, device, cause, pageCount, addresses);
+    return cutap_slow_nvmlDeviceGetRetiredPages(device, cause, pageCount, addresses);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetRetiredPages(void *device, unsigned int cause, void *pageCount, void *addresses)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetRetiredPages, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetRetiredPages(device, cause, pageCount, addresses);
+        return cutap_cu_nvmlDeviceGetRetiredPages(device, cause, pageCount, addresses);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetRetiredPages(cutap_c, device, cause, pageCount, addresses);
@@ -7439,12 +8307,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetRetire
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetRetiredPagesPendingStatus(void *device, void *isPending)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetRetiredPagesPendingStatus(cutap_c, device, isPending);
+    return cutap_slow_nvmlDeviceGetRetiredPagesPendingStatus(device, isPending);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetRetiredPagesPendingStatus(void *device, void *isPending)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetRetiredPagesPendingStatus(device, isPending);
+        return cutap_cu_nvmlDeviceGetRetiredPagesPendingStatus(device, isPending);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetRetiredPagesPendingStatus(cutap_c, device, isPending);
@@ -7489,12 +8364,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSramEc
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSramEccErrorStatus(void *device, void *status)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetSramEccErrorStatus(cutap_c, device, status);
+    return cutap_slow_nvmlDeviceGetSramEccErrorStatus(device, status);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSramEccErrorStatus(void *device, void *status)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetSramEccErrorStatus(device, status);
+        return cutap_cu_nvmlDeviceGetSramEccErrorStatus(device, status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSramEccErrorStatus(cutap_c, device, status);
@@ -7546,12 +8428,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSupportedClocksEventReasons(void *device, void *supportedClocksEventReasons)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetSupportedClocksEventReasons(cutap_c, device, supportedClocksEventReasons);
+    return cutap_slow_nvmlDeviceGetSupportedClocksEventReasons(device, supportedClocksEventReasons);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedClocksEventReasons(void *device, void *supportedClocksEventReasons)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetSupportedClocksEventReasons(device, supportedClocksEventReasons);
+        return cutap_cu_nvmlDeviceGetSupportedClocksEventReasons(device, supportedClocksEventReasons);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedClocksEventReasons(cutap_c, device, supportedClocksEventReasons);
@@ -7603,12 +8492,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSupportedClocksThrottleReasons(void *device, void *supportedClocksThrottleReasons)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetSupportedClocksThrottleReasons(cutap_c, device, supportedClocksThrottleReasons);
+    return cutap_slow_nvmlDeviceGetSupportedClocksThrottleReasons(device, supportedClocksThrottleReasons);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedClocksThrottleReasons(void *device, void *supportedClocksThrottleReasons)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetSupportedClocksThrottleReasons(device, supportedClocksThrottleReasons);
+        return cutap_cu_nvmlDeviceGetSupportedClocksThrottleReasons(device, supportedClocksThrottleReasons);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedClocksThrottleReasons(cutap_c, device, supportedClocksThrottleReasons);
@@ -7660,12 +8556,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedEventTypes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSupportedEventTypes(void *device, void *eventTypes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetSupportedEventTypes);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetSupportedEventTypes(cutap_c, device, eventTypes);
+    return cutap_slow_nvmlDeviceGetSupportedEventTypes(device, eventTypes);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedEventTypes(void *device, void *eventTypes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedEventTypes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetSupportedEventTypes(device, eventTypes);
+        return cutap_cu_nvmlDeviceGetSupportedEventTypes(device, eventTypes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedEventTypes(cutap_c, device, eventTypes);
@@ -7724,12 +8627,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSupportedGraphicsClocks(void *device, unsigned int memoryClockMHz, void *count, void *clocksMHz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetSupportedGraphicsClocks(cutap_c, device, memoryClockMHz, count, clocksMHz);
+    return cutap_slow_nvmlDeviceGetSupportedGraphicsClocks(device, memoryClockMHz, count, clocksMHz);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedGraphicsClocks(void *device, unsigned int memoryClockMHz, void *count, void *clocksMHz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetSupportedGraphicsClocks(device, memoryClockMHz, count, clocksMHz);
+        return cutap_cu_nvmlDeviceGetSupportedGraphicsClocks(device, memoryClockMHz, count, clocksMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedGraphicsClocks(cutap_c, device, memoryClockMHz, count, clocksMHz);
@@ -7787,12 +8697,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSupportedMemoryClocks(void *device, void *count, void *clocksMHz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetSupportedMemoryClocks(cutap_c, device, count, clocksMHz);
+    return cutap_slow_nvmlDeviceGetSupportedMemoryClocks(device, count, clocksMHz);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedMemoryClocks(void *device, void *count, void *clocksMHz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetSupportedMemoryClocks(device, count, clocksMHz);
+        return cutap_cu_nvmlDeviceGetSupportedMemoryClocks(device, count, clocksMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedMemoryClocks(cutap_c, device, count, clocksMHz);
@@ -7845,12 +8762,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSupportedPerformanceStates(void *device, void *pstates, unsigned int size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetSupportedPerformanceStates(cutap_c, device, pstates, size);
+    return cutap_slow_nvmlDeviceGetSupportedPerformanceStates(device, pstates, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedPerformanceStates(void *device, void *pstates, unsigned int size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetSupportedPerformanceStates(device, pstates, size);
+        return cutap_cu_nvmlDeviceGetSupportedPerformanceStates(device, pstates, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedPerformanceStates(cutap_c, device, pstates, size);
@@ -7908,12 +8832,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedVgpus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSupportedVgpus(void *device, void *vgpuCount, void *vgpuTypeIds)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetSupportedVgpus);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetSupportedVgpus(cutap_c, device, vgpuCount, vgpuTypeIds);
+    return cutap_slow_nvmlDeviceGetSupportedVgpus(device, vgpuCount, vgpuTypeIds);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedVgpus(void *device, void *vgpuCount, void *vgpuTypeIds)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedVgpus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetSupportedVgpus(device, vgpuCount, vgpuTypeIds);
+        return cutap_cu_nvmlDeviceGetSupportedVgpus(device, vgpuCount, vgpuTypeIds);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedVgpus(cutap_c, device, vgpuCount, vgpuTypeIds);
@@ -7966,12 +8897,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTarget
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTargetFanSpeed, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTargetFanSpeed(void *device, unsigned int fan, void *targetSpeed)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetTargetFanSpeed);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetTargetFanSpeed(cutap_c, device, fan, targetSpeed);
+    return cutap_slow_nvmlDeviceGetTargetFanSpeed(device, fan, targetSpeed);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTargetFanSpeed(void *device, unsigned int fan, void *targetSpeed)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTargetFanSpeed, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetTargetFanSpeed(device, fan, targetSpeed);
+        return cutap_cu_nvmlDeviceGetTargetFanSpeed(device, fan, targetSpeed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTargetFanSpeed(cutap_c, device, fan, targetSpeed);
@@ -8024,12 +8962,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTemper
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTemperature, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTemperature(void *device, unsigned int sensorType, void *temp)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetTemperature);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetTemperature(cutap_c, device, sensorType, temp);
+    return cutap_slow_nvmlDeviceGetTemperature(device, sensorType, temp);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTemperature(void *device, unsigned int sensorType, void *temp)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTemperature, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetTemperature(device, sensorType, temp);
+        return cutap_cu_nvmlDeviceGetTemperature(device, sensorType, temp);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTemperature(cutap_c, device, sensorType, temp);
@@ -8082,12 +9027,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTemper
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTemperatureThreshold, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTemperatureThreshold(void *device, unsigned int thresholdType, void *temp)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetTemperatureThreshold);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetTemperatureThreshold(cutap_c, device, thresholdType, temp);
+    return cutap_slow_nvmlDeviceGetTemperatureThreshold(device, thresholdType, temp);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTemperatureThreshold(void *device, unsigned int thresholdType, void *temp)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTemperatureThreshold, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetTemperatureThreshold(device, thresholdType, temp);
+        return cutap_cu_nvmlDeviceGetTemperatureThreshold(device, thresholdType, temp);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTemperatureThreshold(cutap_c, device, thresholdType, temp);
@@ -8140,12 +9092,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTopolo
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTopologyCommonAncestor(void *device1, void *device2, void *pathInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetTopologyCommonAncestor(cutap_c, device1, device2, pathInfo);
+    return cutap_slow_nvmlDeviceGetTopologyCommonAncestor(device1, device2, pathInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTopologyCommonAncestor(void *device1, void *device2, void *pathInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetTopologyCommonAncestor(device1, device2, pathInfo);
+        return cutap_cu_nvmlDeviceGetTopologyCommonAncestor(device1, device2, pathInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTopologyCommonAncestor(cutap_c, device1, device2, pathInfo);
@@ -8204,12 +9163,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTopolo
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTopologyNearestGpus(void *device, unsigned int level, void *count, void *deviceArray)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetTopologyNearestGpus(cutap_c, device, level, count, deviceArray);
+    return cutap_slow_nvmlDeviceGetTopologyNearestGpus(device, level, count, deviceArray);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTopologyNearestGpus(void *device, unsigned int level, void *count, void *deviceArray)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetTopologyNearestGpus(device, level, count, deviceArray);
+        return cutap_cu_nvmlDeviceGetTopologyNearestGpus(device, level, count, deviceArray);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTopologyNearestGpus(cutap_c, device, level, count, deviceArray);
@@ -8263,12 +9229,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTotalE
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTotalEccErrors, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTotalEccErrors(void *device, unsigned int errorType, unsigned int counterType, void *eccCounts)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetTotalEccErrors);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetTotalEccErrors(cutap_c, device, errorType, counterType, eccCounts);
+    return cutap_slow_nvmlDeviceGetTotalEccErrors(device, errorType, counterType, eccCounts);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTotalEccErrors(void *device, unsigned int errorType, unsigned int counterType, void *eccCounts)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTotalEccErrors, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetTotalEccErrors(device, errorType, counterType, eccCounts);
+        return cutap_cu_nvmlDeviceGetTotalEccErrors(device, errorType, counterType, eccCounts);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTotalEccErrors(cutap_c, device, errorType, counterType, eccCounts);
@@ -8320,12 +9293,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTotalE
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTotalEnergyConsumption(void *device, void *energy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetTotalEnergyConsumption(cutap_c, device, energy);
+    return cutap_slow_nvmlDeviceGetTotalEnergyConsumption(device, energy);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTotalEnergyConsumption(void *device, void *energy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetTotalEnergyConsumption(device, energy);
+        return cutap_cu_nvmlDeviceGetTotalEnergyConsumption(device, energy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTotalEnergyConsumption(cutap_c, device, energy);
@@ -8377,12 +9357,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetUtiliz
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetUtilizationRates, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetUtilizationRates(void *device, void *utilization)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetUtilizationRates);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetUtilizationRates(cutap_c, device, utilization);
+    return cutap_slow_nvmlDeviceGetUtilizationRates(device, utilization);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetUtilizationRates(void *device, void *utilization)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetUtilizationRates, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetUtilizationRates(device, utilization);
+        return cutap_cu_nvmlDeviceGetUtilizationRates(device, utilization);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetUtilizationRates(cutap_c, device, utilization);
@@ -8435,12 +9422,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuCa
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetVgpuCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetVgpuCapabilities(void *device, unsigned int capability, void *capResult)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetVgpuCapabilities);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetVgpuCapabilities(cutap_c, device, capability, capResult);
+    return cutap_slow_nvmlDeviceGetVgpuCapabilities(device, capability, capResult);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuCapabilities(void *device, unsigned int capability, void *capResult)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetVgpuCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetVgpuCapabilities(device, capability, capResult);
+        return cutap_cu_nvmlDeviceGetVgpuCapabilities(device, capability, capResult);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuCapabilities(cutap_c, device, capability, capResult);
@@ -8492,12 +9486,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuHe
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetVgpuHeterogeneousMode(void *device, void *pHeterogeneousMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetVgpuHeterogeneousMode(cutap_c, device, pHeterogeneousMode);
+    return cutap_slow_nvmlDeviceGetVgpuHeterogeneousMode(device, pHeterogeneousMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuHeterogeneousMode(void *device, void *pHeterogeneousMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetVgpuHeterogeneousMode(device, pHeterogeneousMode);
+        return cutap_cu_nvmlDeviceGetVgpuHeterogeneousMode(device, pHeterogeneousMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuHeterogeneousMode(cutap_c, device, pHeterogeneousMode);
@@ -8550,12 +9551,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuMe
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetVgpuMetadata, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetVgpuMetadata(void *device, void *pgpuMetadata, void *bufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetVgpuMetadata);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetVgpuMetadata(cutap_c, device, pgpuMetadata, bufferSize);
+    return cutap_slow_nvmlDeviceGetVgpuMetadata(device, pgpuMetadata, bufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuMetadata(void *device, void *pgpuMetadata, void *bufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetVgpuMetadata, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetVgpuMetadata(device, pgpuMetadata, bufferSize);
+        return cutap_cu_nvmlDeviceGetVgpuMetadata(device, pgpuMetadata, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuMetadata(cutap_c, device, pgpuMetadata, bufferSize);
@@ -8609,12 +9617,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuPr
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetVgpuProcessUtilization(void *device, unsigned long long lastSeenTimeStamp, void *vgpuProcessSamplesCount, void *utilizationSamples)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetVgpuProcessUtilization(cutap_c, device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
+    return cutap_slow_nvmlDeviceGetVgpuProcessUtilization(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuProcessUtilization(void *device, unsigned long long lastSeenTimeStamp, void *vgpuProcessSamplesCount, void *utilizationSamples)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetVgpuProcessUtilization(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
+        return cutap_cu_nvmlDeviceGetVgpuProcessUtilization(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuProcessUtilization(cutap_c, device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
@@ -8659,12 +9674,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuSc
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetVgpuSchedulerLog(void *device, void *pSchedulerLog)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetVgpuSchedulerLog(cutap_c, device, pSchedulerLog);
+    return cutap_slow_nvmlDeviceGetVgpuSchedulerLog(device, pSchedulerLog);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuSchedulerLog(void *device, void *pSchedulerLog)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetVgpuSchedulerLog(device, pSchedulerLog);
+        return cutap_cu_nvmlDeviceGetVgpuSchedulerLog(device, pSchedulerLog);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuSchedulerLog(cutap_c, device, pSchedulerLog);
@@ -8716,12 +9738,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVirtua
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetVirtualizationMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetVirtualizationMode(void *device, void *pVirtualMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceGetVirtualizationMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceGetVirtualizationMode(cutap_c, device, pVirtualMode);
+    return cutap_slow_nvmlDeviceGetVirtualizationMode(device, pVirtualMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVirtualizationMode(void *device, void *pVirtualMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetVirtualizationMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceGetVirtualizationMode(device, pVirtualMode);
+        return cutap_cu_nvmlDeviceGetVirtualizationMode(device, pVirtualMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVirtualizationMode(cutap_c, device, pVirtualMode);
@@ -8773,12 +9802,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceIsMigDevi
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceIsMigDeviceHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceIsMigDeviceHandle(void *device, void *isMigDevice)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceIsMigDeviceHandle);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceIsMigDeviceHandle(cutap_c, device, isMigDevice);
+    return cutap_slow_nvmlDeviceIsMigDeviceHandle(device, isMigDevice);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceIsMigDeviceHandle(void *device, void *isMigDevice)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceIsMigDeviceHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceIsMigDeviceHandle(device, isMigDevice);
+        return cutap_cu_nvmlDeviceIsMigDeviceHandle(device, isMigDevice);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceIsMigDeviceHandle(cutap_c, device, isMigDevice);
@@ -8823,12 +9859,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceModifyDra
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceModifyDrainState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceModifyDrainState(void *pciInfo, unsigned int newState)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceModifyDrainState);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceModifyDrainState(cutap_c, pciInfo, newState);
+    return cutap_slow_nvmlDeviceModifyDrainState(pciInfo, newState);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceModifyDrainState(void *pciInfo, unsigned int newState)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceModifyDrainState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceModifyDrainState(pciInfo, newState);
+        return cutap_cu_nvmlDeviceModifyDrainState(pciInfo, newState);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceModifyDrainState(cutap_c, pciInfo, newState);
@@ -8881,12 +9924,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceOnSameBoa
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceOnSameBoard, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceOnSameBoard(void *device1, void *device2, void *onSameBoard)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceOnSameBoard);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceOnSameBoard(cutap_c, device1, device2, onSameBoard);
+    return cutap_slow_nvmlDeviceOnSameBoard(device1, device2, onSameBoard);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceOnSameBoard(void *device1, void *device2, void *onSameBoard)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceOnSameBoard, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceOnSameBoard(device1, device2, onSameBoard);
+        return cutap_cu_nvmlDeviceOnSameBoard(device1, device2, onSameBoard);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceOnSameBoard(cutap_c, device1, device2, onSameBoard);
@@ -8938,12 +9988,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDevicePowerSmoo
     cutap_fp_sample_end(CUTAP_ID_nvmlDevicePowerSmoothingSetState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDevicePowerSmoothingSetState(void *device, void *state)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDevicePowerSmoothingSetState);
+    if (cutap_c)
+        return cutap_cs_nvmlDevicePowerSmoothingSetState(cutap_c, device, state);
+    return cutap_slow_nvmlDevicePowerSmoothingSetState(device, state);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDevicePowerSmoothingSetState(void *device, void *state)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDevicePowerSmoothingSetState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDevicePowerSmoothingSetState(device, state);
+        return cutap_cu_nvmlDevicePowerSmoothingSetState(device, state);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDevicePowerSmoothingSetState(cutap_c, device, state);
@@ -8995,12 +10052,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceQueryDrai
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceQueryDrainState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceQueryDrainState(void *pciInfo, void *currentState)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceQueryDrainState);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceQueryDrainState(cutap_c, pciInfo, currentState);
+    return cutap_slow_nvmlDeviceQueryDrainState(pciInfo, currentState);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceQueryDrainState(void *pciInfo, void *currentState)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceQueryDrainState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceQueryDrainState(pciInfo, currentState);
+        return cutap_cu_nvmlDeviceQueryDrainState(pciInfo, currentState);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceQueryDrainState(cutap_c, pciInfo, currentState);
@@ -9045,12 +10109,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceReadWrite
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceReadWritePRM_v1, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceReadWritePRM_v1(void *device, void *buffer)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceReadWritePRM_v1);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceReadWritePRM_v1(cutap_c, device, buffer);
+    return cutap_slow_nvmlDeviceReadWritePRM_v1(device, buffer);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceReadWritePRM_v1(void *device, void *buffer)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceReadWritePRM_v1, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceReadWritePRM_v1(device, buffer);
+        return cutap_cu_nvmlDeviceReadWritePRM_v1(device, buffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceReadWritePRM_v1(cutap_c, device, buffer);
@@ -9096,12 +10167,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceRegisterE
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceRegisterEvents, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceRegisterEvents(void *device, unsigned long long eventTypes, void *set)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceRegisterEvents);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceRegisterEvents(cutap_c, device, eventTypes, set);
+    return cutap_slow_nvmlDeviceRegisterEvents(device, eventTypes, set);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceRegisterEvents(void *device, unsigned long long eventTypes, void *set)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceRegisterEvents, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceRegisterEvents(device, eventTypes, set);
+        return cutap_cu_nvmlDeviceRegisterEvents(device, eventTypes, set);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceRegisterEvents(cutap_c, device, eventTypes, set);
@@ -9147,12 +10225,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceRemoveGpu
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceRemoveGpu_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceRemoveGpu_v2(void *pciInfo, unsigned int gpuState, unsigned int linkState)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceRemoveGpu_v2);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceRemoveGpu_v2(cutap_c, pciInfo, gpuState, linkState);
+    return cutap_slow_nvmlDeviceRemoveGpu_v2(pciInfo, gpuState, linkState);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceRemoveGpu_v2(void *pciInfo, unsigned int gpuState, unsigned int linkState)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceRemoveGpu_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceRemoveGpu_v2(pciInfo, gpuState, linkState);
+        return cutap_cu_nvmlDeviceRemoveGpu_v2(pciInfo, gpuState, linkState);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceRemoveGpu_v2(cutap_c, pciInfo, gpuState, linkState);
@@ -9196,12 +10281,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetAppl
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceResetApplicationsClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceResetApplicationsClocks(void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceResetApplicationsClocks);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceResetApplicationsClocks(cutap_c, device);
+    return cutap_slow_nvmlDeviceResetApplicationsClocks(device);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetApplicationsClocks(void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceResetApplicationsClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceResetApplicationsClocks(device);
+        return cutap_cu_nvmlDeviceResetApplicationsClocks(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetApplicationsClocks(cutap_c, device);
@@ -9245,12 +10337,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetGpuL
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceResetGpuLockedClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceResetGpuLockedClocks(void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceResetGpuLockedClocks);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceResetGpuLockedClocks(cutap_c, device);
+    return cutap_slow_nvmlDeviceResetGpuLockedClocks(device);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetGpuLockedClocks(void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceResetGpuLockedClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceResetGpuLockedClocks(device);
+        return cutap_cu_nvmlDeviceResetGpuLockedClocks(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetGpuLockedClocks(cutap_c, device);
@@ -9294,12 +10393,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetMemo
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceResetMemoryLockedClocks(void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceResetMemoryLockedClocks(cutap_c, device);
+    return cutap_slow_nvmlDeviceResetMemoryLockedClocks(device);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetMemoryLockedClocks(void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceResetMemoryLockedClocks(device);
+        return cutap_cu_nvmlDeviceResetMemoryLockedClocks(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetMemoryLockedClocks(cutap_c, device);
@@ -9344,12 +10450,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetNvLi
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceResetNvLinkErrorCounters(void *device, unsigned int link)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceResetNvLinkErrorCounters(cutap_c, device, link);
+    return cutap_slow_nvmlDeviceResetNvLinkErrorCounters(device, link);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetNvLinkErrorCounters(void *device, unsigned int link)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceResetNvLinkErrorCounters(device, link);
+        return cutap_cu_nvmlDeviceResetNvLinkErrorCounters(device, link);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetNvLinkErrorCounters(cutap_c, device, link);
@@ -9395,12 +10508,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetNvLi
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceResetNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceResetNvLinkUtilizationCounter(cutap_c, device, link, counter);
+    return cutap_slow_nvmlDeviceResetNvLinkUtilizationCounter(device, link, counter);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceResetNvLinkUtilizationCounter(device, link, counter);
+        return cutap_cu_nvmlDeviceResetNvLinkUtilizationCounter(device, link, counter);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetNvLinkUtilizationCounter(cutap_c, device, link, counter);
@@ -9446,12 +10566,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetAPIRes
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetAPIRestriction, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetAPIRestriction(void *device, unsigned int apiType, unsigned int isRestricted)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetAPIRestriction);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetAPIRestriction(cutap_c, device, apiType, isRestricted);
+    return cutap_slow_nvmlDeviceSetAPIRestriction(device, apiType, isRestricted);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetAPIRestriction(void *device, unsigned int apiType, unsigned int isRestricted)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetAPIRestriction, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetAPIRestriction(device, apiType, isRestricted);
+        return cutap_cu_nvmlDeviceSetAPIRestriction(device, apiType, isRestricted);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetAPIRestriction(cutap_c, device, apiType, isRestricted);
@@ -9496,12 +10623,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetAccoun
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetAccountingMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetAccountingMode(void *device, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetAccountingMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetAccountingMode(cutap_c, device, mode);
+    return cutap_slow_nvmlDeviceSetAccountingMode(device, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetAccountingMode(void *device, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetAccountingMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetAccountingMode(device, mode);
+        return cutap_cu_nvmlDeviceSetAccountingMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetAccountingMode(cutap_c, device, mode);
@@ -9547,12 +10681,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetApplic
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetApplicationsClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetApplicationsClocks(void *device, unsigned int memClockMHz, unsigned int graphicsClockMHz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetApplicationsClocks);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetApplicationsClocks(cutap_c, device, memClockMHz, graphicsClockMHz);
+    return cutap_slow_nvmlDeviceSetApplicationsClocks(device, memClockMHz, graphicsClockMHz);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetApplicationsClocks(void *device, unsigned int memClockMHz, unsigned int graphicsClockMHz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetApplicationsClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetApplicationsClocks(device, memClockMHz, graphicsClockMHz);
+        return cutap_cu_nvmlDeviceSetApplicationsClocks(device, memClockMHz, graphicsClockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetApplicationsClocks(cutap_c, device, memClockMHz, graphicsClockMHz);
@@ -9597,12 +10738,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetAutoBo
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetAutoBoostedClocksEnabled(void *device, unsigned int enabled)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetAutoBoostedClocksEnabled(cutap_c, device, enabled);
+    return cutap_slow_nvmlDeviceSetAutoBoostedClocksEnabled(device, enabled);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetAutoBoostedClocksEnabled(void *device, unsigned int enabled)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetAutoBoostedClocksEnabled(device, enabled);
+        return cutap_cu_nvmlDeviceSetAutoBoostedClocksEnabled(device, enabled);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetAutoBoostedClocksEnabled(cutap_c, device, enabled);
@@ -9647,12 +10795,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetComput
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetComputeMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetComputeMode(void *device, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetComputeMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetComputeMode(cutap_c, device, mode);
+    return cutap_slow_nvmlDeviceSetComputeMode(device, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetComputeMode(void *device, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetComputeMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetComputeMode(device, mode);
+        return cutap_cu_nvmlDeviceSetComputeMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetComputeMode(cutap_c, device, mode);
@@ -9697,12 +10852,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetConfCo
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetConfComputeUnprotectedMemSize(void *device, unsigned long long sizeKiB)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetConfComputeUnprotectedMemSize(cutap_c, device, sizeKiB);
+    return cutap_slow_nvmlDeviceSetConfComputeUnprotectedMemSize(device, sizeKiB);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetConfComputeUnprotectedMemSize(void *device, unsigned long long sizeKiB)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetConfComputeUnprotectedMemSize(device, sizeKiB);
+        return cutap_cu_nvmlDeviceSetConfComputeUnprotectedMemSize(device, sizeKiB);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetConfComputeUnprotectedMemSize(cutap_c, device, sizeKiB);
@@ -9746,12 +10908,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetCpuAff
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetCpuAffinity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetCpuAffinity(void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetCpuAffinity);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetCpuAffinity(cutap_c, device);
+    return cutap_slow_nvmlDeviceSetCpuAffinity(device);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetCpuAffinity(void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetCpuAffinity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetCpuAffinity(device);
+        return cutap_cu_nvmlDeviceSetCpuAffinity(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetCpuAffinity(cutap_c, device);
@@ -9797,12 +10966,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetDefaul
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(void *device, unsigned int enabled, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(cutap_c, device, enabled, flags);
+    return cutap_slow_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device, enabled, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(void *device, unsigned int enabled, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device, enabled, flags);
+        return cutap_cu_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device, enabled, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(cutap_c, device, enabled, flags);
@@ -9847,12 +11023,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetDefaul
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetDefaultFanSpeed_v2(void *device, unsigned int fan)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetDefaultFanSpeed_v2(cutap_c, device, fan);
+    return cutap_slow_nvmlDeviceSetDefaultFanSpeed_v2(device, fan);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetDefaultFanSpeed_v2(void *device, unsigned int fan)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetDefaultFanSpeed_v2(device, fan);
+        return cutap_cu_nvmlDeviceSetDefaultFanSpeed_v2(device, fan);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetDefaultFanSpeed_v2(cutap_c, device, fan);
@@ -9898,12 +11081,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetDriver
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetDriverModel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetDriverModel(void *device, unsigned int driverModel, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetDriverModel);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetDriverModel(cutap_c, device, driverModel, flags);
+    return cutap_slow_nvmlDeviceSetDriverModel(device, driverModel, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetDriverModel(void *device, unsigned int driverModel, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetDriverModel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetDriverModel(device, driverModel, flags);
+        return cutap_cu_nvmlDeviceSetDriverModel(device, driverModel, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetDriverModel(cutap_c, device, driverModel, flags);
@@ -9948,12 +11138,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetEccMod
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetEccMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetEccMode(void *device, unsigned int ecc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetEccMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetEccMode(cutap_c, device, ecc);
+    return cutap_slow_nvmlDeviceSetEccMode(device, ecc);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetEccMode(void *device, unsigned int ecc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetEccMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetEccMode(device, ecc);
+        return cutap_cu_nvmlDeviceSetEccMode(device, ecc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetEccMode(cutap_c, device, ecc);
@@ -9999,12 +11196,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetFanCon
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetFanControlPolicy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetFanControlPolicy(void *device, unsigned int fan, unsigned int policy)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetFanControlPolicy);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetFanControlPolicy(cutap_c, device, fan, policy);
+    return cutap_slow_nvmlDeviceSetFanControlPolicy(device, fan, policy);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetFanControlPolicy(void *device, unsigned int fan, unsigned int policy)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetFanControlPolicy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetFanControlPolicy(device, fan, policy);
+        return cutap_cu_nvmlDeviceSetFanControlPolicy(device, fan, policy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetFanControlPolicy(cutap_c, device, fan, policy);
@@ -10050,12 +11254,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetFanSpe
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetFanSpeed_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetFanSpeed_v2(void *device, unsigned int fan, unsigned int speed)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetFanSpeed_v2);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetFanSpeed_v2(cutap_c, device, fan, speed);
+    return cutap_slow_nvmlDeviceSetFanSpeed_v2(device, fan, speed);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetFanSpeed_v2(void *device, unsigned int fan, unsigned int speed)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetFanSpeed_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetFanSpeed_v2(device, fan, speed);
+        return cutap_cu_nvmlDeviceSetFanSpeed_v2(device, fan, speed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetFanSpeed_v2(cutap_c, device, fan, speed);
@@ -10100,12 +11311,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetGpcClk
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetGpcClkVfOffset(void *device, int offset)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetGpcClkVfOffset(cutap_c, device, offset);
+    return cutap_slow_nvmlDeviceSetGpcClkVfOffset(device, offset);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetGpcClkVfOffset(void *device, int offset)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetGpcClkVfOffset(device, offset);
+        return cutap_cu_nvmlDeviceSetGpcClkVfOffset(device, offset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetGpcClkVfOffset(cutap_c, device, offset);
@@ -10151,12 +11369,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetGpuLoc
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetGpuLockedClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetGpuLockedClocks(void *device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetGpuLockedClocks);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetGpuLockedClocks(cutap_c, device, minGpuClockMHz, maxGpuClockMHz);
+    return cutap_slow_nvmlDeviceSetGpuLockedClocks(device, minGpuClockMHz, maxGpuClockMHz);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetGpuLockedClocks(void *device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetGpuLockedClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetGpuLockedClocks(device, minGpuClockMHz, maxGpuClockMHz);
+        return cutap_cu_nvmlDeviceSetGpuLockedClocks(device, minGpuClockMHz, maxGpuClockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetGpuLockedClocks(cutap_c, device, minGpuClockMHz, maxGpuClockMHz);
@@ -10201,12 +11426,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetGpuOpe
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetGpuOperationMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetGpuOperationMode(void *device, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetGpuOperationMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetGpuOperationMode(cutap_c, device, mode);
+    return cutap_slow_nvmlDeviceSetGpuOperationMode(device, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetGpuOperationMode(void *device, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetGpuOperationMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetGpuOperationMode(device, mode);
+        return cutap_cu_nvmlDeviceSetGpuOperationMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetGpuOperationMode(cutap_c, device, mode);
@@ -10251,12 +11483,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetMemClk
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetMemClkVfOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetMemClkVfOffset(void *device, int offset)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetMemClkVfOffset);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetMemClkVfOffset(cutap_c, device, offset);
+    return cutap_slow_nvmlDeviceSetMemClkVfOffset(device, offset);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetMemClkVfOffset(void *device, int offset)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetMemClkVfOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetMemClkVfOffset(device, offset);
+        return cutap_cu_nvmlDeviceSetMemClkVfOffset(device, offset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetMemClkVfOffset(cutap_c, device, offset);
@@ -10302,12 +11541,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetMemory
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetMemoryLockedClocks(void *device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetMemoryLockedClocks(cutap_c, device, minMemClockMHz, maxMemClockMHz);
+    return cutap_slow_nvmlDeviceSetMemoryLockedClocks(device, minMemClockMHz, maxMemClockMHz);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetMemoryLockedClocks(void *device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetMemoryLockedClocks(device, minMemClockMHz, maxMemClockMHz);
+        return cutap_cu_nvmlDeviceSetMemoryLockedClocks(device, minMemClockMHz, maxMemClockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetMemoryLockedClocks(cutap_c, device, minMemClockMHz, maxMemClockMHz);
@@ -10360,12 +11606,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetMigMod
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetMigMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetMigMode(void *device, unsigned int mode, void *activationStatus)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetMigMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetMigMode(cutap_c, device, mode, activationStatus);
+    return cutap_slow_nvmlDeviceSetMigMode(device, mode, activationStatus);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetMigMode(void *device, unsigned int mode, void *activationStatus)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetMigMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetMigMode(device, mode, activationStatus);
+        return cutap_cu_nvmlDeviceSetMigMode(device, mode, activationStatus);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetMigMode(cutap_c, device, mode, activationStatus);
@@ -10417,12 +11670,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetNvLink
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(void *device, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(cutap_c, device, info);
+    return cutap_slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(void *device, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device, info);
+        return cutap_cu_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(cutap_c, device, info);
@@ -10477,12 +11737,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetNvLink
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetNvLinkUtilizationControl(void *device, unsigned int link, unsigned int counter, void *control, unsigned int reset)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetNvLinkUtilizationControl(cutap_c, device, link, counter, control, reset);
+    return cutap_slow_nvmlDeviceSetNvLinkUtilizationControl(device, link, counter, control, reset);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetNvLinkUtilizationControl(void *device, unsigned int link, unsigned int counter, void *control, unsigned int reset)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetNvLinkUtilizationControl(device, link, counter, control, reset);
+        return cutap_cu_nvmlDeviceSetNvLinkUtilizationControl(device, link, counter, control, reset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetNvLinkUtilizationControl(cutap_c, device, link, counter, control, reset);
@@ -10527,12 +11794,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetPersis
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetPersistenceMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetPersistenceMode(void *device, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetPersistenceMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetPersistenceMode(cutap_c, device, mode);
+    return cutap_slow_nvmlDeviceSetPersistenceMode(device, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetPersistenceMode(void *device, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetPersistenceMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetPersistenceMode(device, mode);
+        return cutap_cu_nvmlDeviceSetPersistenceMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetPersistenceMode(cutap_c, device, mode);
@@ -10577,12 +11851,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetPowerM
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetPowerManagementLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetPowerManagementLimit(void *device, unsigned int limit)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetPowerManagementLimit);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetPowerManagementLimit(cutap_c, device, limit);
+    return cutap_slow_nvmlDeviceSetPowerManagementLimit(device, limit);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetPowerManagementLimit(void *device, unsigned int limit)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetPowerManagementLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetPowerManagementLimit(device, limit);
+        return cutap_cu_nvmlDeviceSetPowerManagementLimit(device, limit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetPowerManagementLimit(cutap_c, device, limit);
@@ -10635,12 +11916,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetTemper
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetTemperatureThreshold, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetTemperatureThreshold(void *device, unsigned int thresholdType, void *temp)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetTemperatureThreshold);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetTemperatureThreshold(cutap_c, device, thresholdType, temp);
+    return cutap_slow_nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetTemperatureThreshold(void *device, unsigned int thresholdType, void *temp)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetTemperatureThreshold, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp);
+        return cutap_cu_nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetTemperatureThreshold(cutap_c, device, thresholdType, temp);
@@ -10686,12 +11974,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetVgpuCa
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetVgpuCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetVgpuCapabilities(void *device, unsigned int capability, unsigned int state)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetVgpuCapabilities);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetVgpuCapabilities(cutap_c, device, capability, state);
+    return cutap_slow_nvmlDeviceSetVgpuCapabilities(device, capability, state);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetVgpuCapabilities(void *device, unsigned int capability, unsigned int state)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetVgpuCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetVgpuCapabilities(device, capability, state);
+        return cutap_cu_nvmlDeviceSetVgpuCapabilities(device, capability, state);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetVgpuCapabilities(cutap_c, device, capability, state);
@@ -10736,12 +12031,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetVirtua
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetVirtualizationMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetVirtualizationMode(void *device, unsigned int virtualMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceSetVirtualizationMode);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceSetVirtualizationMode(cutap_c, device, virtualMode);
+    return cutap_slow_nvmlDeviceSetVirtualizationMode(device, virtualMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetVirtualizationMode(void *device, unsigned int virtualMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetVirtualizationMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceSetVirtualizationMode(device, virtualMode);
+        return cutap_cu_nvmlDeviceSetVirtualizationMode(device, virtualMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetVirtualizationMode(cutap_c, device, virtualMode);
@@ -10785,12 +12087,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceValidateI
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceValidateInforom, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceValidateInforom(void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceValidateInforom);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceValidateInforom(cutap_c, device);
+    return cutap_slow_nvmlDeviceValidateInforom(device);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceValidateInforom(void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceValidateInforom, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceValidateInforom(device);
+        return cutap_cu_nvmlDeviceValidateInforom(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceValidateInforom(cutap_c, device);
@@ -10835,12 +12144,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceWorkloadP
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(void *device, void *currentProfiles)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(cutap_c, device, currentProfiles);
+    return cutap_slow_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device, currentProfiles);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(void *device, void *currentProfiles)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device, currentProfiles);
+        return cutap_cu_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device, currentProfiles);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(cutap_c, device, currentProfiles);
@@ -10885,12 +12201,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceWorkloadP
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(void *device, void *profilesInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo);
+    if (cutap_c)
+        return cutap_cs_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(cutap_c, device, profilesInfo);
+    return cutap_slow_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device, profilesInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(void *device, void *profilesInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device, profilesInfo);
+        return cutap_cu_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device, profilesInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(cutap_c, device, profilesInfo);
@@ -10934,12 +12257,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvmlErrorString(struct cu
     cutap_fp_sample_end(CUTAP_ID_nvmlErrorString, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_nvmlErrorString(unsigned int result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlErrorString);
+    if (cutap_c)
+        return cutap_cs_nvmlErrorString(cutap_c, result);
+    return cutap_slow_nvmlErrorString(result);
+}
 CUTAP_SLOW void * cutap_ct_nvmlErrorString(unsigned int result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlErrorString, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlErrorString(result);
+        return cutap_cu_nvmlErrorString(result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlErrorString(cutap_c, result);
@@ -10990,12 +12320,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlEventSetCreate(
     cutap_fp_sample_end(CUTAP_ID_nvmlEventSetCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlEventSetCreate(void *set)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlEventSetCreate);
+    if (cutap_c)
+        return cutap_cs_nvmlEventSetCreate(cutap_c, set);
+    return cutap_slow_nvmlEventSetCreate(set);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlEventSetCreate(void *set)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlEventSetCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlEventSetCreate(set);
+        return cutap_cu_nvmlEventSetCreate(set);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlEventSetCreate(cutap_c, set);
@@ -11039,12 +12376,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlEventSetFree(st
     cutap_fp_sample_end(CUTAP_ID_nvmlEventSetFree, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlEventSetFree(void *set)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlEventSetFree);
+    if (cutap_c)
+        return cutap_cs_nvmlEventSetFree(cutap_c, set);
+    return cutap_slow_nvmlEventSetFree(set);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlEventSetFree(void *set)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlEventSetFree, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlEventSetFree(set);
+        return cutap_cu_nvmlEventSetFree(set);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlEventSetFree(cutap_c, set);
@@ -11095,12 +12439,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetExcludedDevi
     cutap_fp_sample_end(CUTAP_ID_nvmlGetExcludedDeviceCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGetExcludedDeviceCount(void *deviceCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGetExcludedDeviceCount);
+    if (cutap_c)
+        return cutap_cs_nvmlGetExcludedDeviceCount(cutap_c, deviceCount);
+    return cutap_slow_nvmlGetExcludedDeviceCount(deviceCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGetExcludedDeviceCount(void *deviceCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGetExcludedDeviceCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGetExcludedDeviceCount(deviceCount);
+        return cutap_cu_nvmlGetExcludedDeviceCount(deviceCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetExcludedDeviceCount(cutap_c, deviceCount);
@@ -11145,12 +12496,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetExcludedDevi
     cutap_fp_sample_end(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGetExcludedDeviceInfoByIndex(unsigned int index, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex);
+    if (cutap_c)
+        return cutap_cs_nvmlGetExcludedDeviceInfoByIndex(cutap_c, index, info);
+    return cutap_slow_nvmlGetExcludedDeviceInfoByIndex(index, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGetExcludedDeviceInfoByIndex(unsigned int index, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGetExcludedDeviceInfoByIndex(index, info);
+        return cutap_cu_nvmlGetExcludedDeviceInfoByIndex(index, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetExcludedDeviceInfoByIndex(cutap_c, index, info);
@@ -11203,12 +12561,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetVgpuCompatib
     cutap_fp_sample_end(CUTAP_ID_nvmlGetVgpuCompatibility, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGetVgpuCompatibility(void *vgpuMetadata, void *pgpuMetadata, void *compatibilityInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGetVgpuCompatibility);
+    if (cutap_c)
+        return cutap_cs_nvmlGetVgpuCompatibility(cutap_c, vgpuMetadata, pgpuMetadata, compatibilityInfo);
+    return cutap_slow_nvmlGetVgpuCompatibility(vgpuMetadata, pgpuMetadata, compatibilityInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGetVgpuCompatibility(void *vgpuMetadata, void *pgpuMetadata, void *compatibilityInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGetVgpuCompatibility, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGetVgpuCompatibility(vgpuMetadata, pgpuMetadata, compatibilityInfo);
+        return cutap_cu_nvmlGetVgpuCompatibility(vgpuMetadata, pgpuMetadata, compatibilityInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetVgpuCompatibility(cutap_c, vgpuMetadata, pgpuMetadata, compatibilityInfo);
@@ -11260,12 +12625,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetVgpuDriverCa
     cutap_fp_sample_end(CUTAP_ID_nvmlGetVgpuDriverCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGetVgpuDriverCapabilities(unsigned int capability, void *capResult)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGetVgpuDriverCapabilities);
+    if (cutap_c)
+        return cutap_cs_nvmlGetVgpuDriverCapabilities(cutap_c, capability, capResult);
+    return cutap_slow_nvmlGetVgpuDriverCapabilities(capability, capResult);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGetVgpuDriverCapabilities(unsigned int capability, void *capResult)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGetVgpuDriverCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGetVgpuDriverCapabilities(capability, capResult);
+        return cutap_cu_nvmlGetVgpuDriverCapabilities(capability, capResult);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetVgpuDriverCapabilities(cutap_c, capability, capResult);
@@ -11322,12 +12694,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetVgpuVersion(
     cutap_fp_sample_end(CUTAP_ID_nvmlGetVgpuVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGetVgpuVersion(void *supported, void *current)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGetVgpuVersion);
+    if (cutap_c)
+        return cutap_cs_nvmlGetVgpuVersion(cutap_c, supported, current);
+    return cutap_slow_nvmlGetVgpuVersion(supported, current);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGetVgpuVersion(void *supported, void *current)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGetVgpuVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGetVgpuVersion(supported, current);
+        return cutap_cu_nvmlGetVgpuVersion(supported, current);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetVgpuVersion(cutap_c, supported, current);
@@ -11371,12 +12750,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmMetricsGet(s
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmMetricsGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmMetricsGet(void *metricsGet)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpmMetricsGet);
+    if (cutap_c)
+        return cutap_cs_nvmlGpmMetricsGet(cutap_c, metricsGet);
+    return cutap_slow_nvmlGpmMetricsGet(metricsGet);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmMetricsGet(void *metricsGet)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmMetricsGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpmMetricsGet(metricsGet);
+        return cutap_cu_nvmlGpmMetricsGet(metricsGet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmMetricsGet(cutap_c, metricsGet);
@@ -11422,12 +12808,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmMigSampleGet
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmMigSampleGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmMigSampleGet(void *device, unsigned int gpuInstanceId, void *gpmSample)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpmMigSampleGet);
+    if (cutap_c)
+        return cutap_cs_nvmlGpmMigSampleGet(cutap_c, device, gpuInstanceId, gpmSample);
+    return cutap_slow_nvmlGpmMigSampleGet(device, gpuInstanceId, gpmSample);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmMigSampleGet(void *device, unsigned int gpuInstanceId, void *gpmSample)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmMigSampleGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpmMigSampleGet(device, gpuInstanceId, gpmSample);
+        return cutap_cu_nvmlGpmMigSampleGet(device, gpuInstanceId, gpmSample);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmMigSampleGet(cutap_c, device, gpuInstanceId, gpmSample);
@@ -11479,12 +12872,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmQueryDeviceS
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmQueryDeviceSupport, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmQueryDeviceSupport(void *device, void *gpmSupport)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpmQueryDeviceSupport);
+    if (cutap_c)
+        return cutap_cs_nvmlGpmQueryDeviceSupport(cutap_c, device, gpmSupport);
+    return cutap_slow_nvmlGpmQueryDeviceSupport(device, gpmSupport);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmQueryDeviceSupport(void *device, void *gpmSupport)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmQueryDeviceSupport, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpmQueryDeviceSupport(device, gpmSupport);
+        return cutap_cu_nvmlGpmQueryDeviceSupport(device, gpmSupport);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmQueryDeviceSupport(cutap_c, device, gpmSupport);
@@ -11536,12 +12936,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmQueryIfStrea
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmQueryIfStreamingEnabled(void *device, void *state)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled);
+    if (cutap_c)
+        return cutap_cs_nvmlGpmQueryIfStreamingEnabled(cutap_c, device, state);
+    return cutap_slow_nvmlGpmQueryIfStreamingEnabled(device, state);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmQueryIfStreamingEnabled(void *device, void *state)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpmQueryIfStreamingEnabled(device, state);
+        return cutap_cu_nvmlGpmQueryIfStreamingEnabled(device, state);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmQueryIfStreamingEnabled(cutap_c, device, state);
@@ -11592,12 +12999,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmSampleAlloc(
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmSampleAlloc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmSampleAlloc(void *gpmSample)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpmSampleAlloc);
+    if (cutap_c)
+        return cutap_cs_nvmlGpmSampleAlloc(cutap_c, gpmSample);
+    return cutap_slow_nvmlGpmSampleAlloc(gpmSample);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmSampleAlloc(void *gpmSample)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmSampleAlloc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpmSampleAlloc(gpmSample);
+        return cutap_cu_nvmlGpmSampleAlloc(gpmSample);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmSampleAlloc(cutap_c, gpmSample);
@@ -11641,12 +13055,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmSampleFree(s
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmSampleFree, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmSampleFree(void *gpmSample)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpmSampleFree);
+    if (cutap_c)
+        return cutap_cs_nvmlGpmSampleFree(cutap_c, gpmSample);
+    return cutap_slow_nvmlGpmSampleFree(gpmSample);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmSampleFree(void *gpmSample)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmSampleFree, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpmSampleFree(gpmSample);
+        return cutap_cu_nvmlGpmSampleFree(gpmSample);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmSampleFree(cutap_c, gpmSample);
@@ -11691,12 +13112,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmSampleGet(st
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmSampleGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmSampleGet(void *device, void *gpmSample)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpmSampleGet);
+    if (cutap_c)
+        return cutap_cs_nvmlGpmSampleGet(cutap_c, device, gpmSample);
+    return cutap_slow_nvmlGpmSampleGet(device, gpmSample);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmSampleGet(void *device, void *gpmSample)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmSampleGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpmSampleGet(device, gpmSample);
+        return cutap_cu_nvmlGpmSampleGet(device, gpmSample);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmSampleGet(cutap_c, device, gpmSample);
@@ -11741,12 +13169,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmSetStreaming
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmSetStreamingEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmSetStreamingEnabled(void *device, unsigned int state)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpmSetStreamingEnabled);
+    if (cutap_c)
+        return cutap_cs_nvmlGpmSetStreamingEnabled(cutap_c, device, state);
+    return cutap_slow_nvmlGpmSetStreamingEnabled(device, state);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmSetStreamingEnabled(void *device, unsigned int state)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmSetStreamingEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpmSetStreamingEnabled(device, state);
+        return cutap_cu_nvmlGpmSetStreamingEnabled(device, state);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmSetStreamingEnabled(cutap_c, device, state);
@@ -11799,12 +13234,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceCrea
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceCreateComputeInstance(void *gpuInstance, unsigned int profileId, void *computeInstance)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance);
+    if (cutap_c)
+        return cutap_cs_nvmlGpuInstanceCreateComputeInstance(cutap_c, gpuInstance, profileId, computeInstance);
+    return cutap_slow_nvmlGpuInstanceCreateComputeInstance(gpuInstance, profileId, computeInstance);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceCreateComputeInstance(void *gpuInstance, unsigned int profileId, void *computeInstance)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpuInstanceCreateComputeInstance(gpuInstance, profileId, computeInstance);
+        return cutap_cu_nvmlGpuInstanceCreateComputeInstance(gpuInstance, profileId, computeInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceCreateComputeInstance(cutap_c, gpuInstance, profileId, computeInstance);
@@ -11848,12 +13290,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceDest
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceDestroy(void *gpuInstance)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpuInstanceDestroy);
+    if (cutap_c)
+        return cutap_cs_nvmlGpuInstanceDestroy(cutap_c, gpuInstance);
+    return cutap_slow_nvmlGpuInstanceDestroy(gpuInstance);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceDestroy(void *gpuInstance)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpuInstanceDestroy(gpuInstance);
+        return cutap_cu_nvmlGpuInstanceDestroy(gpuInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceDestroy(cutap_c, gpuInstance);
@@ -11906,12 +13355,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetC
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetComputeInstanceById(void *gpuInstance, unsigned int id, void *computeInstance)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById);
+    if (cutap_c)
+        return cutap_cs_nvmlGpuInstanceGetComputeInstanceById(cutap_c, gpuInstance, id, computeInstance);
+    return cutap_slow_nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id, computeInstance);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstanceById(void *gpuInstance, unsigned int id, void *computeInstance)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id, computeInstance);
+        return cutap_cu_nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id, computeInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstanceById(cutap_c, gpuInstance, id, computeInstance);
@@ -11970,12 +13426,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetC
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetComputeInstancePossiblePlacements(void *gpuInstance, unsigned int profileId, void *placements, void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements);
+    if (cutap_c)
+        return cutap_cs_nvmlGpuInstanceGetComputeInstancePossiblePlacements(cutap_c, gpuInstance, profileId, placements, count);
+    return cutap_slow_nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance, profileId, placements, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstancePossiblePlacements(void *gpuInstance, unsigned int profileId, void *placements, void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance, profileId, placements, count);
+        return cutap_cu_nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance, profileId, placements, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstancePossiblePlacements(cutap_c, gpuInstance, profileId, placements, count);
@@ -12022,12 +13485,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetC
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetComputeInstanceProfileInfoV(void *gpuInstance, unsigned int profile, unsigned int engProfile, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV);
+    if (cutap_c)
+        return cutap_cs_nvmlGpuInstanceGetComputeInstanceProfileInfoV(cutap_c, gpuInstance, profile, engProfile, info);
+    return cutap_slow_nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance, profile, engProfile, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstanceProfileInfoV(void *gpuInstance, unsigned int profile, unsigned int engProfile, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance, profile, engProfile, info);
+        return cutap_cu_nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance, profile, engProfile, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstanceProfileInfoV(cutap_c, gpuInstance, profile, engProfile, info);
@@ -12080,12 +13550,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetC
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(void *gpuInstance, unsigned int profileId, void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity);
+    if (cutap_c)
+        return cutap_cs_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(cutap_c, gpuInstance, profileId, count);
+    return cutap_slow_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance, profileId, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(void *gpuInstance, unsigned int profileId, void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance, profileId, count);
+        return cutap_cu_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance, profileId, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(cutap_c, gpuInstance, profileId, count);
@@ -12144,12 +13621,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetC
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetComputeInstances, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetComputeInstances(void *gpuInstance, unsigned int profileId, void *computeInstances, void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpuInstanceGetComputeInstances);
+    if (cutap_c)
+        return cutap_cs_nvmlGpuInstanceGetComputeInstances(cutap_c, gpuInstance, profileId, computeInstances, count);
+    return cutap_slow_nvmlGpuInstanceGetComputeInstances(gpuInstance, profileId, computeInstances, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstances(void *gpuInstance, unsigned int profileId, void *computeInstances, void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetComputeInstances, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpuInstanceGetComputeInstances(gpuInstance, profileId, computeInstances, count);
+        return cutap_cu_nvmlGpuInstanceGetComputeInstances(gpuInstance, profileId, computeInstances, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstances(cutap_c, gpuInstance, profileId, computeInstances, count);
@@ -12201,12 +13685,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetV
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetVgpuHeterogeneousMode(void *gpuInstance, void *pHeterogeneousMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode);
+    if (cutap_c)
+        return cutap_cs_nvmlGpuInstanceGetVgpuHeterogeneousMode(cutap_c, gpuInstance, pHeterogeneousMode);
+    return cutap_slow_nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetVgpuHeterogeneousMode(void *gpuInstance, void *pHeterogeneousMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode);
+        return cutap_cu_nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetVgpuHeterogeneousMode(cutap_c, gpuInstance, pHeterogeneousMode);
@@ -12251,12 +13742,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetV
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetVgpuSchedulerLog(void *gpuInstance, void *pSchedulerLogInfo)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog);
+    if (cutap_c)
+        return cutap_cs_nvmlGpuInstanceGetVgpuSchedulerLog(cutap_c, gpuInstance, pSchedulerLogInfo);
+    return cutap_slow_nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance, pSchedulerLogInfo);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetVgpuSchedulerLog(void *gpuInstance, void *pSchedulerLogInfo)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance, pSchedulerLogInfo);
+        return cutap_cu_nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance, pSchedulerLogInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetVgpuSchedulerLog(cutap_c, gpuInstance, pSchedulerLogInfo);
@@ -12300,12 +13798,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlInitWithFlags(s
     cutap_fp_sample_end(CUTAP_ID_nvmlInitWithFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlInitWithFlags(unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlInitWithFlags);
+    if (cutap_c)
+        return cutap_cs_nvmlInitWithFlags(cutap_c, flags);
+    return cutap_slow_nvmlInitWithFlags(flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlInitWithFlags(unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlInitWithFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlInitWithFlags(flags);
+        return cutap_cu_nvmlInitWithFlags(flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlInitWithFlags(cutap_c, flags);
@@ -12347,12 +13852,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlInit_v2(struct 
     cutap_fp_sample_end(CUTAP_ID_nvmlInit_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlInit_v2(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlInit_v2);
+    if (cutap_c)
+        return cutap_cs_nvmlInit_v2(cutap_c);
+    return cutap_slow_nvmlInit_v2();
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlInit_v2(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlInit_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlInit_v2();
+        return cutap_cu_nvmlInit_v2();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlInit_v2(cutap_c);
@@ -12403,12 +13915,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSetVgpuVersion(
     cutap_fp_sample_end(CUTAP_ID_nvmlSetVgpuVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSetVgpuVersion(void *vgpuVersion)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlSetVgpuVersion);
+    if (cutap_c)
+        return cutap_cs_nvmlSetVgpuVersion(cutap_c, vgpuVersion);
+    return cutap_slow_nvmlSetVgpuVersion(vgpuVersion);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlSetVgpuVersion(void *vgpuVersion)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSetVgpuVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlSetVgpuVersion(vgpuVersion);
+        return cutap_cu_nvmlSetVgpuVersion(vgpuVersion);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSetVgpuVersion(cutap_c, vgpuVersion);
@@ -12450,12 +13969,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlShutdown(struct
     cutap_fp_sample_end(CUTAP_ID_nvmlShutdown, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlShutdown(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlShutdown);
+    if (cutap_c)
+        return cutap_cs_nvmlShutdown(cutap_c);
+    return cutap_slow_nvmlShutdown();
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlShutdown(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlShutdown, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlShutdown();
+        return cutap_cu_nvmlShutdown();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlShutdown(cutap_c);
@@ -12506,12 +14032,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetConfCo
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetConfComputeCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetConfComputeCapabilities(void *capabilities)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlSystemGetConfComputeCapabilities);
+    if (cutap_c)
+        return cutap_cs_nvmlSystemGetConfComputeCapabilities(cutap_c, capabilities);
+    return cutap_slow_nvmlSystemGetConfComputeCapabilities(capabilities);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetConfComputeCapabilities(void *capabilities)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetConfComputeCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlSystemGetConfComputeCapabilities(capabilities);
+        return cutap_cu_nvmlSystemGetConfComputeCapabilities(capabilities);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetConfComputeCapabilities(cutap_c, capabilities);
@@ -12562,12 +14095,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetConfCo
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetConfComputeGpusReadyState(void *isAcceptingWork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState);
+    if (cutap_c)
+        return cutap_cs_nvmlSystemGetConfComputeGpusReadyState(cutap_c, isAcceptingWork);
+    return cutap_slow_nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetConfComputeGpusReadyState(void *isAcceptingWork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork);
+        return cutap_cu_nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetConfComputeGpusReadyState(cutap_c, isAcceptingWork);
@@ -12618,12 +14158,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetCudaDr
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetCudaDriverVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetCudaDriverVersion(void *cudaDriverVersion)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlSystemGetCudaDriverVersion);
+    if (cutap_c)
+        return cutap_cs_nvmlSystemGetCudaDriverVersion(cutap_c, cudaDriverVersion);
+    return cutap_slow_nvmlSystemGetCudaDriverVersion(cudaDriverVersion);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetCudaDriverVersion(void *cudaDriverVersion)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetCudaDriverVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlSystemGetCudaDriverVersion(cudaDriverVersion);
+        return cutap_cu_nvmlSystemGetCudaDriverVersion(cudaDriverVersion);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetCudaDriverVersion(cutap_c, cudaDriverVersion);
@@ -12674,12 +14221,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetCudaDr
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetCudaDriverVersion_v2(void *cudaDriverVersion)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2);
+    if (cutap_c)
+        return cutap_cs_nvmlSystemGetCudaDriverVersion_v2(cutap_c, cudaDriverVersion);
+    return cutap_slow_nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetCudaDriverVersion_v2(void *cudaDriverVersion)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion);
+        return cutap_cu_nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetCudaDriverVersion_v2(cutap_c, cudaDriverVersion);
@@ -12724,12 +14278,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetDriver
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetDriverBranch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetDriverBranch(void *branchInfo, unsigned int length)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlSystemGetDriverBranch);
+    if (cutap_c)
+        return cutap_cs_nvmlSystemGetDriverBranch(cutap_c, branchInfo, length);
+    return cutap_slow_nvmlSystemGetDriverBranch(branchInfo, length);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetDriverBranch(void *branchInfo, unsigned int length)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetDriverBranch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlSystemGetDriverBranch(branchInfo, length);
+        return cutap_cu_nvmlSystemGetDriverBranch(branchInfo, length);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetDriverBranch(cutap_c, branchInfo, length);
@@ -12780,12 +14341,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetNvlink
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetNvlinkBwMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetNvlinkBwMode(void *nvlinkBwMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlSystemGetNvlinkBwMode);
+    if (cutap_c)
+        return cutap_cs_nvmlSystemGetNvlinkBwMode(cutap_c, nvlinkBwMode);
+    return cutap_slow_nvmlSystemGetNvlinkBwMode(nvlinkBwMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetNvlinkBwMode(void *nvlinkBwMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetNvlinkBwMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlSystemGetNvlinkBwMode(nvlinkBwMode);
+        return cutap_cu_nvmlSystemGetNvlinkBwMode(nvlinkBwMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetNvlinkBwMode(cutap_c, nvlinkBwMode);
@@ -12843,12 +14411,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetTopolo
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetTopologyGpuSet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, void *count, void *deviceArray)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlSystemGetTopologyGpuSet);
+    if (cutap_c)
+        return cutap_cs_nvmlSystemGetTopologyGpuSet(cutap_c, cpuNumber, count, deviceArray);
+    return cutap_slow_nvmlSystemGetTopologyGpuSet(cpuNumber, count, deviceArray);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, void *count, void *deviceArray)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetTopologyGpuSet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlSystemGetTopologyGpuSet(cpuNumber, count, deviceArray);
+        return cutap_cu_nvmlSystemGetTopologyGpuSet(cpuNumber, count, deviceArray);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetTopologyGpuSet(cutap_c, cpuNumber, count, deviceArray);
@@ -12892,12 +14467,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemSetConfCo
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState);
+    if (cutap_c)
+        return cutap_cs_nvmlSystemSetConfComputeGpusReadyState(cutap_c, isAcceptingWork);
+    return cutap_slow_nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork);
+        return cutap_cu_nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemSetConfComputeGpusReadyState(cutap_c, isAcceptingWork);
@@ -12941,12 +14523,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemSetNvlink
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemSetNvlinkBwMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlSystemSetNvlinkBwMode);
+    if (cutap_c)
+        return cutap_cs_nvmlSystemSetNvlinkBwMode(cutap_c, nvlinkBwMode);
+    return cutap_slow_nvmlSystemSetNvlinkBwMode(nvlinkBwMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemSetNvlinkBwMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlSystemSetNvlinkBwMode(nvlinkBwMode);
+        return cutap_cu_nvmlSystemSetNvlinkBwMode(nvlinkBwMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemSetNvlinkBwMode(cutap_c, nvlinkBwMode);
@@ -12997,12 +14586,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetCount(st
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetCount(void *unitCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlUnitGetCount);
+    if (cutap_c)
+        return cutap_cs_nvmlUnitGetCount(cutap_c, unitCount);
+    return cutap_slow_nvmlUnitGetCount(unitCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetCount(void *unitCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlUnitGetCount(unitCount);
+        return cutap_cu_nvmlUnitGetCount(unitCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetCount(cutap_c, unitCount);
@@ -13060,12 +14656,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetDevices(
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetDevices, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetDevices(void *unit, void *deviceCount, void *devices)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlUnitGetDevices);
+    if (cutap_c)
+        return cutap_cs_nvmlUnitGetDevices(cutap_c, unit, deviceCount, devices);
+    return cutap_slow_nvmlUnitGetDevices(unit, deviceCount, devices);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetDevices(void *unit, void *deviceCount, void *devices)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetDevices, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlUnitGetDevices(unit, deviceCount, devices);
+        return cutap_cu_nvmlUnitGetDevices(unit, deviceCount, devices);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetDevices(cutap_c, unit, deviceCount, devices);
@@ -13110,12 +14713,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetFanSpeed
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetFanSpeedInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetFanSpeedInfo(void *unit, void *fanSpeeds)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlUnitGetFanSpeedInfo);
+    if (cutap_c)
+        return cutap_cs_nvmlUnitGetFanSpeedInfo(cutap_c, unit, fanSpeeds);
+    return cutap_slow_nvmlUnitGetFanSpeedInfo(unit, fanSpeeds);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetFanSpeedInfo(void *unit, void *fanSpeeds)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetFanSpeedInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlUnitGetFanSpeedInfo(unit, fanSpeeds);
+        return cutap_cu_nvmlUnitGetFanSpeedInfo(unit, fanSpeeds);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetFanSpeedInfo(cutap_c, unit, fanSpeeds);
@@ -13167,12 +14777,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetHandleBy
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetHandleByIndex, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetHandleByIndex(unsigned int index, void *unit)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlUnitGetHandleByIndex);
+    if (cutap_c)
+        return cutap_cs_nvmlUnitGetHandleByIndex(cutap_c, index, unit);
+    return cutap_slow_nvmlUnitGetHandleByIndex(index, unit);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetHandleByIndex(unsigned int index, void *unit)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetHandleByIndex, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlUnitGetHandleByIndex(index, unit);
+        return cutap_cu_nvmlUnitGetHandleByIndex(index, unit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetHandleByIndex(cutap_c, index, unit);
@@ -13217,12 +14834,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetLedState
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetLedState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetLedState(void *unit, void *state)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlUnitGetLedState);
+    if (cutap_c)
+        return cutap_cs_nvmlUnitGetLedState(cutap_c, unit, state);
+    return cutap_slow_nvmlUnitGetLedState(unit, state);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetLedState(void *unit, void *state)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetLedState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlUnitGetLedState(unit, state);
+        return cutap_cu_nvmlUnitGetLedState(unit, state);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetLedState(cutap_c, unit, state);
@@ -13267,12 +14891,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetPsuInfo(
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetPsuInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetPsuInfo(void *unit, void *psu)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlUnitGetPsuInfo);
+    if (cutap_c)
+        return cutap_cs_nvmlUnitGetPsuInfo(cutap_c, unit, psu);
+    return cutap_slow_nvmlUnitGetPsuInfo(unit, psu);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetPsuInfo(void *unit, void *psu)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetPsuInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlUnitGetPsuInfo(unit, psu);
+        return cutap_cu_nvmlUnitGetPsuInfo(unit, psu);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetPsuInfo(cutap_c, unit, psu);
@@ -13325,12 +14956,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetTemperat
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetTemperature, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetTemperature(void *unit, unsigned int type, void *temp)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlUnitGetTemperature);
+    if (cutap_c)
+        return cutap_cs_nvmlUnitGetTemperature(cutap_c, unit, type, temp);
+    return cutap_slow_nvmlUnitGetTemperature(unit, type, temp);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetTemperature(void *unit, unsigned int type, void *temp)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetTemperature, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlUnitGetTemperature(unit, type, temp);
+        return cutap_cu_nvmlUnitGetTemperature(unit, type, temp);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetTemperature(cutap_c, unit, type, temp);
@@ -13375,12 +15013,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetUnitInfo
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetUnitInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetUnitInfo(void *unit, void *info)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlUnitGetUnitInfo);
+    if (cutap_c)
+        return cutap_cs_nvmlUnitGetUnitInfo(cutap_c, unit, info);
+    return cutap_slow_nvmlUnitGetUnitInfo(unit, info);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetUnitInfo(void *unit, void *info)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetUnitInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlUnitGetUnitInfo(unit, info);
+        return cutap_cu_nvmlUnitGetUnitInfo(unit, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetUnitInfo(cutap_c, unit, info);
@@ -13425,12 +15070,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitSetLedState
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitSetLedState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitSetLedState(void *unit, unsigned int color)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlUnitSetLedState);
+    if (cutap_c)
+        return cutap_cs_nvmlUnitSetLedState(cutap_c, unit, color);
+    return cutap_slow_nvmlUnitSetLedState(unit, color);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitSetLedState(void *unit, unsigned int color)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitSetLedState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlUnitSetLedState(unit, color);
+        return cutap_cu_nvmlUnitSetLedState(unit, color);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitSetLedState(cutap_c, unit, color);
@@ -13474,12 +15126,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceCle
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceClearAccountingPids(unsigned int vgpuInstance)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuInstanceClearAccountingPids(cutap_c, vgpuInstance);
+    return cutap_slow_nvmlVgpuInstanceClearAccountingPids(vgpuInstance);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceClearAccountingPids(unsigned int vgpuInstance)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuInstanceClearAccountingPids(vgpuInstance);
+        return cutap_cu_nvmlVgpuInstanceClearAccountingPids(vgpuInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceClearAccountingPids(cutap_c, vgpuInstance);
@@ -13531,12 +15190,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGetAccountingMode(unsigned int vgpuInstance, void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuInstanceGetAccountingMode(cutap_c, vgpuInstance, mode);
+    return cutap_slow_nvmlVgpuInstanceGetAccountingMode(vgpuInstance, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetAccountingMode(unsigned int vgpuInstance, void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuInstanceGetAccountingMode(vgpuInstance, mode);
+        return cutap_cu_nvmlVgpuInstanceGetAccountingMode(vgpuInstance, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetAccountingMode(cutap_c, vgpuInstance, mode);
@@ -13594,12 +15260,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGetAccountingPids(unsigned int vgpuInstance, void *count, void *pids)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuInstanceGetAccountingPids(cutap_c, vgpuInstance, count, pids);
+    return cutap_slow_nvmlVgpuInstanceGetAccountingPids(vgpuInstance, count, pids);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetAccountingPids(unsigned int vgpuInstance, void *count, void *pids)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuInstanceGetAccountingPids(vgpuInstance, count, pids);
+        return cutap_cu_nvmlVgpuInstanceGetAccountingPids(vgpuInstance, count, pids);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetAccountingPids(cutap_c, vgpuInstance, count, pids);
@@ -13651,12 +15324,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetEccMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGetEccMode(unsigned int vgpuInstance, void *eccMode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuInstanceGetEccMode);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuInstanceGetEccMode(cutap_c, vgpuInstance, eccMode);
+    return cutap_slow_nvmlVgpuInstanceGetEccMode(vgpuInstance, eccMode);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetEccMode(unsigned int vgpuInstance, void *eccMode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetEccMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuInstanceGetEccMode(vgpuInstance, eccMode);
+        return cutap_cu_nvmlVgpuInstanceGetEccMode(vgpuInstance, eccMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetEccMode(cutap_c, vgpuInstance, eccMode);
@@ -13708,12 +15388,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGetEncoderCapacity(unsigned int vgpuInstance, void *encoderCapacity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuInstanceGetEncoderCapacity(cutap_c, vgpuInstance, encoderCapacity);
+    return cutap_slow_nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance, encoderCapacity);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetEncoderCapacity(unsigned int vgpuInstance, void *encoderCapacity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance, encoderCapacity);
+        return cutap_cu_nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance, encoderCapacity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetEncoderCapacity(cutap_c, vgpuInstance, encoderCapacity);
@@ -13765,12 +15452,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetFbUsage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGetFbUsage(unsigned int vgpuInstance, void *fbUsage)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuInstanceGetFbUsage);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuInstanceGetFbUsage(cutap_c, vgpuInstance, fbUsage);
+    return cutap_slow_nvmlVgpuInstanceGetFbUsage(vgpuInstance, fbUsage);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetFbUsage(unsigned int vgpuInstance, void *fbUsage)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetFbUsage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuInstanceGetFbUsage(vgpuInstance, fbUsage);
+        return cutap_cu_nvmlVgpuInstanceGetFbUsage(vgpuInstance, fbUsage);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetFbUsage(cutap_c, vgpuInstance, fbUsage);
@@ -13822,12 +15516,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGetFrameRateLimit(unsigned int vgpuInstance, void *frameRateLimit)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuInstanceGetFrameRateLimit(cutap_c, vgpuInstance, frameRateLimit);
+    return cutap_slow_nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance, frameRateLimit);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetFrameRateLimit(unsigned int vgpuInstance, void *frameRateLimit)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance, frameRateLimit);
+        return cutap_cu_nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance, frameRateLimit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetFrameRateLimit(cutap_c, vgpuInstance, frameRateLimit);
@@ -13879,12 +15580,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGetGpuInstanceId(unsigned int vgpuInstance, void *gpuInstanceId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuInstanceGetGpuInstanceId(cutap_c, vgpuInstance, gpuInstanceId);
+    return cutap_slow_nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance, gpuInstanceId);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetGpuInstanceId(unsigned int vgpuInstance, void *gpuInstanceId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance, gpuInstanceId);
+        return cutap_cu_nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance, gpuInstanceId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetGpuInstanceId(cutap_c, vgpuInstance, gpuInstanceId);
@@ -13936,12 +15644,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGetLicenseStatus(unsigned int vgpuInstance, void *licensed)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuInstanceGetLicenseStatus(cutap_c, vgpuInstance, licensed);
+    return cutap_slow_nvmlVgpuInstanceGetLicenseStatus(vgpuInstance, licensed);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetLicenseStatus(unsigned int vgpuInstance, void *licensed)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuInstanceGetLicenseStatus(vgpuInstance, licensed);
+        return cutap_cu_nvmlVgpuInstanceGetLicenseStatus(vgpuInstance, licensed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetLicenseStatus(cutap_c, vgpuInstance, licensed);
@@ -13994,12 +15709,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetMetadata, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGetMetadata(unsigned int vgpuInstance, void *vgpuMetadata, void *bufferSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuInstanceGetMetadata);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuInstanceGetMetadata(cutap_c, vgpuInstance, vgpuMetadata, bufferSize);
+    return cutap_slow_nvmlVgpuInstanceGetMetadata(vgpuInstance, vgpuMetadata, bufferSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetMetadata(unsigned int vgpuInstance, void *vgpuMetadata, void *bufferSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetMetadata, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuInstanceGetMetadata(vgpuInstance, vgpuMetadata, bufferSize);
+        return cutap_cu_nvmlVgpuInstanceGetMetadata(vgpuInstance, vgpuMetadata, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetMetadata(cutap_c, vgpuInstance, vgpuMetadata, bufferSize);
@@ -14051,12 +15773,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetPlacementId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGetPlacementId(unsigned int vgpuInstance, void *pPlacement)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuInstanceGetPlacementId);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuInstanceGetPlacementId(cutap_c, vgpuInstance, pPlacement);
+    return cutap_slow_nvmlVgpuInstanceGetPlacementId(vgpuInstance, pPlacement);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetPlacementId(unsigned int vgpuInstance, void *pPlacement)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetPlacementId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuInstanceGetPlacementId(vgpuInstance, pPlacement);
+        return cutap_cu_nvmlVgpuInstanceGetPlacementId(vgpuInstance, pPlacement);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetPlacementId(cutap_c, vgpuInstance, pPlacement);
@@ -14108,12 +15837,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGetType(unsigned int vgpuInstance, void *vgpuTypeId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuInstanceGetType);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuInstanceGetType(cutap_c, vgpuInstance, vgpuTypeId);
+    return cutap_slow_nvmlVgpuInstanceGetType(vgpuInstance, vgpuTypeId);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetType(unsigned int vgpuInstance, void *vgpuTypeId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuInstanceGetType(vgpuInstance, vgpuTypeId);
+        return cutap_cu_nvmlVgpuInstanceGetType(vgpuInstance, vgpuTypeId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetType(cutap_c, vgpuInstance, vgpuTypeId);
@@ -14158,12 +15894,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceSet
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceSetEncoderCapacity(unsigned int vgpuInstance, unsigned int encoderCapacity)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuInstanceSetEncoderCapacity(cutap_c, vgpuInstance, encoderCapacity);
+    return cutap_slow_nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance, encoderCapacity);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceSetEncoderCapacity(unsigned int vgpuInstance, unsigned int encoderCapacity)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance, encoderCapacity);
+        return cutap_cu_nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance, encoderCapacity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceSetEncoderCapacity(cutap_c, vgpuInstance, encoderCapacity);
@@ -14216,12 +15959,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetCapa
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetCapabilities(unsigned int vgpuTypeId, unsigned int capability, void *capResult)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuTypeGetCapabilities);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuTypeGetCapabilities(cutap_c, vgpuTypeId, capability, capResult);
+    return cutap_slow_nvmlVgpuTypeGetCapabilities(vgpuTypeId, capability, capResult);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetCapabilities(unsigned int vgpuTypeId, unsigned int capability, void *capResult)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuTypeGetCapabilities(vgpuTypeId, capability, capResult);
+        return cutap_cu_nvmlVgpuTypeGetCapabilities(vgpuTypeId, capability, capResult);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetCapabilities(cutap_c, vgpuTypeId, capability, capResult);
@@ -14279,12 +16029,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetDevi
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetDeviceID, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetDeviceID(unsigned int vgpuTypeId, void *deviceID, void *subsystemID)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuTypeGetDeviceID);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuTypeGetDeviceID(cutap_c, vgpuTypeId, deviceID, subsystemID);
+    return cutap_slow_nvmlVgpuTypeGetDeviceID(vgpuTypeId, deviceID, subsystemID);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetDeviceID(unsigned int vgpuTypeId, void *deviceID, void *subsystemID)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetDeviceID, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuTypeGetDeviceID(vgpuTypeId, deviceID, subsystemID);
+        return cutap_cu_nvmlVgpuTypeGetDeviceID(vgpuTypeId, deviceID, subsystemID);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetDeviceID(cutap_c, vgpuTypeId, deviceID, subsystemID);
@@ -14336,12 +16093,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetFbRe
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetFbReservation, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetFbReservation(unsigned int vgpuTypeId, void *fbReservation)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuTypeGetFbReservation);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuTypeGetFbReservation(cutap_c, vgpuTypeId, fbReservation);
+    return cutap_slow_nvmlVgpuTypeGetFbReservation(vgpuTypeId, fbReservation);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetFbReservation(unsigned int vgpuTypeId, void *fbReservation)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetFbReservation, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuTypeGetFbReservation(vgpuTypeId, fbReservation);
+        return cutap_cu_nvmlVgpuTypeGetFbReservation(vgpuTypeId, fbReservation);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetFbReservation(cutap_c, vgpuTypeId, fbReservation);
@@ -14393,12 +16157,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetFram
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetFrameRateLimit(unsigned int vgpuTypeId, void *frameRateLimit)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuTypeGetFrameRateLimit(cutap_c, vgpuTypeId, frameRateLimit);
+    return cutap_slow_nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId, frameRateLimit);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetFrameRateLimit(unsigned int vgpuTypeId, void *frameRateLimit)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId, frameRateLimit);
+        return cutap_cu_nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId, frameRateLimit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetFrameRateLimit(cutap_c, vgpuTypeId, frameRateLimit);
@@ -14450,12 +16221,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetFram
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetFramebufferSize(unsigned int vgpuTypeId, void *fbSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuTypeGetFramebufferSize(cutap_c, vgpuTypeId, fbSize);
+    return cutap_slow_nvmlVgpuTypeGetFramebufferSize(vgpuTypeId, fbSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetFramebufferSize(unsigned int vgpuTypeId, void *fbSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuTypeGetFramebufferSize(vgpuTypeId, fbSize);
+        return cutap_cu_nvmlVgpuTypeGetFramebufferSize(vgpuTypeId, fbSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetFramebufferSize(cutap_c, vgpuTypeId, fbSize);
@@ -14507,12 +16285,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetGpuI
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetGpuInstanceProfileId(unsigned int vgpuTypeId, void *gpuInstanceProfileId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuTypeGetGpuInstanceProfileId(cutap_c, vgpuTypeId, gpuInstanceProfileId);
+    return cutap_slow_nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId, gpuInstanceProfileId);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetGpuInstanceProfileId(unsigned int vgpuTypeId, void *gpuInstanceProfileId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId, gpuInstanceProfileId);
+        return cutap_cu_nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId, gpuInstanceProfileId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetGpuInstanceProfileId(cutap_c, vgpuTypeId, gpuInstanceProfileId);
@@ -14564,12 +16349,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetGspH
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetGspHeapSize(unsigned int vgpuTypeId, void *gspHeapSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuTypeGetGspHeapSize(cutap_c, vgpuTypeId, gspHeapSize);
+    return cutap_slow_nvmlVgpuTypeGetGspHeapSize(vgpuTypeId, gspHeapSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetGspHeapSize(unsigned int vgpuTypeId, void *gspHeapSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuTypeGetGspHeapSize(vgpuTypeId, gspHeapSize);
+        return cutap_cu_nvmlVgpuTypeGetGspHeapSize(vgpuTypeId, gspHeapSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetGspHeapSize(cutap_c, vgpuTypeId, gspHeapSize);
@@ -14622,12 +16414,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetMaxI
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetMaxInstances, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetMaxInstances(void *device, unsigned int vgpuTypeId, void *vgpuInstanceCount)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuTypeGetMaxInstances);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuTypeGetMaxInstances(cutap_c, device, vgpuTypeId, vgpuInstanceCount);
+    return cutap_slow_nvmlVgpuTypeGetMaxInstances(device, vgpuTypeId, vgpuInstanceCount);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetMaxInstances(void *device, unsigned int vgpuTypeId, void *vgpuInstanceCount)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetMaxInstances, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuTypeGetMaxInstances(device, vgpuTypeId, vgpuInstanceCount);
+        return cutap_cu_nvmlVgpuTypeGetMaxInstances(device, vgpuTypeId, vgpuInstanceCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetMaxInstances(cutap_c, device, vgpuTypeId, vgpuInstanceCount);
@@ -14679,12 +16478,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetMaxI
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetMaxInstancesPerVm(unsigned int vgpuTypeId, void *vgpuInstanceCountPerVm)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuTypeGetMaxInstancesPerVm(cutap_c, vgpuTypeId, vgpuInstanceCountPerVm);
+    return cutap_slow_nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId, vgpuInstanceCountPerVm);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetMaxInstancesPerVm(unsigned int vgpuTypeId, void *vgpuInstanceCountPerVm)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId, vgpuInstanceCountPerVm);
+        return cutap_cu_nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId, vgpuInstanceCountPerVm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetMaxInstancesPerVm(cutap_c, vgpuTypeId, vgpuInstanceCountPerVm);
@@ -14736,12 +16542,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetNumD
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetNumDisplayHeads(unsigned int vgpuTypeId, void *numDisplayHeads)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuTypeGetNumDisplayHeads(cutap_c, vgpuTypeId, numDisplayHeads);
+    return cutap_slow_nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId, numDisplayHeads);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetNumDisplayHeads(unsigned int vgpuTypeId, void *numDisplayHeads)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId, numDisplayHeads);
+        return cutap_cu_nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId, numDisplayHeads);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetNumDisplayHeads(cutap_c, vgpuTypeId, numDisplayHeads);
@@ -14800,12 +16613,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetReso
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetResolution, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetResolution(unsigned int vgpuTypeId, unsigned int displayIndex, void *xdim, void *ydim)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvmlVgpuTypeGetResolution);
+    if (cutap_c)
+        return cutap_cs_nvmlVgpuTypeGetResolution(cutap_c, vgpuTypeId, displayIndex, xdim, ydim);
+    return cutap_slow_nvmlVgpuTypeGetResolution(vgpuTypeId, displayIndex, xdim, ydim);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetResolution(unsigned int vgpuTypeId, unsigned int displayIndex, void *xdim, void *ydim)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetResolution, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvmlVgpuTypeGetResolution(vgpuTypeId, displayIndex, xdim, ydim);
+        return cutap_cu_nvmlVgpuTypeGetResolution(vgpuTypeId, displayIndex, xdim, ydim);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetResolution(cutap_c, vgpuTypeId, displayIndex, xdim, ydim);

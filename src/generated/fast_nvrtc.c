@@ -63,12 +63,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcCompileProgram
     cutap_fp_sample_end(CUTAP_ID_nvrtcCompileProgram, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcCompileProgram(void *prog, int numOptions, void *options)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcCompileProgram);
+    if (cutap_c)
+        return cutap_cs_nvrtcCompileProgram(cutap_c, prog, numOptions, options);
+    return cutap_slow_nvrtcCompileProgram(prog, numOptions, options);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcCompileProgram(void *prog, int numOptions, void *options)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcCompileProgram, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcCompileProgram(prog, numOptions, options);
+        return cutap_cu_nvrtcCompileProgram(prog, numOptions, options);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcCompileProgram(cutap_c, prog, numOptions, options);
@@ -119,12 +126,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcDestroyProgram
     cutap_fp_sample_end(CUTAP_ID_nvrtcDestroyProgram, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcDestroyProgram(void *prog)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcDestroyProgram);
+    if (cutap_c)
+        return cutap_cs_nvrtcDestroyProgram(cutap_c, prog);
+    return cutap_slow_nvrtcDestroyProgram(prog);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcDestroyProgram(void *prog)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcDestroyProgram, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcDestroyProgram(prog);
+        return cutap_cu_nvrtcDestroyProgram(prog);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcDestroyProgram(cutap_c, prog);
@@ -169,12 +183,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetCUBINSize(s
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetCUBINSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetCUBINSize(void *prog, void *cubinSizeRet)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcGetCUBINSize);
+    if (cutap_c)
+        return cutap_cs_nvrtcGetCUBINSize(cutap_c, prog, cubinSizeRet);
+    return cutap_slow_nvrtcGetCUBINSize(prog, cubinSizeRet);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetCUBINSize(void *prog, void *cubinSizeRet)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetCUBINSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcGetCUBINSize(prog, cubinSizeRet);
+        return cutap_cu_nvrtcGetCUBINSize(prog, cubinSizeRet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetCUBINSize(cutap_c, prog, cubinSizeRet);
@@ -218,12 +239,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvrtcGetErrorString(struc
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetErrorString, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_nvrtcGetErrorString(unsigned int result)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcGetErrorString);
+    if (cutap_c)
+        return cutap_cs_nvrtcGetErrorString(cutap_c, result);
+    return cutap_slow_nvrtcGetErrorString(result);
+}
 CUTAP_SLOW void * cutap_ct_nvrtcGetErrorString(unsigned int result)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetErrorString, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcGetErrorString(result);
+        return cutap_cu_nvrtcGetErrorString(result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetErrorString(cutap_c, result);
@@ -268,12 +296,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetLTOIRSize(s
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetLTOIRSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetLTOIRSize(void *prog, void *LTOIRSizeRet)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcGetLTOIRSize);
+    if (cutap_c)
+        return cutap_cs_nvrtcGetLTOIRSize(cutap_c, prog, LTOIRSizeRet);
+    return cutap_slow_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetLTOIRSize(void *prog, void *LTOIRSizeRet)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetLTOIRSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
+        return cutap_cu_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetLTOIRSize(cutap_c, prog, LTOIRSizeRet);
@@ -318,12 +353,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetNVVMSize(st
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetNVVMSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetNVVMSize(void *prog, void *nvvmSizeRet)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcGetNVVMSize);
+    if (cutap_c)
+        return cutap_cs_nvrtcGetNVVMSize(cutap_c, prog, nvvmSizeRet);
+    return cutap_slow_nvrtcGetNVVMSize(prog, nvvmSizeRet);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetNVVMSize(void *prog, void *nvvmSizeRet)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetNVVMSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcGetNVVMSize(prog, nvvmSizeRet);
+        return cutap_cu_nvrtcGetNVVMSize(prog, nvvmSizeRet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetNVVMSize(cutap_c, prog, nvvmSizeRet);
@@ -367,12 +409,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetNumSupporte
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetNumSupportedArchs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetNumSupportedArchs(void *numArchs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcGetNumSupportedArchs);
+    if (cutap_c)
+        return cutap_cs_nvrtcGetNumSupportedArchs(cutap_c, numArchs);
+    return cutap_slow_nvrtcGetNumSupportedArchs(numArchs);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetNumSupportedArchs(void *numArchs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetNumSupportedArchs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcGetNumSupportedArchs(numArchs);
+        return cutap_cu_nvrtcGetNumSupportedArchs(numArchs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetNumSupportedArchs(cutap_c, numArchs);
@@ -417,12 +466,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetOptiXIRSize
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetOptiXIRSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetOptiXIRSize(void *prog, void *optixirSizeRet)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcGetOptiXIRSize);
+    if (cutap_c)
+        return cutap_cs_nvrtcGetOptiXIRSize(cutap_c, prog, optixirSizeRet);
+    return cutap_slow_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetOptiXIRSize(void *prog, void *optixirSizeRet)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetOptiXIRSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
+        return cutap_cu_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetOptiXIRSize(cutap_c, prog, optixirSizeRet);
@@ -466,12 +522,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetPCHCreateSt
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetPCHCreateStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetPCHCreateStatus(void *prog)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcGetPCHCreateStatus);
+    if (cutap_c)
+        return cutap_cs_nvrtcGetPCHCreateStatus(cutap_c, prog);
+    return cutap_slow_nvrtcGetPCHCreateStatus(prog);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetPCHCreateStatus(void *prog)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetPCHCreateStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcGetPCHCreateStatus(prog);
+        return cutap_cu_nvrtcGetPCHCreateStatus(prog);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetPCHCreateStatus(cutap_c, prog);
@@ -515,12 +578,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetPCHHeapSize
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetPCHHeapSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetPCHHeapSize(void *ret)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcGetPCHHeapSize);
+    if (cutap_c)
+        return cutap_cs_nvrtcGetPCHHeapSize(cutap_c, ret);
+    return cutap_slow_nvrtcGetPCHHeapSize(ret);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetPCHHeapSize(void *ret)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetPCHHeapSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcGetPCHHeapSize(ret);
+        return cutap_cu_nvrtcGetPCHHeapSize(ret);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetPCHHeapSize(cutap_c, ret);
@@ -565,12 +635,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetPCHHeapSize
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetPCHHeapSizeRequired, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetPCHHeapSizeRequired(void *prog, void *size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcGetPCHHeapSizeRequired);
+    if (cutap_c)
+        return cutap_cs_nvrtcGetPCHHeapSizeRequired(cutap_c, prog, size);
+    return cutap_slow_nvrtcGetPCHHeapSizeRequired(prog, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetPCHHeapSizeRequired(void *prog, void *size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetPCHHeapSizeRequired, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcGetPCHHeapSizeRequired(prog, size);
+        return cutap_cu_nvrtcGetPCHHeapSizeRequired(prog, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetPCHHeapSizeRequired(cutap_c, prog, size);
@@ -615,12 +692,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetPTXSize(str
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetPTXSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetPTXSize(void *prog, void *ptxSizeRet)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcGetPTXSize);
+    if (cutap_c)
+        return cutap_cs_nvrtcGetPTXSize(cutap_c, prog, ptxSizeRet);
+    return cutap_slow_nvrtcGetPTXSize(prog, ptxSizeRet);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetPTXSize(void *prog, void *ptxSizeRet)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetPTXSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcGetPTXSize(prog, ptxSizeRet);
+        return cutap_cu_nvrtcGetPTXSize(prog, ptxSizeRet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetPTXSize(cutap_c, prog, ptxSizeRet);
@@ -665,12 +749,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetProgramLogS
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetProgramLogSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetProgramLogSize(void *prog, void *logSizeRet)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcGetProgramLogSize);
+    if (cutap_c)
+        return cutap_cs_nvrtcGetProgramLogSize(cutap_c, prog, logSizeRet);
+    return cutap_slow_nvrtcGetProgramLogSize(prog, logSizeRet);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetProgramLogSize(void *prog, void *logSizeRet)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetProgramLogSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcGetProgramLogSize(prog, logSizeRet);
+        return cutap_cu_nvrtcGetProgramLogSize(prog, logSizeRet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetProgramLogSize(cutap_c, prog, logSizeRet);
@@ -714,12 +805,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetSupportedAr
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetSupportedArchs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetSupportedArchs(void *supportedArchs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcGetSupportedArchs);
+    if (cutap_c)
+        return cutap_cs_nvrtcGetSupportedArchs(cutap_c, supportedArchs);
+    return cutap_slow_nvrtcGetSupportedArchs(supportedArchs);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetSupportedArchs(void *supportedArchs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetSupportedArchs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcGetSupportedArchs(supportedArchs);
+        return cutap_cu_nvrtcGetSupportedArchs(supportedArchs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetSupportedArchs(cutap_c, supportedArchs);
@@ -765,12 +863,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcSetFlowCallbac
     cutap_fp_sample_end(CUTAP_ID_nvrtcSetFlowCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcSetFlowCallback(void *prog, void *callback, void *payload)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcSetFlowCallback);
+    if (cutap_c)
+        return cutap_cs_nvrtcSetFlowCallback(cutap_c, prog, callback, payload);
+    return cutap_slow_nvrtcSetFlowCallback(prog, callback, payload);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcSetFlowCallback(void *prog, void *callback, void *payload)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcSetFlowCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcSetFlowCallback(prog, callback, payload);
+        return cutap_cu_nvrtcSetFlowCallback(prog, callback, payload);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcSetFlowCallback(cutap_c, prog, callback, payload);
@@ -814,12 +919,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcSetPCHHeapSize
     cutap_fp_sample_end(CUTAP_ID_nvrtcSetPCHHeapSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcSetPCHHeapSize(unsigned long size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcSetPCHHeapSize);
+    if (cutap_c)
+        return cutap_cs_nvrtcSetPCHHeapSize(cutap_c, size);
+    return cutap_slow_nvrtcSetPCHHeapSize(size);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcSetPCHHeapSize(unsigned long size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcSetPCHHeapSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcSetPCHHeapSize(size);
+        return cutap_cu_nvrtcSetPCHHeapSize(size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcSetPCHHeapSize(cutap_c, size);
@@ -864,12 +976,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcVersion(struct
     cutap_fp_sample_end(CUTAP_ID_nvrtcVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcVersion(void *major, void *minor)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvrtcVersion);
+    if (cutap_c)
+        return cutap_cs_nvrtcVersion(cutap_c, major, minor);
+    return cutap_slow_nvrtcVersion(major, minor);
+}
 CUTAP_SLOW unsigned int cutap_ct_nvrtcVersion(void *major, void *minor)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvrtcVersion(major, minor);
+        return cutap_cu_nvrtcVersion(major, minor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcVersion(cutap_c, major, minor);

@@ -100,12 +100,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainCreateW(struct 
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainCreateW, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_nvtxDomainCreateW(void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainCreateW);
+    if (cutap_c)
+        return cutap_cs_nvtxDomainCreateW(cutap_c, name);
+    return cutap_slow_nvtxDomainCreateW(name);
+}
 CUTAP_SLOW void * cutap_ct_nvtxDomainCreateW(void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainCreateW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxDomainCreateW(name);
+        return cutap_cu_nvtxDomainCreateW(name);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainCreateW(cutap_c, name);
@@ -149,12 +156,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainCreateW_impl_in
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainCreateW_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_nvtxDomainCreateW_impl_init_v3(void *message)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainCreateW_impl_init_v3);
+    if (cutap_c)
+        return cutap_cs_nvtxDomainCreateW_impl_init_v3(cutap_c, message);
+    return cutap_slow_nvtxDomainCreateW_impl_init_v3(message);
+}
 CUTAP_SLOW void * cutap_ct_nvtxDomainCreateW_impl_init_v3(void *message)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainCreateW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxDomainCreateW_impl_init_v3(message);
+        return cutap_cu_nvtxDomainCreateW_impl_init_v3(message);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainCreateW_impl_init_v3(cutap_c, message);
@@ -197,12 +211,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainDestroy(struct cu
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainDestroy, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainDestroy(void *domain)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainDestroy);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxDomainDestroy(cutap_c, domain);
+        return;
+    }
+    cutap_slow_nvtxDomainDestroy(domain);
+}
 CUTAP_SLOW void cutap_ct_nvtxDomainDestroy(void *domain)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxDomainDestroy(domain);
+        cutap_cu_nvtxDomainDestroy(domain);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -247,12 +271,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainDestroy_impl_init
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainDestroy_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainDestroy_impl_init_v3(void *domain)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainDestroy_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxDomainDestroy_impl_init_v3(cutap_c, domain);
+        return;
+    }
+    cutap_slow_nvtxDomainDestroy_impl_init_v3(domain);
+}
 CUTAP_SLOW void cutap_ct_nvtxDomainDestroy_impl_init_v3(void *domain)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainDestroy_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxDomainDestroy_impl_init_v3(domain);
+        cutap_cu_nvtxDomainDestroy_impl_init_v3(domain);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -299,12 +333,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainNameCategoryW(str
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainNameCategoryW, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainNameCategoryW(void *domain, unsigned int category, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainNameCategoryW);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxDomainNameCategoryW(cutap_c, domain, category, name);
+        return;
+    }
+    cutap_slow_nvtxDomainNameCategoryW(domain, category, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxDomainNameCategoryW(void *domain, unsigned int category, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainNameCategoryW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxDomainNameCategoryW(domain, category, name);
+        cutap_cu_nvtxDomainNameCategoryW(domain, category, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -351,12 +395,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainNameCategoryW_imp
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainNameCategoryW_impl_init_v3(void *domain, unsigned int category, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxDomainNameCategoryW_impl_init_v3(cutap_c, domain, category, name);
+        return;
+    }
+    cutap_slow_nvtxDomainNameCategoryW_impl_init_v3(domain, category, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxDomainNameCategoryW_impl_init_v3(void *domain, unsigned int category, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxDomainNameCategoryW_impl_init_v3(domain, category, name);
+        cutap_cu_nvtxDomainNameCategoryW_impl_init_v3(domain, category, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -402,12 +456,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainRangeEnd(struct c
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainRangeEnd, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainRangeEnd(void *domain, unsigned long id)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainRangeEnd);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxDomainRangeEnd(cutap_c, domain, id);
+        return;
+    }
+    cutap_slow_nvtxDomainRangeEnd(domain, id);
+}
 CUTAP_SLOW void cutap_ct_nvtxDomainRangeEnd(void *domain, unsigned long id)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainRangeEnd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxDomainRangeEnd(domain, id);
+        cutap_cu_nvtxDomainRangeEnd(domain, id);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -453,12 +517,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainRangeEnd_impl_ini
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainRangeEnd_impl_init_v3(void *domain, unsigned long id)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxDomainRangeEnd_impl_init_v3(cutap_c, domain, id);
+        return;
+    }
+    cutap_slow_nvtxDomainRangeEnd_impl_init_v3(domain, id);
+}
 CUTAP_SLOW void cutap_ct_nvtxDomainRangeEnd_impl_init_v3(void *domain, unsigned long id)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxDomainRangeEnd_impl_init_v3(domain, id);
+        cutap_cu_nvtxDomainRangeEnd_impl_init_v3(domain, id);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -504,12 +578,19 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxDomainRangePop(struct cu
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainRangePop, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_nvtxDomainRangePop(void *domain)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainRangePop);
+    if (cutap_c)
+        return cutap_cs_nvtxDomainRangePop(cutap_c, domain);
+    return cutap_slow_nvtxDomainRangePop(domain);
+}
 CUTAP_SLOW int cutap_ct_nvtxDomainRangePop(void *domain)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainRangePop, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxDomainRangePop(domain);
+        return cutap_cu_nvtxDomainRangePop(domain);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainRangePop(cutap_c, domain);
@@ -553,12 +634,19 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxDomainRangePop_impl_init
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainRangePop_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_nvtxDomainRangePop_impl_init_v3(void *domain)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainRangePop_impl_init_v3);
+    if (cutap_c)
+        return cutap_cs_nvtxDomainRangePop_impl_init_v3(cutap_c, domain);
+    return cutap_slow_nvtxDomainRangePop_impl_init_v3(domain);
+}
 CUTAP_SLOW int cutap_ct_nvtxDomainRangePop_impl_init_v3(void *domain)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainRangePop_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxDomainRangePop_impl_init_v3(domain);
+        return cutap_cu_nvtxDomainRangePop_impl_init_v3(domain);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainRangePop_impl_init_v3(cutap_c, domain);
@@ -603,12 +691,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainRegisterStringW
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainRegisterStringW, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_nvtxDomainRegisterStringW(void *domain, void *string)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainRegisterStringW);
+    if (cutap_c)
+        return cutap_cs_nvtxDomainRegisterStringW(cutap_c, domain, string);
+    return cutap_slow_nvtxDomainRegisterStringW(domain, string);
+}
 CUTAP_SLOW void * cutap_ct_nvtxDomainRegisterStringW(void *domain, void *string)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainRegisterStringW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxDomainRegisterStringW(domain, string);
+        return cutap_cu_nvtxDomainRegisterStringW(domain, string);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainRegisterStringW(cutap_c, domain, string);
@@ -653,12 +748,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainRegisterStringW
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_nvtxDomainRegisterStringW_impl_init_v3(void *domain, void *string)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3);
+    if (cutap_c)
+        return cutap_cs_nvtxDomainRegisterStringW_impl_init_v3(cutap_c, domain, string);
+    return cutap_slow_nvtxDomainRegisterStringW_impl_init_v3(domain, string);
+}
 CUTAP_SLOW void * cutap_ct_nvtxDomainRegisterStringW_impl_init_v3(void *domain, void *string)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxDomainRegisterStringW_impl_init_v3(domain, string);
+        return cutap_cu_nvtxDomainRegisterStringW_impl_init_v3(domain, string);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainRegisterStringW_impl_init_v3(cutap_c, domain, string);
@@ -701,12 +803,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainResourceDestroy(s
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainResourceDestroy, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainResourceDestroy(void *resource)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainResourceDestroy);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxDomainResourceDestroy(cutap_c, resource);
+        return;
+    }
+    cutap_slow_nvtxDomainResourceDestroy(resource);
+}
 CUTAP_SLOW void cutap_ct_nvtxDomainResourceDestroy(void *resource)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainResourceDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxDomainResourceDestroy(resource);
+        cutap_cu_nvtxDomainResourceDestroy(resource);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -751,12 +863,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainResourceDestroy_i
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainResourceDestroy_impl_init_v3(void *resource)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxDomainResourceDestroy_impl_init_v3(cutap_c, resource);
+        return;
+    }
+    cutap_slow_nvtxDomainResourceDestroy_impl_init_v3(resource);
+}
 CUTAP_SLOW void cutap_ct_nvtxDomainResourceDestroy_impl_init_v3(void *resource)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxDomainResourceDestroy_impl_init_v3(resource);
+        cutap_cu_nvtxDomainResourceDestroy_impl_init_v3(resource);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -801,12 +923,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserAcquireFa
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainSyncUserAcquireFailed_impl_init_v3(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxDomainSyncUserAcquireFailed_impl_init_v3(cutap_c, handle);
+        return;
+    }
+    cutap_slow_nvtxDomainSyncUserAcquireFailed_impl_init_v3(handle);
+}
 CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserAcquireFailed_impl_init_v3(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxDomainSyncUserAcquireFailed_impl_init_v3(handle);
+        cutap_cu_nvtxDomainSyncUserAcquireFailed_impl_init_v3(handle);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -851,12 +983,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserAcquireSt
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainSyncUserAcquireStart_impl_init_v3(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxDomainSyncUserAcquireStart_impl_init_v3(cutap_c, handle);
+        return;
+    }
+    cutap_slow_nvtxDomainSyncUserAcquireStart_impl_init_v3(handle);
+}
 CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserAcquireStart_impl_init_v3(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxDomainSyncUserAcquireStart_impl_init_v3(handle);
+        cutap_cu_nvtxDomainSyncUserAcquireStart_impl_init_v3(handle);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -901,12 +1043,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserAcquireSu
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(cutap_c, handle);
+        return;
+    }
+    cutap_slow_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(handle);
+}
 CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(handle);
+        cutap_cu_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(handle);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -953,12 +1105,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainSyncUserCreate_
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_nvtxDomainSyncUserCreate_impl_init_v3(void *domain, void *attribs)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3);
+    if (cutap_c)
+        return cutap_cs_nvtxDomainSyncUserCreate_impl_init_v3(cutap_c, domain, attribs);
+    return cutap_slow_nvtxDomainSyncUserCreate_impl_init_v3(domain, attribs);
+}
 CUTAP_SLOW void * cutap_ct_nvtxDomainSyncUserCreate_impl_init_v3(void *domain, void *attribs)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxDomainSyncUserCreate_impl_init_v3(domain, attribs);
+        return cutap_cu_nvtxDomainSyncUserCreate_impl_init_v3(domain, attribs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainSyncUserCreate_impl_init_v3(cutap_c, domain, attribs);
@@ -1001,12 +1160,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserDestroy_i
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainSyncUserDestroy_impl_init_v3(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxDomainSyncUserDestroy_impl_init_v3(cutap_c, handle);
+        return;
+    }
+    cutap_slow_nvtxDomainSyncUserDestroy_impl_init_v3(handle);
+}
 CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserDestroy_impl_init_v3(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxDomainSyncUserDestroy_impl_init_v3(handle);
+        cutap_cu_nvtxDomainSyncUserDestroy_impl_init_v3(handle);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1051,12 +1220,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserReleasing
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainSyncUserReleasing_impl_init_v3(void *handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxDomainSyncUserReleasing_impl_init_v3(cutap_c, handle);
+        return;
+    }
+    cutap_slow_nvtxDomainSyncUserReleasing_impl_init_v3(handle);
+}
 CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserReleasing_impl_init_v3(void *handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxDomainSyncUserReleasing_impl_init_v3(handle);
+        cutap_cu_nvtxDomainSyncUserReleasing_impl_init_v3(handle);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1116,12 +1295,19 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxEtiGetModuleFunctionTabl
     cutap_fp_sample_end(CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_nvtxEtiGetModuleFunctionTable_v3(unsigned int callback_module, void *out_table, void *out_size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3);
+    if (cutap_c)
+        return cutap_cs_nvtxEtiGetModuleFunctionTable_v3(cutap_c, callback_module, out_table, out_size);
+    return cutap_slow_nvtxEtiGetModuleFunctionTable_v3(callback_module, out_table, out_size);
+}
 CUTAP_SLOW int cutap_ct_nvtxEtiGetModuleFunctionTable_v3(unsigned int callback_module, void *out_table, void *out_size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxEtiGetModuleFunctionTable_v3(callback_module, out_table, out_size);
+        return cutap_cu_nvtxEtiGetModuleFunctionTable_v3(callback_module, out_table, out_size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxEtiGetModuleFunctionTable_v3(cutap_c, callback_module, out_table, out_size);
@@ -1164,12 +1350,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxEtiSetInjectionNvtxVers
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxEtiSetInjectionNvtxVersion_v3(unsigned int version)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxEtiSetInjectionNvtxVersion_v3(cutap_c, version);
+        return;
+    }
+    cutap_slow_nvtxEtiSetInjectionNvtxVersion_v3(version);
+}
 CUTAP_SLOW void cutap_ct_nvtxEtiSetInjectionNvtxVersion_v3(unsigned int version)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxEtiSetInjectionNvtxVersion_v3(version);
+        cutap_cu_nvtxEtiSetInjectionNvtxVersion_v3(version);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1215,12 +1411,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvtxGetExportTable_v3(str
     cutap_fp_sample_end(CUTAP_ID_nvtxGetExportTable_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_nvtxGetExportTable_v3(unsigned int exportTableId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxGetExportTable_v3);
+    if (cutap_c)
+        return cutap_cs_nvtxGetExportTable_v3(cutap_c, exportTableId);
+    return cutap_slow_nvtxGetExportTable_v3(exportTableId);
+}
 CUTAP_SLOW void * cutap_ct_nvtxGetExportTable_v3(unsigned int exportTableId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxGetExportTable_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxGetExportTable_v3(exportTableId);
+        return cutap_cu_nvtxGetExportTable_v3(exportTableId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxGetExportTable_v3(cutap_c, exportTableId);
@@ -1261,12 +1464,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxInitOnce_v3(struct cuta
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxInitOnce_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxInitOnce_v3(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxInitOnce_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxInitOnce_v3(cutap_c);
+        return;
+    }
+    cutap_slow_nvtxInitOnce_v3();
+}
 CUTAP_SLOW void cutap_ct_nvtxInitOnce_v3(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxInitOnce_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxInitOnce_v3();
+        cutap_cu_nvtxInitOnce_v3();
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1311,12 +1524,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxInitialize(struct cutap
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxInitialize, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxInitialize(void *reserved)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxInitialize);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxInitialize(cutap_c, reserved);
+        return;
+    }
+    cutap_slow_nvtxInitialize(reserved);
+}
 CUTAP_SLOW void cutap_ct_nvtxInitialize(void *reserved)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxInitialize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxInitialize(reserved);
+        cutap_cu_nvtxInitialize(reserved);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1360,12 +1583,19 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxInitializeInjectionLibra
     cutap_fp_sample_end(CUTAP_ID_nvtxInitializeInjectionLibrary_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_nvtxInitializeInjectionLibrary_v3(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxInitializeInjectionLibrary_v3);
+    if (cutap_c)
+        return cutap_cs_nvtxInitializeInjectionLibrary_v3(cutap_c);
+    return cutap_slow_nvtxInitializeInjectionLibrary_v3();
+}
 CUTAP_SLOW int cutap_ct_nvtxInitializeInjectionLibrary_v3(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxInitializeInjectionLibrary_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxInitializeInjectionLibrary_v3();
+        return cutap_cu_nvtxInitializeInjectionLibrary_v3();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxInitializeInjectionLibrary_v3(cutap_c);
@@ -1408,12 +1638,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxInitialize_impl_init_v3
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxInitialize_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxInitialize_impl_init_v3(void *reserved)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxInitialize_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxInitialize_impl_init_v3(cutap_c, reserved);
+        return;
+    }
+    cutap_slow_nvtxInitialize_impl_init_v3(reserved);
+}
 CUTAP_SLOW void cutap_ct_nvtxInitialize_impl_init_v3(void *reserved)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxInitialize_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxInitialize_impl_init_v3(reserved);
+        cutap_cu_nvtxInitialize_impl_init_v3(reserved);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1458,12 +1698,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxMarkW(struct cutap_coun
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxMarkW, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxMarkW(void *message)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxMarkW);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxMarkW(cutap_c, message);
+        return;
+    }
+    cutap_slow_nvtxMarkW(message);
+}
 CUTAP_SLOW void cutap_ct_nvtxMarkW(void *message)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxMarkW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxMarkW(message);
+        cutap_cu_nvtxMarkW(message);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1508,12 +1758,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxMarkW_impl_init_v3(stru
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxMarkW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxMarkW_impl_init_v3(void *message)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxMarkW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxMarkW_impl_init_v3(cutap_c, message);
+        return;
+    }
+    cutap_slow_nvtxMarkW_impl_init_v3(message);
+}
 CUTAP_SLOW void cutap_ct_nvtxMarkW_impl_init_v3(void *message)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxMarkW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxMarkW_impl_init_v3(message);
+        cutap_cu_nvtxMarkW_impl_init_v3(message);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1559,12 +1819,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCategoryW(struct cu
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCategoryW, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCategoryW(unsigned int category, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameCategoryW);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameCategoryW(cutap_c, category, name);
+        return;
+    }
+    cutap_slow_nvtxNameCategoryW(category, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameCategoryW(unsigned int category, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCategoryW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameCategoryW(category, name);
+        cutap_cu_nvtxNameCategoryW(category, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1610,12 +1880,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCategoryW_impl_init
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCategoryW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCategoryW_impl_init_v3(unsigned int category, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameCategoryW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameCategoryW_impl_init_v3(cutap_c, category, name);
+        return;
+    }
+    cutap_slow_nvtxNameCategoryW_impl_init_v3(category, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameCategoryW_impl_init_v3(unsigned int category, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCategoryW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameCategoryW_impl_init_v3(category, name);
+        cutap_cu_nvtxNameCategoryW_impl_init_v3(category, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1661,12 +1941,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClCommandQueueW_imp
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClCommandQueueW_impl_init_v3(void *command_queue, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameClCommandQueueW_impl_init_v3(cutap_c, command_queue, name);
+        return;
+    }
+    cutap_slow_nvtxNameClCommandQueueW_impl_init_v3(command_queue, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameClCommandQueueW_impl_init_v3(void *command_queue, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameClCommandQueueW_impl_init_v3(command_queue, name);
+        cutap_cu_nvtxNameClCommandQueueW_impl_init_v3(command_queue, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1712,12 +2002,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClContextW_impl_ini
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClContextW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClContextW_impl_init_v3(void *context, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameClContextW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameClContextW_impl_init_v3(cutap_c, context, name);
+        return;
+    }
+    cutap_slow_nvtxNameClContextW_impl_init_v3(context, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameClContextW_impl_init_v3(void *context, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClContextW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameClContextW_impl_init_v3(context, name);
+        cutap_cu_nvtxNameClContextW_impl_init_v3(context, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1763,12 +2063,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClDeviceW_impl_init
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClDeviceW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClDeviceW_impl_init_v3(void *device, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameClDeviceW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameClDeviceW_impl_init_v3(cutap_c, device, name);
+        return;
+    }
+    cutap_slow_nvtxNameClDeviceW_impl_init_v3(device, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameClDeviceW_impl_init_v3(void *device, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClDeviceW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameClDeviceW_impl_init_v3(device, name);
+        cutap_cu_nvtxNameClDeviceW_impl_init_v3(device, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1814,12 +2124,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClEventW_impl_init_
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClEventW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClEventW_impl_init_v3(void *evnt, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameClEventW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameClEventW_impl_init_v3(cutap_c, evnt, name);
+        return;
+    }
+    cutap_slow_nvtxNameClEventW_impl_init_v3(evnt, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameClEventW_impl_init_v3(void *evnt, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClEventW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameClEventW_impl_init_v3(evnt, name);
+        cutap_cu_nvtxNameClEventW_impl_init_v3(evnt, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1865,12 +2185,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClMemObjectW_impl_i
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClMemObjectW_impl_init_v3(void *memobj, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameClMemObjectW_impl_init_v3(cutap_c, memobj, name);
+        return;
+    }
+    cutap_slow_nvtxNameClMemObjectW_impl_init_v3(memobj, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameClMemObjectW_impl_init_v3(void *memobj, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameClMemObjectW_impl_init_v3(memobj, name);
+        cutap_cu_nvtxNameClMemObjectW_impl_init_v3(memobj, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1916,12 +2246,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClProgramW_impl_ini
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClProgramW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClProgramW_impl_init_v3(void *program, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameClProgramW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameClProgramW_impl_init_v3(cutap_c, program, name);
+        return;
+    }
+    cutap_slow_nvtxNameClProgramW_impl_init_v3(program, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameClProgramW_impl_init_v3(void *program, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClProgramW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameClProgramW_impl_init_v3(program, name);
+        cutap_cu_nvtxNameClProgramW_impl_init_v3(program, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -1967,12 +2307,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClSamplerW_impl_ini
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClSamplerW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClSamplerW_impl_init_v3(void *sampler, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameClSamplerW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameClSamplerW_impl_init_v3(cutap_c, sampler, name);
+        return;
+    }
+    cutap_slow_nvtxNameClSamplerW_impl_init_v3(sampler, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameClSamplerW_impl_init_v3(void *sampler, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClSamplerW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameClSamplerW_impl_init_v3(sampler, name);
+        cutap_cu_nvtxNameClSamplerW_impl_init_v3(sampler, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2018,12 +2368,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCuContextW_impl_ini
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCuContextW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCuContextW_impl_init_v3(void *context, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameCuContextW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameCuContextW_impl_init_v3(cutap_c, context, name);
+        return;
+    }
+    cutap_slow_nvtxNameCuContextW_impl_init_v3(context, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameCuContextW_impl_init_v3(void *context, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCuContextW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameCuContextW_impl_init_v3(context, name);
+        cutap_cu_nvtxNameCuContextW_impl_init_v3(context, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2069,12 +2429,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCuDeviceW_impl_init
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCuDeviceW_impl_init_v3(int device, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameCuDeviceW_impl_init_v3(cutap_c, device, name);
+        return;
+    }
+    cutap_slow_nvtxNameCuDeviceW_impl_init_v3(device, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameCuDeviceW_impl_init_v3(int device, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameCuDeviceW_impl_init_v3(device, name);
+        cutap_cu_nvtxNameCuDeviceW_impl_init_v3(device, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2120,12 +2490,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCuEventW_impl_init_
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCuEventW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCuEventW_impl_init_v3(void *event, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameCuEventW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameCuEventW_impl_init_v3(cutap_c, event, name);
+        return;
+    }
+    cutap_slow_nvtxNameCuEventW_impl_init_v3(event, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameCuEventW_impl_init_v3(void *event, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCuEventW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameCuEventW_impl_init_v3(event, name);
+        cutap_cu_nvtxNameCuEventW_impl_init_v3(event, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2171,12 +2551,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCuStreamW_impl_init
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCuStreamW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCuStreamW_impl_init_v3(void *stream, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameCuStreamW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameCuStreamW_impl_init_v3(cutap_c, stream, name);
+        return;
+    }
+    cutap_slow_nvtxNameCuStreamW_impl_init_v3(stream, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameCuStreamW_impl_init_v3(void *stream, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCuStreamW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameCuStreamW_impl_init_v3(stream, name);
+        cutap_cu_nvtxNameCuStreamW_impl_init_v3(stream, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2222,12 +2612,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCudaDeviceW_impl_in
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCudaDeviceW_impl_init_v3(int device, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameCudaDeviceW_impl_init_v3(cutap_c, device, name);
+        return;
+    }
+    cutap_slow_nvtxNameCudaDeviceW_impl_init_v3(device, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameCudaDeviceW_impl_init_v3(int device, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameCudaDeviceW_impl_init_v3(device, name);
+        cutap_cu_nvtxNameCudaDeviceW_impl_init_v3(device, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2273,12 +2673,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCudaEventW_impl_ini
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCudaEventW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCudaEventW_impl_init_v3(void *event, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameCudaEventW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameCudaEventW_impl_init_v3(cutap_c, event, name);
+        return;
+    }
+    cutap_slow_nvtxNameCudaEventW_impl_init_v3(event, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameCudaEventW_impl_init_v3(void *event, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCudaEventW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameCudaEventW_impl_init_v3(event, name);
+        cutap_cu_nvtxNameCudaEventW_impl_init_v3(event, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2324,12 +2734,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCudaStreamW_impl_in
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCudaStreamW_impl_init_v3(void *stream, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameCudaStreamW_impl_init_v3(cutap_c, stream, name);
+        return;
+    }
+    cutap_slow_nvtxNameCudaStreamW_impl_init_v3(stream, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameCudaStreamW_impl_init_v3(void *stream, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameCudaStreamW_impl_init_v3(stream, name);
+        cutap_cu_nvtxNameCudaStreamW_impl_init_v3(stream, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2375,12 +2795,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameOsThreadW(struct cu
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameOsThreadW, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameOsThreadW(unsigned int threadId, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameOsThreadW);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameOsThreadW(cutap_c, threadId, name);
+        return;
+    }
+    cutap_slow_nvtxNameOsThreadW(threadId, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameOsThreadW(unsigned int threadId, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameOsThreadW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameOsThreadW(threadId, name);
+        cutap_cu_nvtxNameOsThreadW(threadId, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2426,12 +2856,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameOsThreadW_impl_init
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameOsThreadW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxNameOsThreadW_impl_init_v3(unsigned int threadId, void *name)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxNameOsThreadW_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxNameOsThreadW_impl_init_v3(cutap_c, threadId, name);
+        return;
+    }
+    cutap_slow_nvtxNameOsThreadW_impl_init_v3(threadId, name);
+}
 CUTAP_SLOW void cutap_ct_nvtxNameOsThreadW_impl_init_v3(unsigned int threadId, void *name)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameOsThreadW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxNameOsThreadW_impl_init_v3(threadId, name);
+        cutap_cu_nvtxNameOsThreadW_impl_init_v3(threadId, name);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2476,12 +2916,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxRangeEnd(struct cutap_c
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxRangeEnd, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxRangeEnd(unsigned long id)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxRangeEnd);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxRangeEnd(cutap_c, id);
+        return;
+    }
+    cutap_slow_nvtxRangeEnd(id);
+}
 CUTAP_SLOW void cutap_ct_nvtxRangeEnd(unsigned long id)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangeEnd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxRangeEnd(id);
+        cutap_cu_nvtxRangeEnd(id);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2526,12 +2976,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxRangeEnd_impl_init_v3(s
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxRangeEnd_impl_init_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxRangeEnd_impl_init_v3(unsigned long id)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxRangeEnd_impl_init_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxRangeEnd_impl_init_v3(cutap_c, id);
+        return;
+    }
+    cutap_slow_nvtxRangeEnd_impl_init_v3(id);
+}
 CUTAP_SLOW void cutap_ct_nvtxRangeEnd_impl_init_v3(unsigned long id)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangeEnd_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxRangeEnd_impl_init_v3(id);
+        cutap_cu_nvtxRangeEnd_impl_init_v3(id);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -2575,12 +3035,19 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxRangePop(struct cutap_co
     cutap_fp_sample_end(CUTAP_ID_nvtxRangePop, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_nvtxRangePop(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxRangePop);
+    if (cutap_c)
+        return cutap_cs_nvtxRangePop(cutap_c);
+    return cutap_slow_nvtxRangePop();
+}
 CUTAP_SLOW int cutap_ct_nvtxRangePop(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangePop, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxRangePop();
+        return cutap_cu_nvtxRangePop();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangePop(cutap_c);
@@ -2622,12 +3089,19 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxRangePop_impl_init_v3(st
     cutap_fp_sample_end(CUTAP_ID_nvtxRangePop_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_nvtxRangePop_impl_init_v3(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxRangePop_impl_init_v3);
+    if (cutap_c)
+        return cutap_cs_nvtxRangePop_impl_init_v3(cutap_c);
+    return cutap_slow_nvtxRangePop_impl_init_v3();
+}
 CUTAP_SLOW int cutap_ct_nvtxRangePop_impl_init_v3(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangePop_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxRangePop_impl_init_v3();
+        return cutap_cu_nvtxRangePop_impl_init_v3();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangePop_impl_init_v3(cutap_c);
@@ -2671,12 +3145,19 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxRangePushW(struct cutap_
     cutap_fp_sample_end(CUTAP_ID_nvtxRangePushW, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_nvtxRangePushW(void *message)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxRangePushW);
+    if (cutap_c)
+        return cutap_cs_nvtxRangePushW(cutap_c, message);
+    return cutap_slow_nvtxRangePushW(message);
+}
 CUTAP_SLOW int cutap_ct_nvtxRangePushW(void *message)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangePushW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxRangePushW(message);
+        return cutap_cu_nvtxRangePushW(message);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangePushW(cutap_c, message);
@@ -2720,12 +3201,19 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxRangePushW_impl_init_v3(
     cutap_fp_sample_end(CUTAP_ID_nvtxRangePushW_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) int cutap_cu_nvtxRangePushW_impl_init_v3(void *message)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxRangePushW_impl_init_v3);
+    if (cutap_c)
+        return cutap_cs_nvtxRangePushW_impl_init_v3(cutap_c, message);
+    return cutap_slow_nvtxRangePushW_impl_init_v3(message);
+}
 CUTAP_SLOW int cutap_ct_nvtxRangePushW_impl_init_v3(void *message)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangePushW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxRangePushW_impl_init_v3(message);
+        return cutap_cu_nvtxRangePushW_impl_init_v3(message);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangePushW_impl_init_v3(cutap_c, message);
@@ -2769,12 +3257,19 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_nvtxRangeStartW(st
     cutap_fp_sample_end(CUTAP_ID_nvtxRangeStartW, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned long cutap_cu_nvtxRangeStartW(void *message)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxRangeStartW);
+    if (cutap_c)
+        return cutap_cs_nvtxRangeStartW(cutap_c, message);
+    return cutap_slow_nvtxRangeStartW(message);
+}
 CUTAP_SLOW unsigned long cutap_ct_nvtxRangeStartW(void *message)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangeStartW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxRangeStartW(message);
+        return cutap_cu_nvtxRangeStartW(message);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangeStartW(cutap_c, message);
@@ -2818,12 +3313,19 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_nvtxRangeStartW_im
     cutap_fp_sample_end(CUTAP_ID_nvtxRangeStartW_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned long cutap_cu_nvtxRangeStartW_impl_init_v3(void *message)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxRangeStartW_impl_init_v3);
+    if (cutap_c)
+        return cutap_cs_nvtxRangeStartW_impl_init_v3(cutap_c, message);
+    return cutap_slow_nvtxRangeStartW_impl_init_v3(message);
+}
 CUTAP_SLOW unsigned long cutap_ct_nvtxRangeStartW_impl_init_v3(void *message)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangeStartW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_nvtxRangeStartW_impl_init_v3(message);
+        return cutap_cu_nvtxRangeStartW_impl_init_v3(message);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangeStartW_impl_init_v3(cutap_c, message);
@@ -2866,12 +3368,22 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxSetInitFunctionsToNoops
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxSetInitFunctionsToNoops_v3, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu_nvtxSetInitFunctionsToNoops_v3(int forceAllToNoops)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_nvtxSetInitFunctionsToNoops_v3);
+    if (cutap_c)
+        {
+        cutap_cs_nvtxSetInitFunctionsToNoops_v3(cutap_c, forceAllToNoops);
+        return;
+    }
+    cutap_slow_nvtxSetInitFunctionsToNoops_v3(forceAllToNoops);
+}
 CUTAP_SLOW void cutap_ct_nvtxSetInitFunctionsToNoops_v3(int forceAllToNoops)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxSetInitFunctionsToNoops_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow_nvtxSetInitFunctionsToNoops_v3(forceAllToNoops);
+        cutap_cu_nvtxSetInitFunctionsToNoops_v3(forceAllToNoops);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {

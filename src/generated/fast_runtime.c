@@ -433,12 +433,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___cudaGetKernel(str
     cutap_fp_sample_end(CUTAP_ID___cudaGetKernel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___cudaGetKernel(void *kernel, void *hostFun)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___cudaGetKernel);
+    if (cutap_c)
+        return cutap_cs___cudaGetKernel(cutap_c, kernel, hostFun);
+    return cutap_slow___cudaGetKernel(kernel, hostFun);
+}
 CUTAP_SLOW unsigned int cutap_ct___cudaGetKernel(void *kernel, void *hostFun)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___cudaGetKernel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___cudaGetKernel(kernel, hostFun);
+        return cutap_cu___cudaGetKernel(kernel, hostFun);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___cudaGetKernel(cutap_c, kernel, hostFun);
@@ -489,12 +496,19 @@ static __attribute__((noinline, cold)) char cutap_cs___cudaInitModule(struct cut
     cutap_fp_sample_end(CUTAP_ID___cudaInitModule, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) char cutap_cu___cudaInitModule(void *fatCubinHandle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___cudaInitModule);
+    if (cutap_c)
+        return cutap_cs___cudaInitModule(cutap_c, fatCubinHandle);
+    return cutap_slow___cudaInitModule(fatCubinHandle);
+}
 CUTAP_SLOW char cutap_ct___cudaInitModule(void *fatCubinHandle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___cudaInitModule, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___cudaInitModule(fatCubinHandle);
+        return cutap_cu___cudaInitModule(fatCubinHandle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___cudaInitModule(cutap_c, fatCubinHandle);
@@ -543,12 +557,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___cudaLaunchKernel(
     cutap_fp_sample_end(CUTAP_ID___cudaLaunchKernel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___cudaLaunchKernel(void *kernel, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___cudaLaunchKernel);
+    if (cutap_c)
+        return cutap_cs___cudaLaunchKernel(cutap_c, kernel, gridDim, blockDim, args, sharedMem, stream);
+    return cutap_slow___cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct___cudaLaunchKernel(void *kernel, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___cudaLaunchKernel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
+        return cutap_cu___cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___cudaLaunchKernel(cutap_c, kernel, gridDim, blockDim, args, sharedMem, stream);
@@ -597,12 +618,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___cudaLaunchKernel_
     cutap_fp_sample_end(CUTAP_ID___cudaLaunchKernel_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___cudaLaunchKernel_ptsz(void *kernel, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___cudaLaunchKernel_ptsz);
+    if (cutap_c)
+        return cutap_cs___cudaLaunchKernel_ptsz(cutap_c, kernel, gridDim, blockDim, args, sharedMem, stream);
+    return cutap_slow___cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct___cudaLaunchKernel_ptsz(void *kernel, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___cudaLaunchKernel_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream);
+        return cutap_cu___cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___cudaLaunchKernel_ptsz(cutap_c, kernel, gridDim, blockDim, args, sharedMem, stream);
@@ -649,12 +677,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___cudaPushCallConfi
     cutap_fp_sample_end(CUTAP_ID___cudaPushCallConfiguration, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu___cudaPushCallConfiguration(struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, unsigned long sharedMem, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___cudaPushCallConfiguration);
+    if (cutap_c)
+        return cutap_cs___cudaPushCallConfiguration(cutap_c, gridDim, blockDim, sharedMem, stream);
+    return cutap_slow___cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct___cudaPushCallConfiguration(struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, unsigned long sharedMem, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___cudaPushCallConfiguration, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
+        return cutap_cu___cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___cudaPushCallConfiguration(cutap_c, gridDim, blockDim, sharedMem, stream);
@@ -698,12 +733,19 @@ static __attribute__((noinline, cold)) void * cutap_cs___cudaRegisterFatBinary(s
     cutap_fp_sample_end(CUTAP_ID___cudaRegisterFatBinary, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu___cudaRegisterFatBinary(void *fatCubin)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___cudaRegisterFatBinary);
+    if (cutap_c)
+        return cutap_cs___cudaRegisterFatBinary(cutap_c, fatCubin);
+    return cutap_slow___cudaRegisterFatBinary(fatCubin);
+}
 CUTAP_SLOW void * cutap_ct___cudaRegisterFatBinary(void *fatCubin)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___cudaRegisterFatBinary, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow___cudaRegisterFatBinary(fatCubin);
+        return cutap_cu___cudaRegisterFatBinary(fatCubin);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___cudaRegisterFatBinary(cutap_c, fatCubin);
@@ -753,12 +795,22 @@ static __attribute__((noinline, cold)) void cutap_cs___cudaRegisterFatBinaryEnd(
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___cudaRegisterFatBinaryEnd, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu___cudaRegisterFatBinaryEnd(void *fatCubinHandle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___cudaRegisterFatBinaryEnd);
+    if (cutap_c)
+        {
+        cutap_cs___cudaRegisterFatBinaryEnd(cutap_c, fatCubinHandle);
+        return;
+    }
+    cutap_slow___cudaRegisterFatBinaryEnd(fatCubinHandle);
+}
 CUTAP_SLOW void cutap_ct___cudaRegisterFatBinaryEnd(void *fatCubinHandle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___cudaRegisterFatBinaryEnd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow___cudaRegisterFatBinaryEnd(fatCubinHandle);
+        cutap_cu___cudaRegisterFatBinaryEnd(fatCubinHandle);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -810,12 +862,22 @@ static __attribute__((noinline, cold)) void cutap_cs___cudaUnregisterFatBinary(s
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___cudaUnregisterFatBinary, cutap_c, cutap_t0, 0);
 }
+static __attribute__((noinline, cold)) void cutap_cu___cudaUnregisterFatBinary(void *fatCubinHandle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID___cudaUnregisterFatBinary);
+    if (cutap_c)
+        {
+        cutap_cs___cudaUnregisterFatBinary(cutap_c, fatCubinHandle);
+        return;
+    }
+    cutap_slow___cudaUnregisterFatBinary(fatCubinHandle);
+}
 CUTAP_SLOW void cutap_ct___cudaUnregisterFatBinary(void *fatCubinHandle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID___cudaUnregisterFatBinary, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        cutap_slow___cudaUnregisterFatBinary(fatCubinHandle);
+        cutap_cu___cudaUnregisterFatBinary(fatCubinHandle);
         return;
     }
     if (__builtin_expect(cutap_how == 2, 0)) {
@@ -870,12 +932,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaArrayGetPlane(s
     cutap_fp_sample_end(CUTAP_ID_cudaArrayGetPlane, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaArrayGetPlane(void *pPlaneArray, void *hArray, unsigned int planeIdx)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaArrayGetPlane);
+    if (cutap_c)
+        return cutap_cs_cudaArrayGetPlane(cutap_c, pPlaneArray, hArray, planeIdx);
+    return cutap_slow_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaArrayGetPlane(void *pPlaneArray, void *hArray, unsigned int planeIdx)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaArrayGetPlane, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
+        return cutap_cu_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaArrayGetPlane(cutap_c, pPlaneArray, hArray, planeIdx);
@@ -927,12 +996,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaChooseDevice(st
     cutap_fp_sample_end(CUTAP_ID_cudaChooseDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaChooseDevice(void *device, void *prop)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaChooseDevice);
+    if (cutap_c)
+        return cutap_cs_cudaChooseDevice(cutap_c, device, prop);
+    return cutap_slow_cudaChooseDevice(device, prop);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaChooseDevice(void *device, void *prop)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaChooseDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaChooseDevice(device, prop);
+        return cutap_cu_cudaChooseDevice(device, prop);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaChooseDevice(cutap_c, device, prop);
@@ -984,12 +1060,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaCreateSurfaceOb
     cutap_fp_sample_end(CUTAP_ID_cudaCreateSurfaceObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaCreateSurfaceObject(void *pSurfObject, void *pResDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaCreateSurfaceObject);
+    if (cutap_c)
+        return cutap_cs_cudaCreateSurfaceObject(cutap_c, pSurfObject, pResDesc);
+    return cutap_slow_cudaCreateSurfaceObject(pSurfObject, pResDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaCreateSurfaceObject(void *pSurfObject, void *pResDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaCreateSurfaceObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaCreateSurfaceObject(pSurfObject, pResDesc);
+        return cutap_cu_cudaCreateSurfaceObject(pSurfObject, pResDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaCreateSurfaceObject(cutap_c, pSurfObject, pResDesc);
@@ -1043,12 +1126,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaCreateTextureOb
     cutap_fp_sample_end(CUTAP_ID_cudaCreateTextureObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaCreateTextureObject(void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaCreateTextureObject);
+    if (cutap_c)
+        return cutap_cs_cudaCreateTextureObject(cutap_c, pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    return cutap_slow_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaCreateTextureObject(void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaCreateTextureObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+        return cutap_cu_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaCreateTextureObject(cutap_c, pTexObject, pResDesc, pTexDesc, pResViewDesc);
@@ -1090,12 +1180,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaCtxResetPersist
     cutap_fp_sample_end(CUTAP_ID_cudaCtxResetPersistingL2Cache, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaCtxResetPersistingL2Cache(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaCtxResetPersistingL2Cache);
+    if (cutap_c)
+        return cutap_cs_cudaCtxResetPersistingL2Cache(cutap_c);
+    return cutap_slow_cudaCtxResetPersistingL2Cache();
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaCtxResetPersistingL2Cache(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaCtxResetPersistingL2Cache, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaCtxResetPersistingL2Cache();
+        return cutap_cu_cudaCtxResetPersistingL2Cache();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaCtxResetPersistingL2Cache(cutap_c);
@@ -1139,12 +1236,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDestroyExternal
     cutap_fp_sample_end(CUTAP_ID_cudaDestroyExternalMemory, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDestroyExternalMemory(void *extMem)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDestroyExternalMemory);
+    if (cutap_c)
+        return cutap_cs_cudaDestroyExternalMemory(cutap_c, extMem);
+    return cutap_slow_cudaDestroyExternalMemory(extMem);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDestroyExternalMemory(void *extMem)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDestroyExternalMemory, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDestroyExternalMemory(extMem);
+        return cutap_cu_cudaDestroyExternalMemory(extMem);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDestroyExternalMemory(cutap_c, extMem);
@@ -1188,12 +1292,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDestroyExternal
     cutap_fp_sample_end(CUTAP_ID_cudaDestroyExternalSemaphore, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDestroyExternalSemaphore(void *extSem)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDestroyExternalSemaphore);
+    if (cutap_c)
+        return cutap_cs_cudaDestroyExternalSemaphore(cutap_c, extSem);
+    return cutap_slow_cudaDestroyExternalSemaphore(extSem);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDestroyExternalSemaphore(void *extSem)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDestroyExternalSemaphore, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDestroyExternalSemaphore(extSem);
+        return cutap_cu_cudaDestroyExternalSemaphore(extSem);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDestroyExternalSemaphore(cutap_c, extSem);
@@ -1237,12 +1348,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDestroySurfaceO
     cutap_fp_sample_end(CUTAP_ID_cudaDestroySurfaceObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDestroySurfaceObject(unsigned long long surfObject)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDestroySurfaceObject);
+    if (cutap_c)
+        return cutap_cs_cudaDestroySurfaceObject(cutap_c, surfObject);
+    return cutap_slow_cudaDestroySurfaceObject(surfObject);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDestroySurfaceObject(unsigned long long surfObject)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDestroySurfaceObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDestroySurfaceObject(surfObject);
+        return cutap_cu_cudaDestroySurfaceObject(surfObject);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDestroySurfaceObject(cutap_c, surfObject);
@@ -1286,12 +1404,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDestroyTextureO
     cutap_fp_sample_end(CUTAP_ID_cudaDestroyTextureObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDestroyTextureObject(unsigned long long texObject)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDestroyTextureObject);
+    if (cutap_c)
+        return cutap_cs_cudaDestroyTextureObject(cutap_c, texObject);
+    return cutap_slow_cudaDestroyTextureObject(texObject);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDestroyTextureObject(unsigned long long texObject)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDestroyTextureObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDestroyTextureObject(texObject);
+        return cutap_cu_cudaDestroyTextureObject(texObject);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDestroyTextureObject(cutap_c, texObject);
@@ -1344,12 +1469,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceCanAccess
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceCanAccessPeer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceCanAccessPeer(void *canAccessPeer, int device, int peerDevice)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceCanAccessPeer);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceCanAccessPeer(cutap_c, canAccessPeer, device, peerDevice);
+    return cutap_slow_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceCanAccessPeer(void *canAccessPeer, int device, int peerDevice)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceCanAccessPeer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
+        return cutap_cu_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceCanAccessPeer(cutap_c, canAccessPeer, device, peerDevice);
@@ -1393,12 +1525,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceDisablePe
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceDisablePeerAccess, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceDisablePeerAccess(int peerDevice)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceDisablePeerAccess);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceDisablePeerAccess(cutap_c, peerDevice);
+    return cutap_slow_cudaDeviceDisablePeerAccess(peerDevice);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceDisablePeerAccess(int peerDevice)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceDisablePeerAccess, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceDisablePeerAccess(peerDevice);
+        return cutap_cu_cudaDeviceDisablePeerAccess(peerDevice);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceDisablePeerAccess(cutap_c, peerDevice);
@@ -1443,12 +1582,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceEnablePee
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceEnablePeerAccess, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceEnablePeerAccess);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceEnablePeerAccess(cutap_c, peerDevice, flags);
+    return cutap_slow_cudaDeviceEnablePeerAccess(peerDevice, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceEnablePeerAccess, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceEnablePeerAccess(peerDevice, flags);
+        return cutap_cu_cudaDeviceEnablePeerAccess(peerDevice, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceEnablePeerAccess(cutap_c, peerDevice, flags);
@@ -1493,12 +1639,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceFlushGPUD
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceFlushGPUDirectRDMAWrites, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceFlushGPUDirectRDMAWrites(unsigned int target, unsigned int scope)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceFlushGPUDirectRDMAWrites);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceFlushGPUDirectRDMAWrites(cutap_c, target, scope);
+    return cutap_slow_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceFlushGPUDirectRDMAWrites(unsigned int target, unsigned int scope)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceFlushGPUDirectRDMAWrites, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
+        return cutap_cu_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceFlushGPUDirectRDMAWrites(cutap_c, target, scope);
@@ -1551,12 +1704,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetAttrib
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceGetAttribute(void *value, unsigned int attr, int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceGetAttribute(cutap_c, value, attr, device);
+    return cutap_slow_cudaDeviceGetAttribute(value, attr, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetAttribute(void *value, unsigned int attr, int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceGetAttribute(value, attr, device);
+        return cutap_cu_cudaDeviceGetAttribute(value, attr, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetAttribute(cutap_c, value, attr, device);
@@ -1607,12 +1767,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetCacheC
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceGetCacheConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceGetCacheConfig(void *pCacheConfig)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceGetCacheConfig);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceGetCacheConfig(cutap_c, pCacheConfig);
+    return cutap_slow_cudaDeviceGetCacheConfig(pCacheConfig);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetCacheConfig(void *pCacheConfig)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceGetCacheConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceGetCacheConfig(pCacheConfig);
+        return cutap_cu_cudaDeviceGetCacheConfig(pCacheConfig);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetCacheConfig(cutap_c, pCacheConfig);
@@ -1664,12 +1831,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetDefaul
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceGetDefaultMemPool, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceGetDefaultMemPool(void *memPool, int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceGetDefaultMemPool);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceGetDefaultMemPool(cutap_c, memPool, device);
+    return cutap_slow_cudaDeviceGetDefaultMemPool(memPool, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetDefaultMemPool(void *memPool, int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceGetDefaultMemPool, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceGetDefaultMemPool(memPool, device);
+        return cutap_cu_cudaDeviceGetDefaultMemPool(memPool, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetDefaultMemPool(cutap_c, memPool, device);
@@ -1715,12 +1889,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetGraphM
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceGetGraphMemAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceGetGraphMemAttribute(int device, unsigned int attr, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceGetGraphMemAttribute);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceGetGraphMemAttribute(cutap_c, device, attr, value);
+    return cutap_slow_cudaDeviceGetGraphMemAttribute(device, attr, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetGraphMemAttribute(int device, unsigned int attr, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceGetGraphMemAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceGetGraphMemAttribute(device, attr, value);
+        return cutap_cu_cudaDeviceGetGraphMemAttribute(device, attr, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetGraphMemAttribute(cutap_c, device, attr, value);
@@ -1774,12 +1955,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetHostAt
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceGetHostAtomicCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceGetHostAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceGetHostAtomicCapabilities);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceGetHostAtomicCapabilities(cutap_c, capabilities, operations, count, device);
+    return cutap_slow_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetHostAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceGetHostAtomicCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
+        return cutap_cu_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetHostAtomicCapabilities(cutap_c, capabilities, operations, count, device);
@@ -1831,12 +2019,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetLimit(
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceGetLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceGetLimit(void *pValue, unsigned int limit)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceGetLimit);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceGetLimit(cutap_c, pValue, limit);
+    return cutap_slow_cudaDeviceGetLimit(pValue, limit);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetLimit(void *pValue, unsigned int limit)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceGetLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceGetLimit(pValue, limit);
+        return cutap_cu_cudaDeviceGetLimit(pValue, limit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetLimit(cutap_c, pValue, limit);
@@ -1888,12 +2083,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetMemPoo
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceGetMemPool, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceGetMemPool(void *memPool, int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceGetMemPool);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceGetMemPool(cutap_c, memPool, device);
+    return cutap_slow_cudaDeviceGetMemPool(memPool, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetMemPool(void *memPool, int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceGetMemPool, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceGetMemPool(memPool, device);
+        return cutap_cu_cudaDeviceGetMemPool(memPool, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetMemPool(cutap_c, memPool, device);
@@ -1939,12 +2141,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetNvSciS
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceGetNvSciSyncAttributes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceGetNvSciSyncAttributes);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceGetNvSciSyncAttributes(cutap_c, nvSciSyncAttrList, device, flags);
+    return cutap_slow_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceGetNvSciSyncAttributes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
+        return cutap_cu_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetNvSciSyncAttributes(cutap_c, nvSciSyncAttrList, device, flags);
@@ -1999,12 +2208,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetP2PAto
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceGetP2PAtomicCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceGetP2PAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int srcDevice, int dstDevice)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceGetP2PAtomicCapabilities);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceGetP2PAtomicCapabilities(cutap_c, capabilities, operations, count, srcDevice, dstDevice);
+    return cutap_slow_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetP2PAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int srcDevice, int dstDevice)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceGetP2PAtomicCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+        return cutap_cu_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetP2PAtomicCapabilities(cutap_c, capabilities, operations, count, srcDevice, dstDevice);
@@ -2058,12 +2274,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetP2PAtt
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceGetP2PAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceGetP2PAttribute(void *value, unsigned int attr, int srcDevice, int dstDevice)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceGetP2PAttribute);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceGetP2PAttribute(cutap_c, value, attr, srcDevice, dstDevice);
+    return cutap_slow_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetP2PAttribute(void *value, unsigned int attr, int srcDevice, int dstDevice)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceGetP2PAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
+        return cutap_cu_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetP2PAttribute(cutap_c, value, attr, srcDevice, dstDevice);
@@ -2114,12 +2337,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetShared
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceGetSharedMemConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceGetSharedMemConfig(void *pConfig)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceGetSharedMemConfig);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceGetSharedMemConfig(cutap_c, pConfig);
+    return cutap_slow_cudaDeviceGetSharedMemConfig(pConfig);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetSharedMemConfig(void *pConfig)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceGetSharedMemConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceGetSharedMemConfig(pConfig);
+        return cutap_cu_cudaDeviceGetSharedMemConfig(pConfig);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetSharedMemConfig(cutap_c, pConfig);
@@ -2176,12 +2406,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetStream
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceGetStreamPriorityRange, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceGetStreamPriorityRange(void *leastPriority, void *greatestPriority)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceGetStreamPriorityRange);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceGetStreamPriorityRange(cutap_c, leastPriority, greatestPriority);
+    return cutap_slow_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetStreamPriorityRange(void *leastPriority, void *greatestPriority)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceGetStreamPriorityRange, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
+        return cutap_cu_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetStreamPriorityRange(cutap_c, leastPriority, greatestPriority);
@@ -2225,12 +2462,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGraphMemT
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceGraphMemTrim, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceGraphMemTrim(int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceGraphMemTrim);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceGraphMemTrim(cutap_c, device);
+    return cutap_slow_cudaDeviceGraphMemTrim(device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGraphMemTrim(int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceGraphMemTrim, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceGraphMemTrim(device);
+        return cutap_cu_cudaDeviceGraphMemTrim(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGraphMemTrim(cutap_c, device);
@@ -2284,12 +2528,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceRegisterA
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceRegisterAsyncNotification, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceRegisterAsyncNotification(int device, void *callbackFunc, void *userData, void *callback)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceRegisterAsyncNotification);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceRegisterAsyncNotification(cutap_c, device, callbackFunc, userData, callback);
+    return cutap_slow_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceRegisterAsyncNotification(int device, void *callbackFunc, void *userData, void *callback)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceRegisterAsyncNotification, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+        return cutap_cu_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceRegisterAsyncNotification(cutap_c, device, callbackFunc, userData, callback);
@@ -2331,12 +2582,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceReset(str
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceReset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceReset(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceReset);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceReset(cutap_c);
+    return cutap_slow_cudaDeviceReset();
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceReset(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceReset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceReset();
+        return cutap_cu_cudaDeviceReset();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceReset(cutap_c);
@@ -2380,12 +2638,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceSetCacheC
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceSetCacheConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceSetCacheConfig(unsigned int cacheConfig)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceSetCacheConfig);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceSetCacheConfig(cutap_c, cacheConfig);
+    return cutap_slow_cudaDeviceSetCacheConfig(cacheConfig);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceSetCacheConfig(unsigned int cacheConfig)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceSetCacheConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceSetCacheConfig(cacheConfig);
+        return cutap_cu_cudaDeviceSetCacheConfig(cacheConfig);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceSetCacheConfig(cutap_c, cacheConfig);
@@ -2431,12 +2696,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceSetGraphM
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceSetGraphMemAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceSetGraphMemAttribute(int device, unsigned int attr, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceSetGraphMemAttribute);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceSetGraphMemAttribute(cutap_c, device, attr, value);
+    return cutap_slow_cudaDeviceSetGraphMemAttribute(device, attr, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceSetGraphMemAttribute(int device, unsigned int attr, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceSetGraphMemAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceSetGraphMemAttribute(device, attr, value);
+        return cutap_cu_cudaDeviceSetGraphMemAttribute(device, attr, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceSetGraphMemAttribute(cutap_c, device, attr, value);
@@ -2481,12 +2753,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceSetLimit(
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceSetLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceSetLimit(unsigned int limit, unsigned long value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceSetLimit);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceSetLimit(cutap_c, limit, value);
+    return cutap_slow_cudaDeviceSetLimit(limit, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceSetLimit(unsigned int limit, unsigned long value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceSetLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceSetLimit(limit, value);
+        return cutap_cu_cudaDeviceSetLimit(limit, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceSetLimit(cutap_c, limit, value);
@@ -2531,12 +2810,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceSetMemPoo
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceSetMemPool, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceSetMemPool(int device, void *memPool)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceSetMemPool);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceSetMemPool(cutap_c, device, memPool);
+    return cutap_slow_cudaDeviceSetMemPool(device, memPool);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceSetMemPool(int device, void *memPool)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceSetMemPool, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceSetMemPool(device, memPool);
+        return cutap_cu_cudaDeviceSetMemPool(device, memPool);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceSetMemPool(cutap_c, device, memPool);
@@ -2580,12 +2866,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceSetShared
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceSetSharedMemConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceSetSharedMemConfig(unsigned int config)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceSetSharedMemConfig);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceSetSharedMemConfig(cutap_c, config);
+    return cutap_slow_cudaDeviceSetSharedMemConfig(config);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceSetSharedMemConfig(unsigned int config)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceSetSharedMemConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceSetSharedMemConfig(config);
+        return cutap_cu_cudaDeviceSetSharedMemConfig(config);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceSetSharedMemConfig(cutap_c, config);
@@ -2627,12 +2920,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceSynchroni
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceSynchronize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceSynchronize(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceSynchronize);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceSynchronize(cutap_c);
+    return cutap_slow_cudaDeviceSynchronize();
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceSynchronize(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceSynchronize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceSynchronize();
+        return cutap_cu_cudaDeviceSynchronize();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceSynchronize(cutap_c);
@@ -2677,12 +2977,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceUnregiste
     cutap_fp_sample_end(CUTAP_ID_cudaDeviceUnregisterAsyncNotification, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDeviceUnregisterAsyncNotification(int device, void *callback)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDeviceUnregisterAsyncNotification);
+    if (cutap_c)
+        return cutap_cs_cudaDeviceUnregisterAsyncNotification(cutap_c, device, callback);
+    return cutap_slow_cudaDeviceUnregisterAsyncNotification(device, callback);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDeviceUnregisterAsyncNotification(int device, void *callback)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDeviceUnregisterAsyncNotification, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDeviceUnregisterAsyncNotification(device, callback);
+        return cutap_cu_cudaDeviceUnregisterAsyncNotification(device, callback);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceUnregisterAsyncNotification(cutap_c, device, callback);
@@ -2733,12 +3040,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDriverGetVersio
     cutap_fp_sample_end(CUTAP_ID_cudaDriverGetVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaDriverGetVersion(void *driverVersion)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaDriverGetVersion);
+    if (cutap_c)
+        return cutap_cs_cudaDriverGetVersion(cutap_c, driverVersion);
+    return cutap_slow_cudaDriverGetVersion(driverVersion);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaDriverGetVersion(void *driverVersion)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaDriverGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaDriverGetVersion(driverVersion);
+        return cutap_cu_cudaDriverGetVersion(driverVersion);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDriverGetVersion(cutap_c, driverVersion);
@@ -2790,12 +3104,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamConsum
     cutap_fp_sample_end(CUTAP_ID_cudaEGLStreamConsumerConnect, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEGLStreamConsumerConnect(void *conn, void *eglStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEGLStreamConsumerConnect);
+    if (cutap_c)
+        return cutap_cs_cudaEGLStreamConsumerConnect(cutap_c, conn, eglStream);
+    return cutap_slow_cudaEGLStreamConsumerConnect(conn, eglStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamConsumerConnect(void *conn, void *eglStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEGLStreamConsumerConnect, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEGLStreamConsumerConnect(conn, eglStream);
+        return cutap_cu_cudaEGLStreamConsumerConnect(conn, eglStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamConsumerConnect(cutap_c, conn, eglStream);
@@ -2848,12 +3169,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamConsum
     cutap_fp_sample_end(CUTAP_ID_cudaEGLStreamConsumerConnectWithFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEGLStreamConsumerConnectWithFlags(void *conn, void *eglStream, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEGLStreamConsumerConnectWithFlags);
+    if (cutap_c)
+        return cutap_cs_cudaEGLStreamConsumerConnectWithFlags(cutap_c, conn, eglStream, flags);
+    return cutap_slow_cudaEGLStreamConsumerConnectWithFlags(conn, eglStream, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamConsumerConnectWithFlags(void *conn, void *eglStream, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEGLStreamConsumerConnectWithFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEGLStreamConsumerConnectWithFlags(conn, eglStream, flags);
+        return cutap_cu_cudaEGLStreamConsumerConnectWithFlags(conn, eglStream, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamConsumerConnectWithFlags(cutap_c, conn, eglStream, flags);
@@ -2904,12 +3232,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamConsum
     cutap_fp_sample_end(CUTAP_ID_cudaEGLStreamConsumerDisconnect, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEGLStreamConsumerDisconnect(void *conn)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEGLStreamConsumerDisconnect);
+    if (cutap_c)
+        return cutap_cs_cudaEGLStreamConsumerDisconnect(cutap_c, conn);
+    return cutap_slow_cudaEGLStreamConsumerDisconnect(conn);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamConsumerDisconnect(void *conn)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEGLStreamConsumerDisconnect, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEGLStreamConsumerDisconnect(conn);
+        return cutap_cu_cudaEGLStreamConsumerDisconnect(conn);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamConsumerDisconnect(cutap_c, conn);
@@ -2967,12 +3302,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamConsum
     cutap_fp_sample_end(CUTAP_ID_cudaEGLStreamConsumerReleaseFrame, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEGLStreamConsumerReleaseFrame(void *conn, void *pCudaResource, void *pStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEGLStreamConsumerReleaseFrame);
+    if (cutap_c)
+        return cutap_cs_cudaEGLStreamConsumerReleaseFrame(cutap_c, conn, pCudaResource, pStream);
+    return cutap_slow_cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamConsumerReleaseFrame(void *conn, void *pCudaResource, void *pStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEGLStreamConsumerReleaseFrame, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream);
+        return cutap_cu_cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamConsumerReleaseFrame(cutap_c, conn, pCudaResource, pStream);
@@ -3026,12 +3368,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamProduc
     cutap_fp_sample_end(CUTAP_ID_cudaEGLStreamProducerConnect, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEGLStreamProducerConnect(void *conn, void *eglStream, int width, int height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEGLStreamProducerConnect);
+    if (cutap_c)
+        return cutap_cs_cudaEGLStreamProducerConnect(cutap_c, conn, eglStream, width, height);
+    return cutap_slow_cudaEGLStreamProducerConnect(conn, eglStream, width, height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamProducerConnect(void *conn, void *eglStream, int width, int height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEGLStreamProducerConnect, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEGLStreamProducerConnect(conn, eglStream, width, height);
+        return cutap_cu_cudaEGLStreamProducerConnect(conn, eglStream, width, height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamProducerConnect(cutap_c, conn, eglStream, width, height);
@@ -3082,12 +3431,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamProduc
     cutap_fp_sample_end(CUTAP_ID_cudaEGLStreamProducerDisconnect, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEGLStreamProducerDisconnect(void *conn)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEGLStreamProducerDisconnect);
+    if (cutap_c)
+        return cutap_cs_cudaEGLStreamProducerDisconnect(cutap_c, conn);
+    return cutap_slow_cudaEGLStreamProducerDisconnect(conn);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamProducerDisconnect(void *conn)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEGLStreamProducerDisconnect, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEGLStreamProducerDisconnect(conn);
+        return cutap_cu_cudaEGLStreamProducerDisconnect(conn);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamProducerDisconnect(cutap_c, conn);
@@ -3145,12 +3501,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamProduc
     cutap_fp_sample_end(CUTAP_ID_cudaEGLStreamProducerPresentFrame, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEGLStreamProducerPresentFrame(void *conn, struct cutap_sv_cudaEglFrame_st eglframe, void *pStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEGLStreamProducerPresentFrame);
+    if (cutap_c)
+        return cutap_cs_cudaEGLStreamProducerPresentFrame(cutap_c, conn, eglframe, pStream);
+    return cutap_slow_cudaEGLStreamProducerPresentFrame(conn, eglframe, pStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamProducerPresentFrame(void *conn, struct cutap_sv_cudaEglFrame_st eglframe, void *pStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEGLStreamProducerPresentFrame, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEGLStreamProducerPresentFrame(conn, eglframe, pStream);
+        return cutap_cu_cudaEGLStreamProducerPresentFrame(conn, eglframe, pStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamProducerPresentFrame(cutap_c, conn, eglframe, pStream);
@@ -3208,12 +3571,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamProduc
     cutap_fp_sample_end(CUTAP_ID_cudaEGLStreamProducerReturnFrame, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEGLStreamProducerReturnFrame(void *conn, void *eglframe, void *pStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEGLStreamProducerReturnFrame);
+    if (cutap_c)
+        return cutap_cs_cudaEGLStreamProducerReturnFrame(cutap_c, conn, eglframe, pStream);
+    return cutap_slow_cudaEGLStreamProducerReturnFrame(conn, eglframe, pStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamProducerReturnFrame(void *conn, void *eglframe, void *pStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEGLStreamProducerReturnFrame, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEGLStreamProducerReturnFrame(conn, eglframe, pStream);
+        return cutap_cu_cudaEGLStreamProducerReturnFrame(conn, eglframe, pStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamProducerReturnFrame(cutap_c, conn, eglframe, pStream);
@@ -3264,12 +3634,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventCreate(str
     cutap_fp_sample_end(CUTAP_ID_cudaEventCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEventCreate(void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEventCreate);
+    if (cutap_c)
+        return cutap_cs_cudaEventCreate(cutap_c, event);
+    return cutap_slow_cudaEventCreate(event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEventCreate(void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEventCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEventCreate(event);
+        return cutap_cu_cudaEventCreate(event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventCreate(cutap_c, event);
@@ -3322,12 +3699,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventCreateFrom
     cutap_fp_sample_end(CUTAP_ID_cudaEventCreateFromEGLSync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEventCreateFromEGLSync(void *phEvent, void *eglSync, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEventCreateFromEGLSync);
+    if (cutap_c)
+        return cutap_cs_cudaEventCreateFromEGLSync(cutap_c, phEvent, eglSync, flags);
+    return cutap_slow_cudaEventCreateFromEGLSync(phEvent, eglSync, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEventCreateFromEGLSync(void *phEvent, void *eglSync, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEventCreateFromEGLSync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEventCreateFromEGLSync(phEvent, eglSync, flags);
+        return cutap_cu_cudaEventCreateFromEGLSync(phEvent, eglSync, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventCreateFromEGLSync(cutap_c, phEvent, eglSync, flags);
@@ -3379,12 +3763,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventCreateWith
     cutap_fp_sample_end(CUTAP_ID_cudaEventCreateWithFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEventCreateWithFlags(void *event, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEventCreateWithFlags);
+    if (cutap_c)
+        return cutap_cs_cudaEventCreateWithFlags(cutap_c, event, flags);
+    return cutap_slow_cudaEventCreateWithFlags(event, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEventCreateWithFlags(void *event, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEventCreateWithFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEventCreateWithFlags(event, flags);
+        return cutap_cu_cudaEventCreateWithFlags(event, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventCreateWithFlags(cutap_c, event, flags);
@@ -3428,12 +3819,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventDestroy(st
     cutap_fp_sample_end(CUTAP_ID_cudaEventDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEventDestroy(void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEventDestroy);
+    if (cutap_c)
+        return cutap_cs_cudaEventDestroy(cutap_c, event);
+    return cutap_slow_cudaEventDestroy(event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEventDestroy(void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEventDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEventDestroy(event);
+        return cutap_cu_cudaEventDestroy(event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventDestroy(cutap_c, event);
@@ -3486,12 +3884,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventElapsedTim
     cutap_fp_sample_end(CUTAP_ID_cudaEventElapsedTime, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEventElapsedTime(void *ms, void *start, void *end)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEventElapsedTime);
+    if (cutap_c)
+        return cutap_cs_cudaEventElapsedTime(cutap_c, ms, start, end);
+    return cutap_slow_cudaEventElapsedTime(ms, start, end);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEventElapsedTime(void *ms, void *start, void *end)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEventElapsedTime, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEventElapsedTime(ms, start, end);
+        return cutap_cu_cudaEventElapsedTime(ms, start, end);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventElapsedTime(cutap_c, ms, start, end);
@@ -3535,12 +3940,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventQuery(stru
     cutap_fp_sample_end(CUTAP_ID_cudaEventQuery, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEventQuery(void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEventQuery);
+    if (cutap_c)
+        return cutap_cs_cudaEventQuery(cutap_c, event);
+    return cutap_slow_cudaEventQuery(event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEventQuery(void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEventQuery, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEventQuery(event);
+        return cutap_cu_cudaEventQuery(event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventQuery(cutap_c, event);
@@ -3585,12 +3997,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventRecord(str
     cutap_fp_sample_end(CUTAP_ID_cudaEventRecord, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEventRecord(void *event, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEventRecord);
+    if (cutap_c)
+        return cutap_cs_cudaEventRecord(cutap_c, event, stream);
+    return cutap_slow_cudaEventRecord(event, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEventRecord(void *event, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEventRecord, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEventRecord(event, stream);
+        return cutap_cu_cudaEventRecord(event, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventRecord(cutap_c, event, stream);
@@ -3636,12 +4055,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventRecordWith
     cutap_fp_sample_end(CUTAP_ID_cudaEventRecordWithFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEventRecordWithFlags(void *event, void *stream, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEventRecordWithFlags);
+    if (cutap_c)
+        return cutap_cs_cudaEventRecordWithFlags(cutap_c, event, stream, flags);
+    return cutap_slow_cudaEventRecordWithFlags(event, stream, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEventRecordWithFlags(void *event, void *stream, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEventRecordWithFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEventRecordWithFlags(event, stream, flags);
+        return cutap_cu_cudaEventRecordWithFlags(event, stream, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventRecordWithFlags(cutap_c, event, stream, flags);
@@ -3687,12 +4113,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventRecordWith
     cutap_fp_sample_end(CUTAP_ID_cudaEventRecordWithFlags_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEventRecordWithFlags_ptsz(void *event, void *stream, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEventRecordWithFlags_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaEventRecordWithFlags_ptsz(cutap_c, event, stream, flags);
+    return cutap_slow_cudaEventRecordWithFlags_ptsz(event, stream, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEventRecordWithFlags_ptsz(void *event, void *stream, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEventRecordWithFlags_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEventRecordWithFlags_ptsz(event, stream, flags);
+        return cutap_cu_cudaEventRecordWithFlags_ptsz(event, stream, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventRecordWithFlags_ptsz(cutap_c, event, stream, flags);
@@ -3737,12 +4170,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventRecord_pts
     cutap_fp_sample_end(CUTAP_ID_cudaEventRecord_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEventRecord_ptsz(void *event, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEventRecord_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaEventRecord_ptsz(cutap_c, event, stream);
+    return cutap_slow_cudaEventRecord_ptsz(event, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEventRecord_ptsz(void *event, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEventRecord_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEventRecord_ptsz(event, stream);
+        return cutap_cu_cudaEventRecord_ptsz(event, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventRecord_ptsz(cutap_c, event, stream);
@@ -3786,12 +4226,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventSynchroniz
     cutap_fp_sample_end(CUTAP_ID_cudaEventSynchronize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaEventSynchronize(void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaEventSynchronize);
+    if (cutap_c)
+        return cutap_cs_cudaEventSynchronize(cutap_c, event);
+    return cutap_slow_cudaEventSynchronize(event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaEventSynchronize(void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaEventSynchronize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaEventSynchronize(event);
+        return cutap_cu_cudaEventSynchronize(event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventSynchronize(cutap_c, event);
@@ -3844,12 +4291,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaExternalMemoryG
     cutap_fp_sample_end(CUTAP_ID_cudaExternalMemoryGetMappedBuffer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaExternalMemoryGetMappedBuffer(void *devPtr, void *extMem, void *bufferDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaExternalMemoryGetMappedBuffer);
+    if (cutap_c)
+        return cutap_cs_cudaExternalMemoryGetMappedBuffer(cutap_c, devPtr, extMem, bufferDesc);
+    return cutap_slow_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaExternalMemoryGetMappedBuffer(void *devPtr, void *extMem, void *bufferDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaExternalMemoryGetMappedBuffer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+        return cutap_cu_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaExternalMemoryGetMappedBuffer(cutap_c, devPtr, extMem, bufferDesc);
@@ -3902,12 +4356,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaExternalMemoryG
     cutap_fp_sample_end(CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaExternalMemoryGetMappedMipmappedArray(void *mipmap, void *extMem, void *mipmapDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray);
+    if (cutap_c)
+        return cutap_cs_cudaExternalMemoryGetMappedMipmappedArray(cutap_c, mipmap, extMem, mipmapDesc);
+    return cutap_slow_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaExternalMemoryGetMappedMipmappedArray(void *mipmap, void *extMem, void *mipmapDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+        return cutap_cu_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaExternalMemoryGetMappedMipmappedArray(cutap_c, mipmap, extMem, mipmapDesc);
@@ -3951,12 +4412,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFree(struct cut
     cutap_fp_sample_end(CUTAP_ID_cudaFree, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaFree(void *devPtr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaFree);
+    if (cutap_c)
+        return cutap_cs_cudaFree(cutap_c, devPtr);
+    return cutap_slow_cudaFree(devPtr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaFree(void *devPtr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaFree, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaFree(devPtr);
+        return cutap_cu_cudaFree(devPtr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFree(cutap_c, devPtr);
@@ -4000,12 +4468,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFreeArray(struc
     cutap_fp_sample_end(CUTAP_ID_cudaFreeArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaFreeArray(void *array)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaFreeArray);
+    if (cutap_c)
+        return cutap_cs_cudaFreeArray(cutap_c, array);
+    return cutap_slow_cudaFreeArray(array);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaFreeArray(void *array)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaFreeArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaFreeArray(array);
+        return cutap_cu_cudaFreeArray(array);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFreeArray(cutap_c, array);
@@ -4050,12 +4525,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFreeAsync(struc
     cutap_fp_sample_end(CUTAP_ID_cudaFreeAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaFreeAsync(void *devPtr, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaFreeAsync);
+    if (cutap_c)
+        return cutap_cs_cudaFreeAsync(cutap_c, devPtr, hStream);
+    return cutap_slow_cudaFreeAsync(devPtr, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaFreeAsync(void *devPtr, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaFreeAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaFreeAsync(devPtr, hStream);
+        return cutap_cu_cudaFreeAsync(devPtr, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFreeAsync(cutap_c, devPtr, hStream);
@@ -4100,12 +4582,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFreeAsync_ptsz(
     cutap_fp_sample_end(CUTAP_ID_cudaFreeAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaFreeAsync_ptsz(void *devPtr, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaFreeAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaFreeAsync_ptsz(cutap_c, devPtr, hStream);
+    return cutap_slow_cudaFreeAsync_ptsz(devPtr, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaFreeAsync_ptsz(void *devPtr, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaFreeAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaFreeAsync_ptsz(devPtr, hStream);
+        return cutap_cu_cudaFreeAsync_ptsz(devPtr, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFreeAsync_ptsz(cutap_c, devPtr, hStream);
@@ -4149,12 +4638,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFreeHost(struct
     cutap_fp_sample_end(CUTAP_ID_cudaFreeHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaFreeHost(void *ptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaFreeHost);
+    if (cutap_c)
+        return cutap_cs_cudaFreeHost(cutap_c, ptr);
+    return cutap_slow_cudaFreeHost(ptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaFreeHost(void *ptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaFreeHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaFreeHost(ptr);
+        return cutap_cu_cudaFreeHost(ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFreeHost(cutap_c, ptr);
@@ -4198,12 +4694,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFreeMipmappedAr
     cutap_fp_sample_end(CUTAP_ID_cudaFreeMipmappedArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaFreeMipmappedArray(void *mipmappedArray)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaFreeMipmappedArray);
+    if (cutap_c)
+        return cutap_cs_cudaFreeMipmappedArray(cutap_c, mipmappedArray);
+    return cutap_slow_cudaFreeMipmappedArray(mipmappedArray);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaFreeMipmappedArray(void *mipmappedArray)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaFreeMipmappedArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaFreeMipmappedArray(mipmappedArray);
+        return cutap_cu_cudaFreeMipmappedArray(mipmappedArray);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFreeMipmappedArray(cutap_c, mipmappedArray);
@@ -4248,12 +4751,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFuncGetAttribut
     cutap_fp_sample_end(CUTAP_ID_cudaFuncGetAttributes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaFuncGetAttributes(void *attr, void *func)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaFuncGetAttributes);
+    if (cutap_c)
+        return cutap_cs_cudaFuncGetAttributes(cutap_c, attr, func);
+    return cutap_slow_cudaFuncGetAttributes(attr, func);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaFuncGetAttributes(void *attr, void *func)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaFuncGetAttributes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaFuncGetAttributes(attr, func);
+        return cutap_cu_cudaFuncGetAttributes(attr, func);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFuncGetAttributes(cutap_c, attr, func);
@@ -4312,12 +4822,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFuncGetParamInf
     cutap_fp_sample_end(CUTAP_ID_cudaFuncGetParamInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaFuncGetParamInfo(void *func, unsigned long paramIndex, void *paramOffset, void *paramSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaFuncGetParamInfo);
+    if (cutap_c)
+        return cutap_cs_cudaFuncGetParamInfo(cutap_c, func, paramIndex, paramOffset, paramSize);
+    return cutap_slow_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaFuncGetParamInfo(void *func, unsigned long paramIndex, void *paramOffset, void *paramSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaFuncGetParamInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+        return cutap_cu_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFuncGetParamInfo(cutap_c, func, paramIndex, paramOffset, paramSize);
@@ -4363,12 +4880,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFuncSetAttribut
     cutap_fp_sample_end(CUTAP_ID_cudaFuncSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaFuncSetAttribute(void *func, unsigned int attr, int value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaFuncSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cudaFuncSetAttribute(cutap_c, func, attr, value);
+    return cutap_slow_cudaFuncSetAttribute(func, attr, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaFuncSetAttribute(void *func, unsigned int attr, int value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaFuncSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaFuncSetAttribute(func, attr, value);
+        return cutap_cu_cudaFuncSetAttribute(func, attr, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFuncSetAttribute(cutap_c, func, attr, value);
@@ -4413,12 +4937,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFuncSetCacheCon
     cutap_fp_sample_end(CUTAP_ID_cudaFuncSetCacheConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaFuncSetCacheConfig(void *func, unsigned int cacheConfig)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaFuncSetCacheConfig);
+    if (cutap_c)
+        return cutap_cs_cudaFuncSetCacheConfig(cutap_c, func, cacheConfig);
+    return cutap_slow_cudaFuncSetCacheConfig(func, cacheConfig);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaFuncSetCacheConfig(void *func, unsigned int cacheConfig)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaFuncSetCacheConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaFuncSetCacheConfig(func, cacheConfig);
+        return cutap_cu_cudaFuncSetCacheConfig(func, cacheConfig);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFuncSetCacheConfig(cutap_c, func, cacheConfig);
@@ -4463,12 +4994,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFuncSetSharedMe
     cutap_fp_sample_end(CUTAP_ID_cudaFuncSetSharedMemConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaFuncSetSharedMemConfig(void *func, unsigned int config)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaFuncSetSharedMemConfig);
+    if (cutap_c)
+        return cutap_cs_cudaFuncSetSharedMemConfig(cutap_c, func, config);
+    return cutap_slow_cudaFuncSetSharedMemConfig(func, config);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaFuncSetSharedMemConfig(void *func, unsigned int config)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaFuncSetSharedMemConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaFuncSetSharedMemConfig(func, config);
+        return cutap_cu_cudaFuncSetSharedMemConfig(func, config);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFuncSetSharedMemConfig(cutap_c, func, config);
@@ -4527,12 +5065,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLGetDevices(st
     cutap_fp_sample_end(CUTAP_ID_cudaGLGetDevices, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGLGetDevices(void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGLGetDevices);
+    if (cutap_c)
+        return cutap_cs_cudaGLGetDevices(cutap_c, pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
+    return cutap_slow_cudaGLGetDevices(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGLGetDevices(void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGLGetDevices, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGLGetDevices(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
+        return cutap_cu_cudaGLGetDevices(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLGetDevices(cutap_c, pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
@@ -4584,12 +5129,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLMapBufferObje
     cutap_fp_sample_end(CUTAP_ID_cudaGLMapBufferObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGLMapBufferObject(void *devPtr, unsigned int bufObj)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGLMapBufferObject);
+    if (cutap_c)
+        return cutap_cs_cudaGLMapBufferObject(cutap_c, devPtr, bufObj);
+    return cutap_slow_cudaGLMapBufferObject(devPtr, bufObj);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGLMapBufferObject(void *devPtr, unsigned int bufObj)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGLMapBufferObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGLMapBufferObject(devPtr, bufObj);
+        return cutap_cu_cudaGLMapBufferObject(devPtr, bufObj);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLMapBufferObject(cutap_c, devPtr, bufObj);
@@ -4642,12 +5194,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLMapBufferObje
     cutap_fp_sample_end(CUTAP_ID_cudaGLMapBufferObjectAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGLMapBufferObjectAsync(void *devPtr, unsigned int bufObj, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGLMapBufferObjectAsync);
+    if (cutap_c)
+        return cutap_cs_cudaGLMapBufferObjectAsync(cutap_c, devPtr, bufObj, stream);
+    return cutap_slow_cudaGLMapBufferObjectAsync(devPtr, bufObj, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGLMapBufferObjectAsync(void *devPtr, unsigned int bufObj, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGLMapBufferObjectAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGLMapBufferObjectAsync(devPtr, bufObj, stream);
+        return cutap_cu_cudaGLMapBufferObjectAsync(devPtr, bufObj, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLMapBufferObjectAsync(cutap_c, devPtr, bufObj, stream);
@@ -4691,12 +5250,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLRegisterBuffe
     cutap_fp_sample_end(CUTAP_ID_cudaGLRegisterBufferObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGLRegisterBufferObject(unsigned int bufObj)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGLRegisterBufferObject);
+    if (cutap_c)
+        return cutap_cs_cudaGLRegisterBufferObject(cutap_c, bufObj);
+    return cutap_slow_cudaGLRegisterBufferObject(bufObj);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGLRegisterBufferObject(unsigned int bufObj)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGLRegisterBufferObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGLRegisterBufferObject(bufObj);
+        return cutap_cu_cudaGLRegisterBufferObject(bufObj);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLRegisterBufferObject(cutap_c, bufObj);
@@ -4741,12 +5307,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLSetBufferObje
     cutap_fp_sample_end(CUTAP_ID_cudaGLSetBufferObjectMapFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGLSetBufferObjectMapFlags(unsigned int bufObj, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGLSetBufferObjectMapFlags);
+    if (cutap_c)
+        return cutap_cs_cudaGLSetBufferObjectMapFlags(cutap_c, bufObj, flags);
+    return cutap_slow_cudaGLSetBufferObjectMapFlags(bufObj, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGLSetBufferObjectMapFlags(unsigned int bufObj, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGLSetBufferObjectMapFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGLSetBufferObjectMapFlags(bufObj, flags);
+        return cutap_cu_cudaGLSetBufferObjectMapFlags(bufObj, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLSetBufferObjectMapFlags(cutap_c, bufObj, flags);
@@ -4790,12 +5363,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLSetGLDevice(s
     cutap_fp_sample_end(CUTAP_ID_cudaGLSetGLDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGLSetGLDevice(int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGLSetGLDevice);
+    if (cutap_c)
+        return cutap_cs_cudaGLSetGLDevice(cutap_c, device);
+    return cutap_slow_cudaGLSetGLDevice(device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGLSetGLDevice(int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGLSetGLDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGLSetGLDevice(device);
+        return cutap_cu_cudaGLSetGLDevice(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLSetGLDevice(cutap_c, device);
@@ -4839,12 +5419,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLUnmapBufferOb
     cutap_fp_sample_end(CUTAP_ID_cudaGLUnmapBufferObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGLUnmapBufferObject(unsigned int bufObj)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGLUnmapBufferObject);
+    if (cutap_c)
+        return cutap_cs_cudaGLUnmapBufferObject(cutap_c, bufObj);
+    return cutap_slow_cudaGLUnmapBufferObject(bufObj);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGLUnmapBufferObject(unsigned int bufObj)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGLUnmapBufferObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGLUnmapBufferObject(bufObj);
+        return cutap_cu_cudaGLUnmapBufferObject(bufObj);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLUnmapBufferObject(cutap_c, bufObj);
@@ -4889,12 +5476,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLUnmapBufferOb
     cutap_fp_sample_end(CUTAP_ID_cudaGLUnmapBufferObjectAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGLUnmapBufferObjectAsync(unsigned int bufObj, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGLUnmapBufferObjectAsync);
+    if (cutap_c)
+        return cutap_cs_cudaGLUnmapBufferObjectAsync(cutap_c, bufObj, stream);
+    return cutap_slow_cudaGLUnmapBufferObjectAsync(bufObj, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGLUnmapBufferObjectAsync(unsigned int bufObj, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGLUnmapBufferObjectAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGLUnmapBufferObjectAsync(bufObj, stream);
+        return cutap_cu_cudaGLUnmapBufferObjectAsync(bufObj, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLUnmapBufferObjectAsync(cutap_c, bufObj, stream);
@@ -4938,12 +5532,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLUnregisterBuf
     cutap_fp_sample_end(CUTAP_ID_cudaGLUnregisterBufferObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGLUnregisterBufferObject(unsigned int bufObj)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGLUnregisterBufferObject);
+    if (cutap_c)
+        return cutap_cs_cudaGLUnregisterBufferObject(cutap_c, bufObj);
+    return cutap_slow_cudaGLUnregisterBufferObject(bufObj);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGLUnregisterBufferObject(unsigned int bufObj)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGLUnregisterBufferObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGLUnregisterBufferObject(bufObj);
+        return cutap_cu_cudaGLUnregisterBufferObject(bufObj);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLUnregisterBufferObject(cutap_c, bufObj);
@@ -4994,12 +5595,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetDevice(struc
     cutap_fp_sample_end(CUTAP_ID_cudaGetDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetDevice(void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetDevice);
+    if (cutap_c)
+        return cutap_cs_cudaGetDevice(cutap_c, device);
+    return cutap_slow_cudaGetDevice(device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetDevice(void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetDevice(device);
+        return cutap_cu_cudaGetDevice(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetDevice(cutap_c, device);
@@ -5050,12 +5658,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetDeviceCount(
     cutap_fp_sample_end(CUTAP_ID_cudaGetDeviceCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetDeviceCount(void *count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetDeviceCount);
+    if (cutap_c)
+        return cutap_cs_cudaGetDeviceCount(cutap_c, count);
+    return cutap_slow_cudaGetDeviceCount(count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetDeviceCount(void *count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetDeviceCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetDeviceCount(count);
+        return cutap_cu_cudaGetDeviceCount(count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetDeviceCount(cutap_c, count);
@@ -5106,12 +5721,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetDeviceFlags(
     cutap_fp_sample_end(CUTAP_ID_cudaGetDeviceFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetDeviceFlags(void *flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetDeviceFlags);
+    if (cutap_c)
+        return cutap_cs_cudaGetDeviceFlags(cutap_c, flags);
+    return cutap_slow_cudaGetDeviceFlags(flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetDeviceFlags(void *flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetDeviceFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetDeviceFlags(flags);
+        return cutap_cu_cudaGetDeviceFlags(flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetDeviceFlags(cutap_c, flags);
@@ -5156,12 +5778,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetDeviceProper
     cutap_fp_sample_end(CUTAP_ID_cudaGetDeviceProperties, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetDeviceProperties(void *prop, int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetDeviceProperties);
+    if (cutap_c)
+        return cutap_cs_cudaGetDeviceProperties(cutap_c, prop, device);
+    return cutap_slow_cudaGetDeviceProperties(prop, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetDeviceProperties(void *prop, int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetDeviceProperties, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetDeviceProperties(prop, device);
+        return cutap_cu_cudaGetDeviceProperties(prop, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetDeviceProperties(cutap_c, prop, device);
@@ -5206,12 +5835,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetDeviceProper
     cutap_fp_sample_end(CUTAP_ID_cudaGetDeviceProperties_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetDeviceProperties_v2(void *prop, int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetDeviceProperties_v2);
+    if (cutap_c)
+        return cutap_cs_cudaGetDeviceProperties_v2(cutap_c, prop, device);
+    return cutap_slow_cudaGetDeviceProperties_v2(prop, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetDeviceProperties_v2(void *prop, int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetDeviceProperties_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetDeviceProperties_v2(prop, device);
+        return cutap_cu_cudaGetDeviceProperties_v2(prop, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetDeviceProperties_v2(cutap_c, prop, device);
@@ -5255,12 +5891,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_cudaGetErrorName(struct c
     cutap_fp_sample_end(CUTAP_ID_cudaGetErrorName, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_cudaGetErrorName(unsigned int error)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetErrorName);
+    if (cutap_c)
+        return cutap_cs_cudaGetErrorName(cutap_c, error);
+    return cutap_slow_cudaGetErrorName(error);
+}
 CUTAP_SLOW void * cutap_ct_cudaGetErrorName(unsigned int error)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetErrorName, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetErrorName(error);
+        return cutap_cu_cudaGetErrorName(error);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetErrorName(cutap_c, error);
@@ -5304,12 +5947,19 @@ static __attribute__((noinline, cold)) void * cutap_cs_cudaGetErrorString(struct
     cutap_fp_sample_end(CUTAP_ID_cudaGetErrorString, cutap_c, cutap_t0, 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) void * cutap_cu_cudaGetErrorString(unsigned int error)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetErrorString);
+    if (cutap_c)
+        return cutap_cs_cudaGetErrorString(cutap_c, error);
+    return cutap_slow_cudaGetErrorString(error);
+}
 CUTAP_SLOW void * cutap_ct_cudaGetErrorString(unsigned int error)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetErrorString, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetErrorString(error);
+        return cutap_cu_cudaGetErrorString(error);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetErrorString(cutap_c, error);
@@ -5361,12 +6011,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetFuncBySymbol
     cutap_fp_sample_end(CUTAP_ID_cudaGetFuncBySymbol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetFuncBySymbol(void *functionPtr, void *symbolPtr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetFuncBySymbol);
+    if (cutap_c)
+        return cutap_cs_cudaGetFuncBySymbol(cutap_c, functionPtr, symbolPtr);
+    return cutap_slow_cudaGetFuncBySymbol(functionPtr, symbolPtr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetFuncBySymbol(void *functionPtr, void *symbolPtr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetFuncBySymbol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetFuncBySymbol(functionPtr, symbolPtr);
+        return cutap_cu_cudaGetFuncBySymbol(functionPtr, symbolPtr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetFuncBySymbol(cutap_c, functionPtr, symbolPtr);
@@ -5418,12 +6075,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetKernel(struc
     cutap_fp_sample_end(CUTAP_ID_cudaGetKernel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetKernel(void *kernelPtr, void *entryFuncAddr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetKernel);
+    if (cutap_c)
+        return cutap_cs_cudaGetKernel(cutap_c, kernelPtr, entryFuncAddr);
+    return cutap_slow_cudaGetKernel(kernelPtr, entryFuncAddr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetKernel(void *kernelPtr, void *entryFuncAddr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetKernel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetKernel(kernelPtr, entryFuncAddr);
+        return cutap_cu_cudaGetKernel(kernelPtr, entryFuncAddr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetKernel(cutap_c, kernelPtr, entryFuncAddr);
@@ -5465,12 +6129,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetLastError(st
     cutap_fp_sample_end(CUTAP_ID_cudaGetLastError, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetLastError(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetLastError);
+    if (cutap_c)
+        return cutap_cs_cudaGetLastError(cutap_c);
+    return cutap_slow_cudaGetLastError();
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetLastError(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetLastError, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetLastError();
+        return cutap_cu_cudaGetLastError();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetLastError(cutap_c);
@@ -5523,12 +6194,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetMipmappedArr
     cutap_fp_sample_end(CUTAP_ID_cudaGetMipmappedArrayLevel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetMipmappedArrayLevel(void *levelArray, void *mipmappedArray, unsigned int level)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetMipmappedArrayLevel);
+    if (cutap_c)
+        return cutap_cs_cudaGetMipmappedArrayLevel(cutap_c, levelArray, mipmappedArray, level);
+    return cutap_slow_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetMipmappedArrayLevel(void *levelArray, void *mipmappedArray, unsigned int level)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetMipmappedArrayLevel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
+        return cutap_cu_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetMipmappedArrayLevel(cutap_c, levelArray, mipmappedArray, level);
@@ -5573,12 +6251,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetSurfaceObjec
     cutap_fp_sample_end(CUTAP_ID_cudaGetSurfaceObjectResourceDesc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetSurfaceObjectResourceDesc(void *pResDesc, unsigned long long surfObject)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetSurfaceObjectResourceDesc);
+    if (cutap_c)
+        return cutap_cs_cudaGetSurfaceObjectResourceDesc(cutap_c, pResDesc, surfObject);
+    return cutap_slow_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetSurfaceObjectResourceDesc(void *pResDesc, unsigned long long surfObject)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetSurfaceObjectResourceDesc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
+        return cutap_cu_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetSurfaceObjectResourceDesc(cutap_c, pResDesc, surfObject);
@@ -5630,12 +6315,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetSurfaceRefer
     cutap_fp_sample_end(CUTAP_ID_cudaGetSurfaceReference, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetSurfaceReference(void *surfref, void *symbol)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetSurfaceReference);
+    if (cutap_c)
+        return cutap_cs_cudaGetSurfaceReference(cutap_c, surfref, symbol);
+    return cutap_slow_cudaGetSurfaceReference(surfref, symbol);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetSurfaceReference(void *surfref, void *symbol)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetSurfaceReference, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetSurfaceReference(surfref, symbol);
+        return cutap_cu_cudaGetSurfaceReference(surfref, symbol);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetSurfaceReference(cutap_c, surfref, symbol);
@@ -5687,12 +6379,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetSymbolAddres
     cutap_fp_sample_end(CUTAP_ID_cudaGetSymbolAddress, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetSymbolAddress(void *devPtr, void *symbol)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetSymbolAddress);
+    if (cutap_c)
+        return cutap_cs_cudaGetSymbolAddress(cutap_c, devPtr, symbol);
+    return cutap_slow_cudaGetSymbolAddress(devPtr, symbol);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetSymbolAddress(void *devPtr, void *symbol)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetSymbolAddress, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetSymbolAddress(devPtr, symbol);
+        return cutap_cu_cudaGetSymbolAddress(devPtr, symbol);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetSymbolAddress(cutap_c, devPtr, symbol);
@@ -5744,12 +6443,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetSymbolSize(s
     cutap_fp_sample_end(CUTAP_ID_cudaGetSymbolSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetSymbolSize(void *size, void *symbol)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetSymbolSize);
+    if (cutap_c)
+        return cutap_cs_cudaGetSymbolSize(cutap_c, size, symbol);
+    return cutap_slow_cudaGetSymbolSize(size, symbol);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetSymbolSize(void *size, void *symbol)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetSymbolSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetSymbolSize(size, symbol);
+        return cutap_cu_cudaGetSymbolSize(size, symbol);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetSymbolSize(cutap_c, size, symbol);
@@ -5801,12 +6507,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureAlign
     cutap_fp_sample_end(CUTAP_ID_cudaGetTextureAlignmentOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetTextureAlignmentOffset(void *offset, void *texref)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetTextureAlignmentOffset);
+    if (cutap_c)
+        return cutap_cs_cudaGetTextureAlignmentOffset(cutap_c, offset, texref);
+    return cutap_slow_cudaGetTextureAlignmentOffset(offset, texref);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureAlignmentOffset(void *offset, void *texref)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetTextureAlignmentOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetTextureAlignmentOffset(offset, texref);
+        return cutap_cu_cudaGetTextureAlignmentOffset(offset, texref);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetTextureAlignmentOffset(cutap_c, offset, texref);
@@ -5851,12 +6564,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureObjec
     cutap_fp_sample_end(CUTAP_ID_cudaGetTextureObjectResourceDesc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetTextureObjectResourceDesc(void *pResDesc, unsigned long long texObject)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetTextureObjectResourceDesc);
+    if (cutap_c)
+        return cutap_cs_cudaGetTextureObjectResourceDesc(cutap_c, pResDesc, texObject);
+    return cutap_slow_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureObjectResourceDesc(void *pResDesc, unsigned long long texObject)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetTextureObjectResourceDesc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
+        return cutap_cu_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetTextureObjectResourceDesc(cutap_c, pResDesc, texObject);
@@ -5901,12 +6621,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureObjec
     cutap_fp_sample_end(CUTAP_ID_cudaGetTextureObjectResourceViewDesc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetTextureObjectResourceViewDesc(void *pResViewDesc, unsigned long long texObject)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetTextureObjectResourceViewDesc);
+    if (cutap_c)
+        return cutap_cs_cudaGetTextureObjectResourceViewDesc(cutap_c, pResViewDesc, texObject);
+    return cutap_slow_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureObjectResourceViewDesc(void *pResViewDesc, unsigned long long texObject)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetTextureObjectResourceViewDesc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
+        return cutap_cu_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetTextureObjectResourceViewDesc(cutap_c, pResViewDesc, texObject);
@@ -5951,12 +6678,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureObjec
     cutap_fp_sample_end(CUTAP_ID_cudaGetTextureObjectTextureDesc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetTextureObjectTextureDesc(void *pTexDesc, unsigned long long texObject)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetTextureObjectTextureDesc);
+    if (cutap_c)
+        return cutap_cs_cudaGetTextureObjectTextureDesc(cutap_c, pTexDesc, texObject);
+    return cutap_slow_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureObjectTextureDesc(void *pTexDesc, unsigned long long texObject)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetTextureObjectTextureDesc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
+        return cutap_cu_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetTextureObjectTextureDesc(cutap_c, pTexDesc, texObject);
@@ -6001,12 +6735,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureObjec
     cutap_fp_sample_end(CUTAP_ID_cudaGetTextureObjectTextureDesc_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetTextureObjectTextureDesc_v2(void *pTexDesc, unsigned long long texObject)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetTextureObjectTextureDesc_v2);
+    if (cutap_c)
+        return cutap_cs_cudaGetTextureObjectTextureDesc_v2(cutap_c, pTexDesc, texObject);
+    return cutap_slow_cudaGetTextureObjectTextureDesc_v2(pTexDesc, texObject);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureObjectTextureDesc_v2(void *pTexDesc, unsigned long long texObject)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetTextureObjectTextureDesc_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetTextureObjectTextureDesc_v2(pTexDesc, texObject);
+        return cutap_cu_cudaGetTextureObjectTextureDesc_v2(pTexDesc, texObject);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetTextureObjectTextureDesc_v2(cutap_c, pTexDesc, texObject);
@@ -6058,12 +6799,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureRefer
     cutap_fp_sample_end(CUTAP_ID_cudaGetTextureReference, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGetTextureReference(void *texref, void *symbol)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGetTextureReference);
+    if (cutap_c)
+        return cutap_cs_cudaGetTextureReference(cutap_c, texref, symbol);
+    return cutap_slow_cudaGetTextureReference(texref, symbol);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureReference(void *texref, void *symbol)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGetTextureReference, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGetTextureReference(texref, symbol);
+        return cutap_cu_cudaGetTextureReference(texref, symbol);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetTextureReference(cutap_c, texref, symbol);
@@ -6118,12 +6866,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddChildGr
     cutap_fp_sample_end(CUTAP_ID_cudaGraphAddChildGraphNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphAddChildGraphNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *childGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphAddChildGraphNode);
+    if (cutap_c)
+        return cutap_cs_cudaGraphAddChildGraphNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, childGraph);
+    return cutap_slow_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddChildGraphNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *childGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphAddChildGraphNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+        return cutap_cu_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddChildGraphNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, childGraph);
@@ -6177,12 +6932,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddEmptyNo
     cutap_fp_sample_end(CUTAP_ID_cudaGraphAddEmptyNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphAddEmptyNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphAddEmptyNode);
+    if (cutap_c)
+        return cutap_cs_cudaGraphAddEmptyNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies);
+    return cutap_slow_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddEmptyNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphAddEmptyNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
+        return cutap_cu_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddEmptyNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies);
@@ -6237,12 +6999,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddEventRe
     cutap_fp_sample_end(CUTAP_ID_cudaGraphAddEventRecordNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphAddEventRecordNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphAddEventRecordNode);
+    if (cutap_c)
+        return cutap_cs_cudaGraphAddEventRecordNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, event);
+    return cutap_slow_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddEventRecordNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphAddEventRecordNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
+        return cutap_cu_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddEventRecordNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, event);
@@ -6297,12 +7066,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddEventWa
     cutap_fp_sample_end(CUTAP_ID_cudaGraphAddEventWaitNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphAddEventWaitNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphAddEventWaitNode);
+    if (cutap_c)
+        return cutap_cs_cudaGraphAddEventWaitNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, event);
+    return cutap_slow_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddEventWaitNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphAddEventWaitNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
+        return cutap_cu_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddEventWaitNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, event);
@@ -6357,12 +7133,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddMemAllo
     cutap_fp_sample_end(CUTAP_ID_cudaGraphAddMemAllocNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphAddMemAllocNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *nodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphAddMemAllocNode);
+    if (cutap_c)
+        return cutap_cs_cudaGraphAddMemAllocNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    return cutap_slow_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddMemAllocNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *nodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphAddMemAllocNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+        return cutap_cu_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddMemAllocNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, nodeParams);
@@ -6417,12 +7200,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddMemFree
     cutap_fp_sample_end(CUTAP_ID_cudaGraphAddMemFreeNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphAddMemFreeNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphAddMemFreeNode);
+    if (cutap_c)
+        return cutap_cs_cudaGraphAddMemFreeNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, dptr);
+    return cutap_slow_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddMemFreeNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphAddMemFreeNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
+        return cutap_cu_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddMemFreeNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, dptr);
@@ -6477,12 +7267,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddMemcpyN
     cutap_fp_sample_end(CUTAP_ID_cudaGraphAddMemcpyNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphAddMemcpyNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *pCopyParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphAddMemcpyNode);
+    if (cutap_c)
+        return cutap_cs_cudaGraphAddMemcpyNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+    return cutap_slow_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddMemcpyNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *pCopyParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphAddMemcpyNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+        return cutap_cu_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddMemcpyNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
@@ -6540,12 +7337,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddMemcpyN
     cutap_fp_sample_end(CUTAP_ID_cudaGraphAddMemcpyNode1D, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphAddMemcpyNode1D(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dst, void *src, unsigned long count, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphAddMemcpyNode1D);
+    if (cutap_c)
+        return cutap_cs_cudaGraphAddMemcpyNode1D(cutap_c, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+    return cutap_slow_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddMemcpyNode1D(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dst, void *src, unsigned long count, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphAddMemcpyNode1D, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+        return cutap_cu_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddMemcpyNode1D(cutap_c, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
@@ -6604,12 +7408,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddMemcpyN
     cutap_fp_sample_end(CUTAP_ID_cudaGraphAddMemcpyNodeFromSymbol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphAddMemcpyNodeFromSymbol(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphAddMemcpyNodeFromSymbol);
+    if (cutap_c)
+        return cutap_cs_cudaGraphAddMemcpyNodeFromSymbol(cutap_c, pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+    return cutap_slow_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddMemcpyNodeFromSymbol(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphAddMemcpyNodeFromSymbol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+        return cutap_cu_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddMemcpyNodeFromSymbol(cutap_c, pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
@@ -6668,12 +7479,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddMemcpyN
     cutap_fp_sample_end(CUTAP_ID_cudaGraphAddMemcpyNodeToSymbol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphAddMemcpyNodeToSymbol(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphAddMemcpyNodeToSymbol);
+    if (cutap_c)
+        return cutap_cs_cudaGraphAddMemcpyNodeToSymbol(cutap_c, pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+    return cutap_slow_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddMemcpyNodeToSymbol(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphAddMemcpyNodeToSymbol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+        return cutap_cu_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddMemcpyNodeToSymbol(cutap_c, pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
@@ -6725,12 +7543,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphChildGraph
     cutap_fp_sample_end(CUTAP_ID_cudaGraphChildGraphNodeGetGraph, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphChildGraphNodeGetGraph(void *node, void *pGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphChildGraphNodeGetGraph);
+    if (cutap_c)
+        return cutap_cs_cudaGraphChildGraphNodeGetGraph(cutap_c, node, pGraph);
+    return cutap_slow_cudaGraphChildGraphNodeGetGraph(node, pGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphChildGraphNodeGetGraph(void *node, void *pGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphChildGraphNodeGetGraph, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphChildGraphNodeGetGraph(node, pGraph);
+        return cutap_cu_cudaGraphChildGraphNodeGetGraph(node, pGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphChildGraphNodeGetGraph(cutap_c, node, pGraph);
@@ -6782,12 +7607,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphClone(stru
     cutap_fp_sample_end(CUTAP_ID_cudaGraphClone, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphClone(void *pGraphClone, void *originalGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphClone);
+    if (cutap_c)
+        return cutap_cs_cudaGraphClone(cutap_c, pGraphClone, originalGraph);
+    return cutap_slow_cudaGraphClone(pGraphClone, originalGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphClone(void *pGraphClone, void *originalGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphClone, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphClone(pGraphClone, originalGraph);
+        return cutap_cu_cudaGraphClone(pGraphClone, originalGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphClone(cutap_c, pGraphClone, originalGraph);
@@ -6841,12 +7673,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphConditiona
     cutap_fp_sample_end(CUTAP_ID_cudaGraphConditionalHandleCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphConditionalHandleCreate(void *pHandle_out, void *graph, unsigned int defaultLaunchValue, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphConditionalHandleCreate);
+    if (cutap_c)
+        return cutap_cs_cudaGraphConditionalHandleCreate(cutap_c, pHandle_out, graph, defaultLaunchValue, flags);
+    return cutap_slow_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphConditionalHandleCreate(void *pHandle_out, void *graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphConditionalHandleCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
+        return cutap_cu_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphConditionalHandleCreate(cutap_c, pHandle_out, graph, defaultLaunchValue, flags);
@@ -6898,12 +7737,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphCreate(str
     cutap_fp_sample_end(CUTAP_ID_cudaGraphCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphCreate(void *pGraph, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphCreate);
+    if (cutap_c)
+        return cutap_cs_cudaGraphCreate(cutap_c, pGraph, flags);
+    return cutap_slow_cudaGraphCreate(pGraph, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphCreate(void *pGraph, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphCreate(pGraph, flags);
+        return cutap_cu_cudaGraphCreate(pGraph, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphCreate(cutap_c, pGraph, flags);
@@ -6947,12 +7793,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphDestroy(st
     cutap_fp_sample_end(CUTAP_ID_cudaGraphDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphDestroy(void *graph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphDestroy);
+    if (cutap_c)
+        return cutap_cs_cudaGraphDestroy(cutap_c, graph);
+    return cutap_slow_cudaGraphDestroy(graph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphDestroy(void *graph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphDestroy(graph);
+        return cutap_cu_cudaGraphDestroy(graph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphDestroy(cutap_c, graph);
@@ -6996,12 +7849,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphDestroyNod
     cutap_fp_sample_end(CUTAP_ID_cudaGraphDestroyNode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphDestroyNode(void *node)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphDestroyNode);
+    if (cutap_c)
+        return cutap_cs_cudaGraphDestroyNode(cutap_c, node);
+    return cutap_slow_cudaGraphDestroyNode(node);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphDestroyNode(void *node)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphDestroyNode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphDestroyNode(node);
+        return cutap_cu_cudaGraphDestroyNode(node);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphDestroyNode(cutap_c, node);
@@ -7053,12 +7913,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphEventRecor
     cutap_fp_sample_end(CUTAP_ID_cudaGraphEventRecordNodeGetEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphEventRecordNodeGetEvent(void *node, void *event_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphEventRecordNodeGetEvent);
+    if (cutap_c)
+        return cutap_cs_cudaGraphEventRecordNodeGetEvent(cutap_c, node, event_out);
+    return cutap_slow_cudaGraphEventRecordNodeGetEvent(node, event_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphEventRecordNodeGetEvent(void *node, void *event_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphEventRecordNodeGetEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphEventRecordNodeGetEvent(node, event_out);
+        return cutap_cu_cudaGraphEventRecordNodeGetEvent(node, event_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphEventRecordNodeGetEvent(cutap_c, node, event_out);
@@ -7103,12 +7970,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphEventRecor
     cutap_fp_sample_end(CUTAP_ID_cudaGraphEventRecordNodeSetEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphEventRecordNodeSetEvent(void *node, void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphEventRecordNodeSetEvent);
+    if (cutap_c)
+        return cutap_cs_cudaGraphEventRecordNodeSetEvent(cutap_c, node, event);
+    return cutap_slow_cudaGraphEventRecordNodeSetEvent(node, event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphEventRecordNodeSetEvent(void *node, void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphEventRecordNodeSetEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphEventRecordNodeSetEvent(node, event);
+        return cutap_cu_cudaGraphEventRecordNodeSetEvent(node, event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphEventRecordNodeSetEvent(cutap_c, node, event);
@@ -7160,12 +8034,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphEventWaitN
     cutap_fp_sample_end(CUTAP_ID_cudaGraphEventWaitNodeGetEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphEventWaitNodeGetEvent(void *node, void *event_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphEventWaitNodeGetEvent);
+    if (cutap_c)
+        return cutap_cs_cudaGraphEventWaitNodeGetEvent(cutap_c, node, event_out);
+    return cutap_slow_cudaGraphEventWaitNodeGetEvent(node, event_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphEventWaitNodeGetEvent(void *node, void *event_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphEventWaitNodeGetEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphEventWaitNodeGetEvent(node, event_out);
+        return cutap_cu_cudaGraphEventWaitNodeGetEvent(node, event_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphEventWaitNodeGetEvent(cutap_c, node, event_out);
@@ -7210,12 +8091,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphEventWaitN
     cutap_fp_sample_end(CUTAP_ID_cudaGraphEventWaitNodeSetEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphEventWaitNodeSetEvent(void *node, void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphEventWaitNodeSetEvent);
+    if (cutap_c)
+        return cutap_cs_cudaGraphEventWaitNodeSetEvent(cutap_c, node, event);
+    return cutap_slow_cudaGraphEventWaitNodeSetEvent(node, event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphEventWaitNodeSetEvent(void *node, void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphEventWaitNodeSetEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphEventWaitNodeSetEvent(node, event);
+        return cutap_cu_cudaGraphEventWaitNodeSetEvent(node, event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphEventWaitNodeSetEvent(cutap_c, node, event);
@@ -7261,12 +8149,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecChildG
     cutap_fp_sample_end(CUTAP_ID_cudaGraphExecChildGraphNodeSetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphExecChildGraphNodeSetParams(void *hGraphExec, void *node, void *childGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphExecChildGraphNodeSetParams);
+    if (cutap_c)
+        return cutap_cs_cudaGraphExecChildGraphNodeSetParams(cutap_c, hGraphExec, node, childGraph);
+    return cutap_slow_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecChildGraphNodeSetParams(void *hGraphExec, void *node, void *childGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphExecChildGraphNodeSetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
+        return cutap_cu_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecChildGraphNodeSetParams(cutap_c, hGraphExec, node, childGraph);
@@ -7310,12 +8205,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecDestro
     cutap_fp_sample_end(CUTAP_ID_cudaGraphExecDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphExecDestroy(void *graphExec)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphExecDestroy);
+    if (cutap_c)
+        return cutap_cs_cudaGraphExecDestroy(cutap_c, graphExec);
+    return cutap_slow_cudaGraphExecDestroy(graphExec);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecDestroy(void *graphExec)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphExecDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphExecDestroy(graphExec);
+        return cutap_cu_cudaGraphExecDestroy(graphExec);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecDestroy(cutap_c, graphExec);
@@ -7361,12 +8263,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecEventR
     cutap_fp_sample_end(CUTAP_ID_cudaGraphExecEventRecordNodeSetEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphExecEventRecordNodeSetEvent(void *hGraphExec, void *hNode, void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphExecEventRecordNodeSetEvent);
+    if (cutap_c)
+        return cutap_cs_cudaGraphExecEventRecordNodeSetEvent(cutap_c, hGraphExec, hNode, event);
+    return cutap_slow_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecEventRecordNodeSetEvent(void *hGraphExec, void *hNode, void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphExecEventRecordNodeSetEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+        return cutap_cu_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecEventRecordNodeSetEvent(cutap_c, hGraphExec, hNode, event);
@@ -7412,12 +8321,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecEventW
     cutap_fp_sample_end(CUTAP_ID_cudaGraphExecEventWaitNodeSetEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphExecEventWaitNodeSetEvent(void *hGraphExec, void *hNode, void *event)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphExecEventWaitNodeSetEvent);
+    if (cutap_c)
+        return cutap_cs_cudaGraphExecEventWaitNodeSetEvent(cutap_c, hGraphExec, hNode, event);
+    return cutap_slow_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecEventWaitNodeSetEvent(void *hGraphExec, void *hNode, void *event)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphExecEventWaitNodeSetEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+        return cutap_cu_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecEventWaitNodeSetEvent(cutap_c, hGraphExec, hNode, event);
@@ -7469,12 +8385,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecGetFla
     cutap_fp_sample_end(CUTAP_ID_cudaGraphExecGetFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphExecGetFlags(void *graphExec, void *flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphExecGetFlags);
+    if (cutap_c)
+        return cutap_cs_cudaGraphExecGetFlags(cutap_c, graphExec, flags);
+    return cutap_slow_cudaGraphExecGetFlags(graphExec, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecGetFlags(void *graphExec, void *flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphExecGetFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphExecGetFlags(graphExec, flags);
+        return cutap_cu_cudaGraphExecGetFlags(graphExec, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecGetFlags(cutap_c, graphExec, flags);
@@ -7520,12 +8443,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecMemcpy
     cutap_fp_sample_end(CUTAP_ID_cudaGraphExecMemcpyNodeSetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphExecMemcpyNodeSetParams(void *hGraphExec, void *node, void *pNodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphExecMemcpyNodeSetParams);
+    if (cutap_c)
+        return cutap_cs_cudaGraphExecMemcpyNodeSetParams(cutap_c, hGraphExec, node, pNodeParams);
+    return cutap_slow_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecMemcpyNodeSetParams(void *hGraphExec, void *node, void *pNodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphExecMemcpyNodeSetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
+        return cutap_cu_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecMemcpyNodeSetParams(cutap_c, hGraphExec, node, pNodeParams);
@@ -7574,12 +8504,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecMemcpy
     cutap_fp_sample_end(CUTAP_ID_cudaGraphExecMemcpyNodeSetParams1D, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphExecMemcpyNodeSetParams1D(void *hGraphExec, void *node, void *dst, void *src, unsigned long count, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphExecMemcpyNodeSetParams1D);
+    if (cutap_c)
+        return cutap_cs_cudaGraphExecMemcpyNodeSetParams1D(cutap_c, hGraphExec, node, dst, src, count, kind);
+    return cutap_slow_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecMemcpyNodeSetParams1D(void *hGraphExec, void *node, void *dst, void *src, unsigned long count, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphExecMemcpyNodeSetParams1D, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
+        return cutap_cu_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecMemcpyNodeSetParams1D(cutap_c, hGraphExec, node, dst, src, count, kind);
@@ -7629,12 +8566,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecMemcpy
     cutap_fp_sample_end(CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsFromSymbol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphExecMemcpyNodeSetParamsFromSymbol(void *hGraphExec, void *node, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
+    if (cutap_c)
+        return cutap_cs_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cutap_c, hGraphExec, node, dst, symbol, count, offset, kind);
+    return cutap_slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecMemcpyNodeSetParamsFromSymbol(void *hGraphExec, void *node, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsFromSymbol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
+        return cutap_cu_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cutap_c, hGraphExec, node, dst, symbol, count, offset, kind);
@@ -7684,12 +8628,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecMemcpy
     cutap_fp_sample_end(CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsToSymbol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphExecMemcpyNodeSetParamsToSymbol(void *hGraphExec, void *node, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsToSymbol);
+    if (cutap_c)
+        return cutap_cs_cudaGraphExecMemcpyNodeSetParamsToSymbol(cutap_c, hGraphExec, node, symbol, src, count, offset, kind);
+    return cutap_slow_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecMemcpyNodeSetParamsToSymbol(void *hGraphExec, void *node, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsToSymbol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
+        return cutap_cu_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecMemcpyNodeSetParamsToSymbol(cutap_c, hGraphExec, node, symbol, src, count, offset, kind);
@@ -7735,12 +8686,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecNodeSe
     cutap_fp_sample_end(CUTAP_ID_cudaGraphExecNodeSetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphExecNodeSetParams(void *graphExec, void *node, void *nodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphExecNodeSetParams);
+    if (cutap_c)
+        return cutap_cs_cudaGraphExecNodeSetParams(cutap_c, graphExec, node, nodeParams);
+    return cutap_slow_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecNodeSetParams(void *graphExec, void *node, void *nodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphExecNodeSetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
+        return cutap_cu_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecNodeSetParams(cutap_c, graphExec, node, nodeParams);
@@ -7798,12 +8756,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphGetNodes(s
     cutap_fp_sample_end(CUTAP_ID_cudaGraphGetNodes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphGetNodes(void *graph, void *nodes, void *numNodes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphGetNodes);
+    if (cutap_c)
+        return cutap_cs_cudaGraphGetNodes(cutap_c, graph, nodes, numNodes);
+    return cutap_slow_cudaGraphGetNodes(graph, nodes, numNodes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphGetNodes(void *graph, void *nodes, void *numNodes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphGetNodes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphGetNodes(graph, nodes, numNodes);
+        return cutap_cu_cudaGraphGetNodes(graph, nodes, numNodes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphGetNodes(cutap_c, graph, nodes, numNodes);
@@ -7861,12 +8826,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphGetRootNod
     cutap_fp_sample_end(CUTAP_ID_cudaGraphGetRootNodes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphGetRootNodes(void *graph, void *pRootNodes, void *pNumRootNodes)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphGetRootNodes);
+    if (cutap_c)
+        return cutap_cs_cudaGraphGetRootNodes(cutap_c, graph, pRootNodes, pNumRootNodes);
+    return cutap_slow_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphGetRootNodes(void *graph, void *pRootNodes, void *pNumRootNodes)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphGetRootNodes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
+        return cutap_cu_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphGetRootNodes(cutap_c, graph, pRootNodes, pNumRootNodes);
@@ -7919,12 +8891,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphInstantiat
     cutap_fp_sample_end(CUTAP_ID_cudaGraphInstantiate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphInstantiate(void *pGraphExec, void *graph, unsigned long long flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphInstantiate);
+    if (cutap_c)
+        return cutap_cs_cudaGraphInstantiate(cutap_c, pGraphExec, graph, flags);
+    return cutap_slow_cudaGraphInstantiate(pGraphExec, graph, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphInstantiate(void *pGraphExec, void *graph, unsigned long long flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphInstantiate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphInstantiate(pGraphExec, graph, flags);
+        return cutap_cu_cudaGraphInstantiate(pGraphExec, graph, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphInstantiate(cutap_c, pGraphExec, graph, flags);
@@ -7977,12 +8956,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphInstantiat
     cutap_fp_sample_end(CUTAP_ID_cudaGraphInstantiateWithFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphInstantiateWithFlags(void *pGraphExec, void *graph, unsigned long long flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphInstantiateWithFlags);
+    if (cutap_c)
+        return cutap_cs_cudaGraphInstantiateWithFlags(cutap_c, pGraphExec, graph, flags);
+    return cutap_slow_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphInstantiateWithFlags(void *pGraphExec, void *graph, unsigned long long flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphInstantiateWithFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+        return cutap_cu_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphInstantiateWithFlags(cutap_c, pGraphExec, graph, flags);
@@ -8027,12 +9013,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphKernelNode
     cutap_fp_sample_end(CUTAP_ID_cudaGraphKernelNodeCopyAttributes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphKernelNodeCopyAttributes(void *hDst, void *hSrc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphKernelNodeCopyAttributes);
+    if (cutap_c)
+        return cutap_cs_cudaGraphKernelNodeCopyAttributes(cutap_c, hDst, hSrc);
+    return cutap_slow_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphKernelNodeCopyAttributes(void *hDst, void *hSrc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphKernelNodeCopyAttributes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
+        return cutap_cu_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphKernelNodeCopyAttributes(cutap_c, hDst, hSrc);
@@ -8077,12 +9070,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphLaunch(str
     cutap_fp_sample_end(CUTAP_ID_cudaGraphLaunch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphLaunch(void *graphExec, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphLaunch);
+    if (cutap_c)
+        return cutap_cs_cudaGraphLaunch(cutap_c, graphExec, stream);
+    return cutap_slow_cudaGraphLaunch(graphExec, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphLaunch(void *graphExec, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphLaunch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphLaunch(graphExec, stream);
+        return cutap_cu_cudaGraphLaunch(graphExec, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphLaunch(cutap_c, graphExec, stream);
@@ -8127,12 +9127,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphLaunch_pts
     cutap_fp_sample_end(CUTAP_ID_cudaGraphLaunch_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphLaunch_ptsz(void *graphExec, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphLaunch_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaGraphLaunch_ptsz(cutap_c, graphExec, stream);
+    return cutap_slow_cudaGraphLaunch_ptsz(graphExec, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphLaunch_ptsz(void *graphExec, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphLaunch_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphLaunch_ptsz(graphExec, stream);
+        return cutap_cu_cudaGraphLaunch_ptsz(graphExec, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphLaunch_ptsz(cutap_c, graphExec, stream);
@@ -8177,12 +9184,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemAllocNo
     cutap_fp_sample_end(CUTAP_ID_cudaGraphMemAllocNodeGetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphMemAllocNodeGetParams(void *node, void *params_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphMemAllocNodeGetParams);
+    if (cutap_c)
+        return cutap_cs_cudaGraphMemAllocNodeGetParams(cutap_c, node, params_out);
+    return cutap_slow_cudaGraphMemAllocNodeGetParams(node, params_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemAllocNodeGetParams(void *node, void *params_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphMemAllocNodeGetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphMemAllocNodeGetParams(node, params_out);
+        return cutap_cu_cudaGraphMemAllocNodeGetParams(node, params_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemAllocNodeGetParams(cutap_c, node, params_out);
@@ -8227,12 +9241,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemFreeNod
     cutap_fp_sample_end(CUTAP_ID_cudaGraphMemFreeNodeGetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphMemFreeNodeGetParams(void *node, void *dptr_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphMemFreeNodeGetParams);
+    if (cutap_c)
+        return cutap_cs_cudaGraphMemFreeNodeGetParams(cutap_c, node, dptr_out);
+    return cutap_slow_cudaGraphMemFreeNodeGetParams(node, dptr_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemFreeNodeGetParams(void *node, void *dptr_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphMemFreeNodeGetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphMemFreeNodeGetParams(node, dptr_out);
+        return cutap_cu_cudaGraphMemFreeNodeGetParams(node, dptr_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemFreeNodeGetParams(cutap_c, node, dptr_out);
@@ -8277,12 +9298,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemcpyNode
     cutap_fp_sample_end(CUTAP_ID_cudaGraphMemcpyNodeGetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphMemcpyNodeGetParams(void *node, void *pNodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphMemcpyNodeGetParams);
+    if (cutap_c)
+        return cutap_cs_cudaGraphMemcpyNodeGetParams(cutap_c, node, pNodeParams);
+    return cutap_slow_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemcpyNodeGetParams(void *node, void *pNodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphMemcpyNodeGetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
+        return cutap_cu_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemcpyNodeGetParams(cutap_c, node, pNodeParams);
@@ -8327,12 +9355,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemcpyNode
     cutap_fp_sample_end(CUTAP_ID_cudaGraphMemcpyNodeSetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphMemcpyNodeSetParams(void *node, void *pNodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphMemcpyNodeSetParams);
+    if (cutap_c)
+        return cutap_cs_cudaGraphMemcpyNodeSetParams(cutap_c, node, pNodeParams);
+    return cutap_slow_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemcpyNodeSetParams(void *node, void *pNodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphMemcpyNodeSetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
+        return cutap_cu_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemcpyNodeSetParams(cutap_c, node, pNodeParams);
@@ -8380,12 +9415,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemcpyNode
     cutap_fp_sample_end(CUTAP_ID_cudaGraphMemcpyNodeSetParams1D, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphMemcpyNodeSetParams1D(void *node, void *dst, void *src, unsigned long count, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphMemcpyNodeSetParams1D);
+    if (cutap_c)
+        return cutap_cs_cudaGraphMemcpyNodeSetParams1D(cutap_c, node, dst, src, count, kind);
+    return cutap_slow_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemcpyNodeSetParams1D(void *node, void *dst, void *src, unsigned long count, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphMemcpyNodeSetParams1D, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
+        return cutap_cu_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemcpyNodeSetParams1D(cutap_c, node, dst, src, count, kind);
@@ -8434,12 +9476,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemcpyNode
     cutap_fp_sample_end(CUTAP_ID_cudaGraphMemcpyNodeSetParamsFromSymbol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphMemcpyNodeSetParamsFromSymbol(void *node, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphMemcpyNodeSetParamsFromSymbol);
+    if (cutap_c)
+        return cutap_cs_cudaGraphMemcpyNodeSetParamsFromSymbol(cutap_c, node, dst, symbol, count, offset, kind);
+    return cutap_slow_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemcpyNodeSetParamsFromSymbol(void *node, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphMemcpyNodeSetParamsFromSymbol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
+        return cutap_cu_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemcpyNodeSetParamsFromSymbol(cutap_c, node, dst, symbol, count, offset, kind);
@@ -8488,12 +9537,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemcpyNode
     cutap_fp_sample_end(CUTAP_ID_cudaGraphMemcpyNodeSetParamsToSymbol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphMemcpyNodeSetParamsToSymbol(void *node, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphMemcpyNodeSetParamsToSymbol);
+    if (cutap_c)
+        return cutap_cs_cudaGraphMemcpyNodeSetParamsToSymbol(cutap_c, node, symbol, src, count, offset, kind);
+    return cutap_slow_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemcpyNodeSetParamsToSymbol(void *node, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphMemcpyNodeSetParamsToSymbol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
+        return cutap_cu_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemcpyNodeSetParamsToSymbol(cutap_c, node, symbol, src, count, offset, kind);
@@ -8546,12 +9602,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphNodeFindIn
     cutap_fp_sample_end(CUTAP_ID_cudaGraphNodeFindInClone, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphNodeFindInClone(void *pNode, void *originalNode, void *clonedGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphNodeFindInClone);
+    if (cutap_c)
+        return cutap_cs_cudaGraphNodeFindInClone(cutap_c, pNode, originalNode, clonedGraph);
+    return cutap_slow_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphNodeFindInClone(void *pNode, void *originalNode, void *clonedGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphNodeFindInClone, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
+        return cutap_cu_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphNodeFindInClone(cutap_c, pNode, originalNode, clonedGraph);
@@ -8604,12 +9667,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphNodeGetEna
     cutap_fp_sample_end(CUTAP_ID_cudaGraphNodeGetEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphNodeGetEnabled(void *hGraphExec, void *hNode, void *isEnabled)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphNodeGetEnabled);
+    if (cutap_c)
+        return cutap_cs_cudaGraphNodeGetEnabled(cutap_c, hGraphExec, hNode, isEnabled);
+    return cutap_slow_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphNodeGetEnabled(void *hGraphExec, void *hNode, void *isEnabled)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphNodeGetEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+        return cutap_cu_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphNodeGetEnabled(cutap_c, hGraphExec, hNode, isEnabled);
@@ -8661,12 +9731,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphNodeGetTyp
     cutap_fp_sample_end(CUTAP_ID_cudaGraphNodeGetType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphNodeGetType(void *node, void *pType)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphNodeGetType);
+    if (cutap_c)
+        return cutap_cs_cudaGraphNodeGetType(cutap_c, node, pType);
+    return cutap_slow_cudaGraphNodeGetType(node, pType);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphNodeGetType(void *node, void *pType)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphNodeGetType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphNodeGetType(node, pType);
+        return cutap_cu_cudaGraphNodeGetType(node, pType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphNodeGetType(cutap_c, node, pType);
@@ -8712,12 +9789,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphNodeSetEna
     cutap_fp_sample_end(CUTAP_ID_cudaGraphNodeSetEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphNodeSetEnabled(void *hGraphExec, void *hNode, unsigned int isEnabled)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphNodeSetEnabled);
+    if (cutap_c)
+        return cutap_cs_cudaGraphNodeSetEnabled(cutap_c, hGraphExec, hNode, isEnabled);
+    return cutap_slow_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphNodeSetEnabled(void *hGraphExec, void *hNode, unsigned int isEnabled)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphNodeSetEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+        return cutap_cu_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphNodeSetEnabled(cutap_c, hGraphExec, hNode, isEnabled);
@@ -8762,12 +9846,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphNodeSetPar
     cutap_fp_sample_end(CUTAP_ID_cudaGraphNodeSetParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphNodeSetParams(void *node, void *nodeParams)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphNodeSetParams);
+    if (cutap_c)
+        return cutap_cs_cudaGraphNodeSetParams(cutap_c, node, nodeParams);
+    return cutap_slow_cudaGraphNodeSetParams(node, nodeParams);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphNodeSetParams(void *node, void *nodeParams)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphNodeSetParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphNodeSetParams(node, nodeParams);
+        return cutap_cu_cudaGraphNodeSetParams(node, nodeParams);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphNodeSetParams(cutap_c, node, nodeParams);
@@ -8813,12 +9904,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphReleaseUse
     cutap_fp_sample_end(CUTAP_ID_cudaGraphReleaseUserObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphReleaseUserObject(void *graph, void *object, unsigned int count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphReleaseUserObject);
+    if (cutap_c)
+        return cutap_cs_cudaGraphReleaseUserObject(cutap_c, graph, object, count);
+    return cutap_slow_cudaGraphReleaseUserObject(graph, object, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphReleaseUserObject(void *graph, void *object, unsigned int count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphReleaseUserObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphReleaseUserObject(graph, object, count);
+        return cutap_cu_cudaGraphReleaseUserObject(graph, object, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphReleaseUserObject(cutap_c, graph, object, count);
@@ -8865,12 +9963,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphRetainUser
     cutap_fp_sample_end(CUTAP_ID_cudaGraphRetainUserObject, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphRetainUserObject(void *graph, void *object, unsigned int count, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphRetainUserObject);
+    if (cutap_c)
+        return cutap_cs_cudaGraphRetainUserObject(cutap_c, graph, object, count, flags);
+    return cutap_slow_cudaGraphRetainUserObject(graph, object, count, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphRetainUserObject(void *graph, void *object, unsigned int count, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphRetainUserObject, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphRetainUserObject(graph, object, count, flags);
+        return cutap_cu_cudaGraphRetainUserObject(graph, object, count, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphRetainUserObject(cutap_c, graph, object, count, flags);
@@ -8915,12 +10020,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphUpload(str
     cutap_fp_sample_end(CUTAP_ID_cudaGraphUpload, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphUpload(void *graphExec, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphUpload);
+    if (cutap_c)
+        return cutap_cs_cudaGraphUpload(cutap_c, graphExec, stream);
+    return cutap_slow_cudaGraphUpload(graphExec, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphUpload(void *graphExec, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphUpload, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphUpload(graphExec, stream);
+        return cutap_cu_cudaGraphUpload(graphExec, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphUpload(cutap_c, graphExec, stream);
@@ -8965,12 +10077,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphUpload_pts
     cutap_fp_sample_end(CUTAP_ID_cudaGraphUpload_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphUpload_ptsz(void *graphExec, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphUpload_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaGraphUpload_ptsz(cutap_c, graphExec, stream);
+    return cutap_slow_cudaGraphUpload_ptsz(graphExec, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphUpload_ptsz(void *graphExec, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphUpload_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphUpload_ptsz(graphExec, stream);
+        return cutap_cu_cudaGraphUpload_ptsz(graphExec, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphUpload_ptsz(cutap_c, graphExec, stream);
@@ -9023,12 +10142,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsEGLRegi
     cutap_fp_sample_end(CUTAP_ID_cudaGraphicsEGLRegisterImage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphicsEGLRegisterImage(void *pCudaResource, void *image, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphicsEGLRegisterImage);
+    if (cutap_c)
+        return cutap_cs_cudaGraphicsEGLRegisterImage(cutap_c, pCudaResource, image, flags);
+    return cutap_slow_cudaGraphicsEGLRegisterImage(pCudaResource, image, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsEGLRegisterImage(void *pCudaResource, void *image, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphicsEGLRegisterImage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphicsEGLRegisterImage(pCudaResource, image, flags);
+        return cutap_cu_cudaGraphicsEGLRegisterImage(pCudaResource, image, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsEGLRegisterImage(cutap_c, pCudaResource, image, flags);
@@ -9081,12 +10207,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsGLRegis
     cutap_fp_sample_end(CUTAP_ID_cudaGraphicsGLRegisterBuffer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphicsGLRegisterBuffer(void *resource, unsigned int buffer, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphicsGLRegisterBuffer);
+    if (cutap_c)
+        return cutap_cs_cudaGraphicsGLRegisterBuffer(cutap_c, resource, buffer, flags);
+    return cutap_slow_cudaGraphicsGLRegisterBuffer(resource, buffer, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsGLRegisterBuffer(void *resource, unsigned int buffer, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphicsGLRegisterBuffer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphicsGLRegisterBuffer(resource, buffer, flags);
+        return cutap_cu_cudaGraphicsGLRegisterBuffer(resource, buffer, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsGLRegisterBuffer(cutap_c, resource, buffer, flags);
@@ -9140,12 +10273,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsGLRegis
     cutap_fp_sample_end(CUTAP_ID_cudaGraphicsGLRegisterImage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphicsGLRegisterImage(void *resource, unsigned int image, unsigned int target, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphicsGLRegisterImage);
+    if (cutap_c)
+        return cutap_cs_cudaGraphicsGLRegisterImage(cutap_c, resource, image, target, flags);
+    return cutap_slow_cudaGraphicsGLRegisterImage(resource, image, target, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsGLRegisterImage(void *resource, unsigned int image, unsigned int target, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphicsGLRegisterImage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphicsGLRegisterImage(resource, image, target, flags);
+        return cutap_cu_cudaGraphicsGLRegisterImage(resource, image, target, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsGLRegisterImage(cutap_c, resource, image, target, flags);
@@ -9191,12 +10331,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsMapReso
     cutap_fp_sample_end(CUTAP_ID_cudaGraphicsMapResources, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphicsMapResources(int count, void *resources, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphicsMapResources);
+    if (cutap_c)
+        return cutap_cs_cudaGraphicsMapResources(cutap_c, count, resources, stream);
+    return cutap_slow_cudaGraphicsMapResources(count, resources, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsMapResources(int count, void *resources, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphicsMapResources, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphicsMapResources(count, resources, stream);
+        return cutap_cu_cudaGraphicsMapResources(count, resources, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsMapResources(cutap_c, count, resources, stream);
@@ -9243,12 +10390,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsResourc
     cutap_fp_sample_end(CUTAP_ID_cudaGraphicsResourceGetMappedEglFrame, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphicsResourceGetMappedEglFrame(void *eglFrame, void *resource, unsigned int index, unsigned int mipLevel)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphicsResourceGetMappedEglFrame);
+    if (cutap_c)
+        return cutap_cs_cudaGraphicsResourceGetMappedEglFrame(cutap_c, eglFrame, resource, index, mipLevel);
+    return cutap_slow_cudaGraphicsResourceGetMappedEglFrame(eglFrame, resource, index, mipLevel);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsResourceGetMappedEglFrame(void *eglFrame, void *resource, unsigned int index, unsigned int mipLevel)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphicsResourceGetMappedEglFrame, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphicsResourceGetMappedEglFrame(eglFrame, resource, index, mipLevel);
+        return cutap_cu_cudaGraphicsResourceGetMappedEglFrame(eglFrame, resource, index, mipLevel);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsResourceGetMappedEglFrame(cutap_c, eglFrame, resource, index, mipLevel);
@@ -9300,12 +10454,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsResourc
     cutap_fp_sample_end(CUTAP_ID_cudaGraphicsResourceGetMappedMipmappedArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphicsResourceGetMappedMipmappedArray(void *mipmappedArray, void *resource)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphicsResourceGetMappedMipmappedArray);
+    if (cutap_c)
+        return cutap_cs_cudaGraphicsResourceGetMappedMipmappedArray(cutap_c, mipmappedArray, resource);
+    return cutap_slow_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsResourceGetMappedMipmappedArray(void *mipmappedArray, void *resource)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphicsResourceGetMappedMipmappedArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
+        return cutap_cu_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsResourceGetMappedMipmappedArray(cutap_c, mipmappedArray, resource);
@@ -9363,12 +10524,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsResourc
     cutap_fp_sample_end(CUTAP_ID_cudaGraphicsResourceGetMappedPointer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphicsResourceGetMappedPointer(void *devPtr, void *size, void *resource)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphicsResourceGetMappedPointer);
+    if (cutap_c)
+        return cutap_cs_cudaGraphicsResourceGetMappedPointer(cutap_c, devPtr, size, resource);
+    return cutap_slow_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsResourceGetMappedPointer(void *devPtr, void *size, void *resource)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphicsResourceGetMappedPointer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
+        return cutap_cu_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsResourceGetMappedPointer(cutap_c, devPtr, size, resource);
@@ -9413,12 +10581,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsResourc
     cutap_fp_sample_end(CUTAP_ID_cudaGraphicsResourceSetMapFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphicsResourceSetMapFlags(void *resource, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphicsResourceSetMapFlags);
+    if (cutap_c)
+        return cutap_cs_cudaGraphicsResourceSetMapFlags(cutap_c, resource, flags);
+    return cutap_slow_cudaGraphicsResourceSetMapFlags(resource, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsResourceSetMapFlags(void *resource, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphicsResourceSetMapFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphicsResourceSetMapFlags(resource, flags);
+        return cutap_cu_cudaGraphicsResourceSetMapFlags(resource, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsResourceSetMapFlags(cutap_c, resource, flags);
@@ -9472,12 +10647,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsSubReso
     cutap_fp_sample_end(CUTAP_ID_cudaGraphicsSubResourceGetMappedArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphicsSubResourceGetMappedArray(void *array, void *resource, unsigned int arrayIndex, unsigned int mipLevel)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphicsSubResourceGetMappedArray);
+    if (cutap_c)
+        return cutap_cs_cudaGraphicsSubResourceGetMappedArray(cutap_c, array, resource, arrayIndex, mipLevel);
+    return cutap_slow_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsSubResourceGetMappedArray(void *array, void *resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphicsSubResourceGetMappedArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
+        return cutap_cu_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsSubResourceGetMappedArray(cutap_c, array, resource, arrayIndex, mipLevel);
@@ -9523,12 +10705,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsUnmapRe
     cutap_fp_sample_end(CUTAP_ID_cudaGraphicsUnmapResources, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphicsUnmapResources(int count, void *resources, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphicsUnmapResources);
+    if (cutap_c)
+        return cutap_cs_cudaGraphicsUnmapResources(cutap_c, count, resources, stream);
+    return cutap_slow_cudaGraphicsUnmapResources(count, resources, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsUnmapResources(int count, void *resources, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphicsUnmapResources, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphicsUnmapResources(count, resources, stream);
+        return cutap_cu_cudaGraphicsUnmapResources(count, resources, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsUnmapResources(cutap_c, count, resources, stream);
@@ -9572,12 +10761,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsUnregis
     cutap_fp_sample_end(CUTAP_ID_cudaGraphicsUnregisterResource, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphicsUnregisterResource(void *resource)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphicsUnregisterResource);
+    if (cutap_c)
+        return cutap_cs_cudaGraphicsUnregisterResource(cutap_c, resource);
+    return cutap_slow_cudaGraphicsUnregisterResource(resource);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsUnregisterResource(void *resource)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphicsUnregisterResource, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphicsUnregisterResource(resource);
+        return cutap_cu_cudaGraphicsUnregisterResource(resource);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsUnregisterResource(cutap_c, resource);
@@ -9630,12 +10826,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsVDPAURe
     cutap_fp_sample_end(CUTAP_ID_cudaGraphicsVDPAURegisterOutputSurface, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphicsVDPAURegisterOutputSurface(void *resource, unsigned int vdpSurface, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphicsVDPAURegisterOutputSurface);
+    if (cutap_c)
+        return cutap_cs_cudaGraphicsVDPAURegisterOutputSurface(cutap_c, resource, vdpSurface, flags);
+    return cutap_slow_cudaGraphicsVDPAURegisterOutputSurface(resource, vdpSurface, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsVDPAURegisterOutputSurface(void *resource, unsigned int vdpSurface, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphicsVDPAURegisterOutputSurface, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphicsVDPAURegisterOutputSurface(resource, vdpSurface, flags);
+        return cutap_cu_cudaGraphicsVDPAURegisterOutputSurface(resource, vdpSurface, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsVDPAURegisterOutputSurface(cutap_c, resource, vdpSurface, flags);
@@ -9688,12 +10891,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsVDPAURe
     cutap_fp_sample_end(CUTAP_ID_cudaGraphicsVDPAURegisterVideoSurface, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaGraphicsVDPAURegisterVideoSurface(void *resource, unsigned int vdpSurface, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaGraphicsVDPAURegisterVideoSurface);
+    if (cutap_c)
+        return cutap_cs_cudaGraphicsVDPAURegisterVideoSurface(cutap_c, resource, vdpSurface, flags);
+    return cutap_slow_cudaGraphicsVDPAURegisterVideoSurface(resource, vdpSurface, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsVDPAURegisterVideoSurface(void *resource, unsigned int vdpSurface, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaGraphicsVDPAURegisterVideoSurface, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaGraphicsVDPAURegisterVideoSurface(resource, vdpSurface, flags);
+        return cutap_cu_cudaGraphicsVDPAURegisterVideoSurface(resource, vdpSurface, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsVDPAURegisterVideoSurface(cutap_c, resource, vdpSurface, flags);
@@ -9746,12 +10956,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaHostAlloc(struc
     cutap_fp_sample_end(CUTAP_ID_cudaHostAlloc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaHostAlloc(void *pHost, unsigned long size, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaHostAlloc);
+    if (cutap_c)
+        return cutap_cs_cudaHostAlloc(cutap_c, pHost, size, flags);
+    return cutap_slow_cudaHostAlloc(pHost, size, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaHostAlloc(void *pHost, unsigned long size, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaHostAlloc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaHostAlloc(pHost, size, flags);
+        return cutap_cu_cudaHostAlloc(pHost, size, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaHostAlloc(cutap_c, pHost, size, flags);
@@ -9804,12 +11021,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaHostGetDevicePo
     cutap_fp_sample_end(CUTAP_ID_cudaHostGetDevicePointer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaHostGetDevicePointer(void *pDevice, void *pHost, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaHostGetDevicePointer);
+    if (cutap_c)
+        return cutap_cs_cudaHostGetDevicePointer(cutap_c, pDevice, pHost, flags);
+    return cutap_slow_cudaHostGetDevicePointer(pDevice, pHost, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaHostGetDevicePointer(void *pDevice, void *pHost, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaHostGetDevicePointer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaHostGetDevicePointer(pDevice, pHost, flags);
+        return cutap_cu_cudaHostGetDevicePointer(pDevice, pHost, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaHostGetDevicePointer(cutap_c, pDevice, pHost, flags);
@@ -9861,12 +11085,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaHostGetFlags(st
     cutap_fp_sample_end(CUTAP_ID_cudaHostGetFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaHostGetFlags(void *pFlags, void *pHost)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaHostGetFlags);
+    if (cutap_c)
+        return cutap_cs_cudaHostGetFlags(cutap_c, pFlags, pHost);
+    return cutap_slow_cudaHostGetFlags(pFlags, pHost);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaHostGetFlags(void *pFlags, void *pHost)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaHostGetFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaHostGetFlags(pFlags, pHost);
+        return cutap_cu_cudaHostGetFlags(pFlags, pHost);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaHostGetFlags(cutap_c, pFlags, pHost);
@@ -9912,12 +11143,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaHostRegister(st
     cutap_fp_sample_end(CUTAP_ID_cudaHostRegister, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaHostRegister(void *ptr, unsigned long size, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaHostRegister);
+    if (cutap_c)
+        return cutap_cs_cudaHostRegister(cutap_c, ptr, size, flags);
+    return cutap_slow_cudaHostRegister(ptr, size, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaHostRegister(void *ptr, unsigned long size, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaHostRegister, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaHostRegister(ptr, size, flags);
+        return cutap_cu_cudaHostRegister(ptr, size, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaHostRegister(cutap_c, ptr, size, flags);
@@ -9961,12 +11199,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaHostUnregister(
     cutap_fp_sample_end(CUTAP_ID_cudaHostUnregister, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaHostUnregister(void *ptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaHostUnregister);
+    if (cutap_c)
+        return cutap_cs_cudaHostUnregister(cutap_c, ptr);
+    return cutap_slow_cudaHostUnregister(ptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaHostUnregister(void *ptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaHostUnregister, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaHostUnregister(ptr);
+        return cutap_cu_cudaHostUnregister(ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaHostUnregister(cutap_c, ptr);
@@ -10018,12 +11263,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaImportExternalM
     cutap_fp_sample_end(CUTAP_ID_cudaImportExternalMemory, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaImportExternalMemory(void *extMem_out, void *memHandleDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaImportExternalMemory);
+    if (cutap_c)
+        return cutap_cs_cudaImportExternalMemory(cutap_c, extMem_out, memHandleDesc);
+    return cutap_slow_cudaImportExternalMemory(extMem_out, memHandleDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaImportExternalMemory(void *extMem_out, void *memHandleDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaImportExternalMemory, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaImportExternalMemory(extMem_out, memHandleDesc);
+        return cutap_cu_cudaImportExternalMemory(extMem_out, memHandleDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaImportExternalMemory(cutap_c, extMem_out, memHandleDesc);
@@ -10075,12 +11327,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaImportExternalS
     cutap_fp_sample_end(CUTAP_ID_cudaImportExternalSemaphore, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaImportExternalSemaphore(void *extSem_out, void *semHandleDesc)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaImportExternalSemaphore);
+    if (cutap_c)
+        return cutap_cs_cudaImportExternalSemaphore(cutap_c, extSem_out, semHandleDesc);
+    return cutap_slow_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaImportExternalSemaphore(void *extSem_out, void *semHandleDesc)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaImportExternalSemaphore, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
+        return cutap_cu_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaImportExternalSemaphore(cutap_c, extSem_out, semHandleDesc);
@@ -10126,12 +11385,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaInitDevice(stru
     cutap_fp_sample_end(CUTAP_ID_cudaInitDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaInitDevice);
+    if (cutap_c)
+        return cutap_cs_cudaInitDevice(cutap_c, device, deviceFlags, flags);
+    return cutap_slow_cudaInitDevice(device, deviceFlags, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaInitDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaInitDevice(device, deviceFlags, flags);
+        return cutap_cu_cudaInitDevice(device, deviceFlags, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaInitDevice(cutap_c, device, deviceFlags, flags);
@@ -10175,12 +11441,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaIpcCloseMemHand
     cutap_fp_sample_end(CUTAP_ID_cudaIpcCloseMemHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaIpcCloseMemHandle(void *devPtr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaIpcCloseMemHandle);
+    if (cutap_c)
+        return cutap_cs_cudaIpcCloseMemHandle(cutap_c, devPtr);
+    return cutap_slow_cudaIpcCloseMemHandle(devPtr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaIpcCloseMemHandle(void *devPtr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaIpcCloseMemHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaIpcCloseMemHandle(devPtr);
+        return cutap_cu_cudaIpcCloseMemHandle(devPtr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaIpcCloseMemHandle(cutap_c, devPtr);
@@ -10232,12 +11505,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaIpcOpenEventHan
     cutap_fp_sample_end(CUTAP_ID_cudaIpcOpenEventHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaIpcOpenEventHandle(void *event, struct cutap_sv_cudaIpcEventHandle_st handle)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaIpcOpenEventHandle);
+    if (cutap_c)
+        return cutap_cs_cudaIpcOpenEventHandle(cutap_c, event, handle);
+    return cutap_slow_cudaIpcOpenEventHandle(event, handle);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaIpcOpenEventHandle(void *event, struct cutap_sv_cudaIpcEventHandle_st handle)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaIpcOpenEventHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaIpcOpenEventHandle(event, handle);
+        return cutap_cu_cudaIpcOpenEventHandle(event, handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaIpcOpenEventHandle(cutap_c, event, handle);
@@ -10290,12 +11570,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaIpcOpenMemHandl
     cutap_fp_sample_end(CUTAP_ID_cudaIpcOpenMemHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaIpcOpenMemHandle(void *devPtr, struct cutap_sv_cudaIpcMemHandle_st handle, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaIpcOpenMemHandle);
+    if (cutap_c)
+        return cutap_cs_cudaIpcOpenMemHandle(cutap_c, devPtr, handle, flags);
+    return cutap_slow_cudaIpcOpenMemHandle(devPtr, handle, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaIpcOpenMemHandle(void *devPtr, struct cutap_sv_cudaIpcMemHandle_st handle, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaIpcOpenMemHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaIpcOpenMemHandle(devPtr, handle, flags);
+        return cutap_cu_cudaIpcOpenMemHandle(devPtr, handle, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaIpcOpenMemHandle(cutap_c, devPtr, handle, flags);
@@ -10342,12 +11629,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaKernelSetAttrib
     cutap_fp_sample_end(CUTAP_ID_cudaKernelSetAttributeForDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaKernelSetAttributeForDevice(void *kernel, unsigned int attr, int value, int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaKernelSetAttributeForDevice);
+    if (cutap_c)
+        return cutap_cs_cudaKernelSetAttributeForDevice(cutap_c, kernel, attr, value, device);
+    return cutap_slow_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaKernelSetAttributeForDevice(void *kernel, unsigned int attr, int value, int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaKernelSetAttributeForDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
+        return cutap_cu_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaKernelSetAttributeForDevice(cutap_c, kernel, attr, value, device);
@@ -10396,12 +11690,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchCooperati
     cutap_fp_sample_end(CUTAP_ID_cudaLaunchCooperativeKernel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaLaunchCooperativeKernel(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaLaunchCooperativeKernel);
+    if (cutap_c)
+        return cutap_cs_cudaLaunchCooperativeKernel(cutap_c, func, gridDim, blockDim, args, sharedMem, stream);
+    return cutap_slow_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaLaunchCooperativeKernel(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaLaunchCooperativeKernel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
+        return cutap_cu_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLaunchCooperativeKernel(cutap_c, func, gridDim, blockDim, args, sharedMem, stream);
@@ -10450,12 +11751,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchCooperati
     cutap_fp_sample_end(CUTAP_ID_cudaLaunchCooperativeKernel_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaLaunchCooperativeKernel_ptsz(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaLaunchCooperativeKernel_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaLaunchCooperativeKernel_ptsz(cutap_c, func, gridDim, blockDim, args, sharedMem, stream);
+    return cutap_slow_cudaLaunchCooperativeKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaLaunchCooperativeKernel_ptsz(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaLaunchCooperativeKernel_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaLaunchCooperativeKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
+        return cutap_cu_cudaLaunchCooperativeKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLaunchCooperativeKernel_ptsz(cutap_c, func, gridDim, blockDim, args, sharedMem, stream);
@@ -10501,12 +11809,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchHostFunc(
     cutap_fp_sample_end(CUTAP_ID_cudaLaunchHostFunc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaLaunchHostFunc(void *stream, void *fn, void *userData)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaLaunchHostFunc);
+    if (cutap_c)
+        return cutap_cs_cudaLaunchHostFunc(cutap_c, stream, fn, userData);
+    return cutap_slow_cudaLaunchHostFunc(stream, fn, userData);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaLaunchHostFunc(void *stream, void *fn, void *userData)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaLaunchHostFunc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaLaunchHostFunc(stream, fn, userData);
+        return cutap_cu_cudaLaunchHostFunc(stream, fn, userData);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLaunchHostFunc(cutap_c, stream, fn, userData);
@@ -10552,12 +11867,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchHostFunc_
     cutap_fp_sample_end(CUTAP_ID_cudaLaunchHostFunc_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaLaunchHostFunc_ptsz(void *stream, void *fn, void *userData)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaLaunchHostFunc_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaLaunchHostFunc_ptsz(cutap_c, stream, fn, userData);
+    return cutap_slow_cudaLaunchHostFunc_ptsz(stream, fn, userData);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaLaunchHostFunc_ptsz(void *stream, void *fn, void *userData)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaLaunchHostFunc_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaLaunchHostFunc_ptsz(stream, fn, userData);
+        return cutap_cu_cudaLaunchHostFunc_ptsz(stream, fn, userData);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLaunchHostFunc_ptsz(cutap_c, stream, fn, userData);
@@ -10606,12 +11928,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchKernel(st
     cutap_fp_sample_end(CUTAP_ID_cudaLaunchKernel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaLaunchKernel(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaLaunchKernel);
+    if (cutap_c)
+        return cutap_cs_cudaLaunchKernel(cutap_c, func, gridDim, blockDim, args, sharedMem, stream);
+    return cutap_slow_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaLaunchKernel(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaLaunchKernel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+        return cutap_cu_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLaunchKernel(cutap_c, func, gridDim, blockDim, args, sharedMem, stream);
@@ -10660,12 +11989,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchKernel_pt
     cutap_fp_sample_end(CUTAP_ID_cudaLaunchKernel_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaLaunchKernel_ptsz(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaLaunchKernel_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaLaunchKernel_ptsz(cutap_c, func, gridDim, blockDim, args, sharedMem, stream);
+    return cutap_slow_cudaLaunchKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaLaunchKernel_ptsz(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaLaunchKernel_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaLaunchKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
+        return cutap_cu_cudaLaunchKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLaunchKernel_ptsz(cutap_c, func, gridDim, blockDim, args, sharedMem, stream);
@@ -10718,12 +12054,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLibraryEnumerat
     cutap_fp_sample_end(CUTAP_ID_cudaLibraryEnumerateKernels, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaLibraryEnumerateKernels(void *kernels, unsigned int numKernels, void *lib)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaLibraryEnumerateKernels);
+    if (cutap_c)
+        return cutap_cs_cudaLibraryEnumerateKernels(cutap_c, kernels, numKernels, lib);
+    return cutap_slow_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaLibraryEnumerateKernels(void *kernels, unsigned int numKernels, void *lib)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaLibraryEnumerateKernels, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
+        return cutap_cu_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLibraryEnumerateKernels(cutap_c, kernels, numKernels, lib);
@@ -10775,12 +12118,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLibraryGetKerne
     cutap_fp_sample_end(CUTAP_ID_cudaLibraryGetKernelCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaLibraryGetKernelCount(void *count, void *lib)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaLibraryGetKernelCount);
+    if (cutap_c)
+        return cutap_cs_cudaLibraryGetKernelCount(cutap_c, count, lib);
+    return cutap_slow_cudaLibraryGetKernelCount(count, lib);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaLibraryGetKernelCount(void *count, void *lib)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaLibraryGetKernelCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaLibraryGetKernelCount(count, lib);
+        return cutap_cu_cudaLibraryGetKernelCount(count, lib);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLibraryGetKernelCount(cutap_c, count, lib);
@@ -10838,12 +12188,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLibraryLoadData
     cutap_fp_sample_end(CUTAP_ID_cudaLibraryLoadData, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaLibraryLoadData(void *library, void *code, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaLibraryLoadData);
+    if (cutap_c)
+        return cutap_cs_cudaLibraryLoadData(cutap_c, library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    return cutap_slow_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaLibraryLoadData(void *library, void *code, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaLibraryLoadData, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        return cutap_cu_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLibraryLoadData(cutap_c, library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -10887,12 +12244,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLibraryUnload(s
     cutap_fp_sample_end(CUTAP_ID_cudaLibraryUnload, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaLibraryUnload(void *library)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaLibraryUnload);
+    if (cutap_c)
+        return cutap_cs_cudaLibraryUnload(cutap_c, library);
+    return cutap_slow_cudaLibraryUnload(library);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaLibraryUnload(void *library)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaLibraryUnload, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaLibraryUnload(library);
+        return cutap_cu_cudaLibraryUnload(library);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLibraryUnload(cutap_c, library);
@@ -10944,12 +12308,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLogsCurrent(str
     cutap_fp_sample_end(CUTAP_ID_cudaLogsCurrent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaLogsCurrent(void *iterator_out, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaLogsCurrent);
+    if (cutap_c)
+        return cutap_cs_cudaLogsCurrent(cutap_c, iterator_out, flags);
+    return cutap_slow_cudaLogsCurrent(iterator_out, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaLogsCurrent(void *iterator_out, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaLogsCurrent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaLogsCurrent(iterator_out, flags);
+        return cutap_cu_cudaLogsCurrent(iterator_out, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLogsCurrent(cutap_c, iterator_out, flags);
@@ -11002,12 +12373,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLogsRegisterCal
     cutap_fp_sample_end(CUTAP_ID_cudaLogsRegisterCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaLogsRegisterCallback(void *callbackFunc, void *userData, void *callback_out)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaLogsRegisterCallback);
+    if (cutap_c)
+        return cutap_cs_cudaLogsRegisterCallback(cutap_c, callbackFunc, userData, callback_out);
+    return cutap_slow_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaLogsRegisterCallback(void *callbackFunc, void *userData, void *callback_out)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaLogsRegisterCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
+        return cutap_cu_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLogsRegisterCallback(cutap_c, callbackFunc, userData, callback_out);
@@ -11051,12 +12429,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLogsUnregisterC
     cutap_fp_sample_end(CUTAP_ID_cudaLogsUnregisterCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaLogsUnregisterCallback(void *callback)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaLogsUnregisterCallback);
+    if (cutap_c)
+        return cutap_cs_cudaLogsUnregisterCallback(cutap_c, callback);
+    return cutap_slow_cudaLogsUnregisterCallback(callback);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaLogsUnregisterCallback(void *callback)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaLogsUnregisterCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaLogsUnregisterCallback(callback);
+        return cutap_cu_cudaLogsUnregisterCallback(callback);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLogsUnregisterCallback(cutap_c, callback);
@@ -11108,12 +12493,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMalloc(struct c
     cutap_fp_sample_end(CUTAP_ID_cudaMalloc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMalloc(void *devPtr, unsigned long size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMalloc);
+    if (cutap_c)
+        return cutap_cs_cudaMalloc(cutap_c, devPtr, size);
+    return cutap_slow_cudaMalloc(devPtr, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMalloc(void *devPtr, unsigned long size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMalloc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMalloc(devPtr, size);
+        return cutap_cu_cudaMalloc(devPtr, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMalloc(cutap_c, devPtr, size);
@@ -11166,12 +12558,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocAsync(str
     cutap_fp_sample_end(CUTAP_ID_cudaMallocAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMallocAsync(void *devPtr, unsigned long size, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMallocAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMallocAsync(cutap_c, devPtr, size, hStream);
+    return cutap_slow_cudaMallocAsync(devPtr, size, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMallocAsync(void *devPtr, unsigned long size, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMallocAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMallocAsync(devPtr, size, hStream);
+        return cutap_cu_cudaMallocAsync(devPtr, size, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocAsync(cutap_c, devPtr, size, hStream);
@@ -11224,12 +12623,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocAsync_pts
     cutap_fp_sample_end(CUTAP_ID_cudaMallocAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMallocAsync_ptsz(void *devPtr, unsigned long size, void *hStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMallocAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMallocAsync_ptsz(cutap_c, devPtr, size, hStream);
+    return cutap_slow_cudaMallocAsync_ptsz(devPtr, size, hStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMallocAsync_ptsz(void *devPtr, unsigned long size, void *hStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMallocAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMallocAsync_ptsz(devPtr, size, hStream);
+        return cutap_cu_cudaMallocAsync_ptsz(devPtr, size, hStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocAsync_ptsz(cutap_c, devPtr, size, hStream);
@@ -11283,12 +12689,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocFromPoolA
     cutap_fp_sample_end(CUTAP_ID_cudaMallocFromPoolAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMallocFromPoolAsync(void *ptr, unsigned long size, void *memPool, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMallocFromPoolAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMallocFromPoolAsync(cutap_c, ptr, size, memPool, stream);
+    return cutap_slow_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMallocFromPoolAsync(void *ptr, unsigned long size, void *memPool, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMallocFromPoolAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
+        return cutap_cu_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocFromPoolAsync(cutap_c, ptr, size, memPool, stream);
@@ -11342,12 +12755,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocFromPoolA
     cutap_fp_sample_end(CUTAP_ID_cudaMallocFromPoolAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMallocFromPoolAsync_ptsz(void *ptr, unsigned long size, void *memPool, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMallocFromPoolAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMallocFromPoolAsync_ptsz(cutap_c, ptr, size, memPool, stream);
+    return cutap_slow_cudaMallocFromPoolAsync_ptsz(ptr, size, memPool, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMallocFromPoolAsync_ptsz(void *ptr, unsigned long size, void *memPool, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMallocFromPoolAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMallocFromPoolAsync_ptsz(ptr, size, memPool, stream);
+        return cutap_cu_cudaMallocFromPoolAsync_ptsz(ptr, size, memPool, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocFromPoolAsync_ptsz(cutap_c, ptr, size, memPool, stream);
@@ -11399,12 +12819,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocHost(stru
     cutap_fp_sample_end(CUTAP_ID_cudaMallocHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMallocHost(void *ptr, unsigned long size)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMallocHost);
+    if (cutap_c)
+        return cutap_cs_cudaMallocHost(cutap_c, ptr, size);
+    return cutap_slow_cudaMallocHost(ptr, size);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMallocHost(void *ptr, unsigned long size)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMallocHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMallocHost(ptr, size);
+        return cutap_cu_cudaMallocHost(ptr, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocHost(cutap_c, ptr, size);
@@ -11457,12 +12884,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocManaged(s
     cutap_fp_sample_end(CUTAP_ID_cudaMallocManaged, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMallocManaged(void *devPtr, unsigned long size, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMallocManaged);
+    if (cutap_c)
+        return cutap_cs_cudaMallocManaged(cutap_c, devPtr, size, flags);
+    return cutap_slow_cudaMallocManaged(devPtr, size, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMallocManaged(void *devPtr, unsigned long size, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMallocManaged, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMallocManaged(devPtr, size, flags);
+        return cutap_cu_cudaMallocManaged(devPtr, size, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocManaged(cutap_c, devPtr, size, flags);
@@ -11521,12 +12955,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocPitch(str
     cutap_fp_sample_end(CUTAP_ID_cudaMallocPitch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMallocPitch(void *devPtr, void *pitch, unsigned long width, unsigned long height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMallocPitch);
+    if (cutap_c)
+        return cutap_cs_cudaMallocPitch(cutap_c, devPtr, pitch, width, height);
+    return cutap_slow_cudaMallocPitch(devPtr, pitch, width, height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMallocPitch(void *devPtr, void *pitch, unsigned long width, unsigned long height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMallocPitch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMallocPitch(devPtr, pitch, width, height);
+        return cutap_cu_cudaMallocPitch(devPtr, pitch, width, height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocPitch(cutap_c, devPtr, pitch, width, height);
@@ -11573,12 +13014,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemAdvise(struc
     cutap_fp_sample_end(CUTAP_ID_cudaMemAdvise, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemAdvise(void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemAdvise);
+    if (cutap_c)
+        return cutap_cs_cudaMemAdvise(cutap_c, devPtr, count, advice, location);
+    return cutap_slow_cudaMemAdvise(devPtr, count, advice, location);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemAdvise(void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemAdvise, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemAdvise(devPtr, count, advice, location);
+        return cutap_cu_cudaMemAdvise(devPtr, count, advice, location);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemAdvise(cutap_c, devPtr, count, advice, location);
@@ -11625,12 +13073,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemAdvise_v2(st
     cutap_fp_sample_end(CUTAP_ID_cudaMemAdvise_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemAdvise_v2(void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemAdvise_v2);
+    if (cutap_c)
+        return cutap_cs_cudaMemAdvise_v2(cutap_c, devPtr, count, advice, location);
+    return cutap_slow_cudaMemAdvise_v2(devPtr, count, advice, location);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemAdvise_v2(void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemAdvise_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemAdvise_v2(devPtr, count, advice, location);
+        return cutap_cu_cudaMemAdvise_v2(devPtr, count, advice, location);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemAdvise_v2(cutap_c, devPtr, count, advice, location);
@@ -11685,12 +13140,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemDiscardBatch
     cutap_fp_sample_end(CUTAP_ID_cudaMemDiscardBatchAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemDiscardBatchAsync(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemDiscardBatchAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemDiscardBatchAsync(cutap_c, dptrs, sizes, count, flags, stream);
+    return cutap_slow_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemDiscardBatchAsync(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemDiscardBatchAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
+        return cutap_cu_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemDiscardBatchAsync(cutap_c, dptrs, sizes, count, flags, stream);
@@ -11745,12 +13207,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemDiscardBatch
     cutap_fp_sample_end(CUTAP_ID_cudaMemDiscardBatchAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemDiscardBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemDiscardBatchAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemDiscardBatchAsync_ptsz(cutap_c, dptrs, sizes, count, flags, stream);
+    return cutap_slow_cudaMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemDiscardBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemDiscardBatchAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, stream);
+        return cutap_cu_cudaMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemDiscardBatchAsync_ptsz(cutap_c, dptrs, sizes, count, flags, stream);
@@ -11807,12 +13276,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemGetInfo(stru
     cutap_fp_sample_end(CUTAP_ID_cudaMemGetInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemGetInfo(void *free, void *total)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemGetInfo);
+    if (cutap_c)
+        return cutap_cs_cudaMemGetInfo(cutap_c, free, total);
+    return cutap_slow_cudaMemGetInfo(free, total);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemGetInfo(void *free, void *total)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemGetInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemGetInfo(free, total);
+        return cutap_cu_cudaMemGetInfo(free, total);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemGetInfo(cutap_c, free, total);
@@ -11864,12 +13340,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolCreate(s
     cutap_fp_sample_end(CUTAP_ID_cudaMemPoolCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemPoolCreate(void *memPool, void *poolProps)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemPoolCreate);
+    if (cutap_c)
+        return cutap_cs_cudaMemPoolCreate(cutap_c, memPool, poolProps);
+    return cutap_slow_cudaMemPoolCreate(memPool, poolProps);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolCreate(void *memPool, void *poolProps)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemPoolCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemPoolCreate(memPool, poolProps);
+        return cutap_cu_cudaMemPoolCreate(memPool, poolProps);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolCreate(cutap_c, memPool, poolProps);
@@ -11913,12 +13396,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolDestroy(
     cutap_fp_sample_end(CUTAP_ID_cudaMemPoolDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemPoolDestroy(void *memPool)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemPoolDestroy);
+    if (cutap_c)
+        return cutap_cs_cudaMemPoolDestroy(cutap_c, memPool);
+    return cutap_slow_cudaMemPoolDestroy(memPool);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolDestroy(void *memPool)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemPoolDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemPoolDestroy(memPool);
+        return cutap_cu_cudaMemPoolDestroy(memPool);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolDestroy(cutap_c, memPool);
@@ -11965,12 +13455,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolExportTo
     cutap_fp_sample_end(CUTAP_ID_cudaMemPoolExportToShareableHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemPoolExportToShareableHandle(void *shareableHandle, void *memPool, unsigned int handleType, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemPoolExportToShareableHandle);
+    if (cutap_c)
+        return cutap_cs_cudaMemPoolExportToShareableHandle(cutap_c, shareableHandle, memPool, handleType, flags);
+    return cutap_slow_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolExportToShareableHandle(void *shareableHandle, void *memPool, unsigned int handleType, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemPoolExportToShareableHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
+        return cutap_cu_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolExportToShareableHandle(cutap_c, shareableHandle, memPool, handleType, flags);
@@ -12016,12 +13513,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolGetAttri
     cutap_fp_sample_end(CUTAP_ID_cudaMemPoolGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemPoolGetAttribute(void *memPool, unsigned int attr, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemPoolGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cudaMemPoolGetAttribute(cutap_c, memPool, attr, value);
+    return cutap_slow_cudaMemPoolGetAttribute(memPool, attr, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolGetAttribute(void *memPool, unsigned int attr, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemPoolGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemPoolGetAttribute(memPool, attr, value);
+        return cutap_cu_cudaMemPoolGetAttribute(memPool, attr, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolGetAttribute(cutap_c, memPool, attr, value);
@@ -12075,12 +13579,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolImportFr
     cutap_fp_sample_end(CUTAP_ID_cudaMemPoolImportFromShareableHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemPoolImportFromShareableHandle(void *memPool, void *shareableHandle, unsigned int handleType, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemPoolImportFromShareableHandle);
+    if (cutap_c)
+        return cutap_cs_cudaMemPoolImportFromShareableHandle(cutap_c, memPool, shareableHandle, handleType, flags);
+    return cutap_slow_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolImportFromShareableHandle(void *memPool, void *shareableHandle, unsigned int handleType, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemPoolImportFromShareableHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
+        return cutap_cu_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolImportFromShareableHandle(cutap_c, memPool, shareableHandle, handleType, flags);
@@ -12126,12 +13637,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolSetAttri
     cutap_fp_sample_end(CUTAP_ID_cudaMemPoolSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemPoolSetAttribute(void *memPool, unsigned int attr, void *value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemPoolSetAttribute);
+    if (cutap_c)
+        return cutap_cs_cudaMemPoolSetAttribute(cutap_c, memPool, attr, value);
+    return cutap_slow_cudaMemPoolSetAttribute(memPool, attr, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolSetAttribute(void *memPool, unsigned int attr, void *value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemPoolSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemPoolSetAttribute(memPool, attr, value);
+        return cutap_cu_cudaMemPoolSetAttribute(memPool, attr, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolSetAttribute(cutap_c, memPool, attr, value);
@@ -12176,12 +13694,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolTrimTo(s
     cutap_fp_sample_end(CUTAP_ID_cudaMemPoolTrimTo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemPoolTrimTo(void *memPool, unsigned long minBytesToKeep)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemPoolTrimTo);
+    if (cutap_c)
+        return cutap_cs_cudaMemPoolTrimTo(cutap_c, memPool, minBytesToKeep);
+    return cutap_slow_cudaMemPoolTrimTo(memPool, minBytesToKeep);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolTrimTo(void *memPool, unsigned long minBytesToKeep)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemPoolTrimTo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemPoolTrimTo(memPool, minBytesToKeep);
+        return cutap_cu_cudaMemPoolTrimTo(memPool, minBytesToKeep);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolTrimTo(cutap_c, memPool, minBytesToKeep);
@@ -12229,12 +13754,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPrefetchAsyn
     cutap_fp_sample_end(CUTAP_ID_cudaMemPrefetchAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemPrefetchAsync(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemPrefetchAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemPrefetchAsync(cutap_c, devPtr, count, location, flags, stream);
+    return cutap_slow_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemPrefetchAsync(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemPrefetchAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
+        return cutap_cu_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPrefetchAsync(cutap_c, devPtr, count, location, flags, stream);
@@ -12282,12 +13814,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPrefetchAsyn
     cutap_fp_sample_end(CUTAP_ID_cudaMemPrefetchAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemPrefetchAsync_ptsz(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemPrefetchAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemPrefetchAsync_ptsz(cutap_c, devPtr, count, location, flags, stream);
+    return cutap_slow_cudaMemPrefetchAsync_ptsz(devPtr, count, location, flags, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemPrefetchAsync_ptsz(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemPrefetchAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemPrefetchAsync_ptsz(devPtr, count, location, flags, stream);
+        return cutap_cu_cudaMemPrefetchAsync_ptsz(devPtr, count, location, flags, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPrefetchAsync_ptsz(cutap_c, devPtr, count, location, flags, stream);
@@ -12335,12 +13874,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPrefetchAsyn
     cutap_fp_sample_end(CUTAP_ID_cudaMemPrefetchAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemPrefetchAsync_v2(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemPrefetchAsync_v2);
+    if (cutap_c)
+        return cutap_cs_cudaMemPrefetchAsync_v2(cutap_c, devPtr, count, location, flags, stream);
+    return cutap_slow_cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemPrefetchAsync_v2(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemPrefetchAsync_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream);
+        return cutap_cu_cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPrefetchAsync_v2(cutap_c, devPtr, count, location, flags, stream);
@@ -12388,12 +13934,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPrefetchAsyn
     cutap_fp_sample_end(CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemPrefetchAsync_v2_ptsz(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemPrefetchAsync_v2_ptsz(cutap_c, devPtr, count, location, flags, stream);
+    return cutap_slow_cudaMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemPrefetchAsync_v2_ptsz(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, stream);
+        return cutap_cu_cudaMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPrefetchAsync_v2_ptsz(cutap_c, devPtr, count, location, flags, stream);
@@ -12441,12 +13994,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemRangeGetAttr
     cutap_fp_sample_end(CUTAP_ID_cudaMemRangeGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemRangeGetAttribute(void *data, unsigned long dataSize, unsigned int attribute, void *devPtr, unsigned long count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemRangeGetAttribute);
+    if (cutap_c)
+        return cutap_cs_cudaMemRangeGetAttribute(cutap_c, data, dataSize, attribute, devPtr, count);
+    return cutap_slow_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemRangeGetAttribute(void *data, unsigned long dataSize, unsigned int attribute, void *devPtr, unsigned long count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemRangeGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+        return cutap_cu_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemRangeGetAttribute(cutap_c, data, dataSize, attribute, devPtr, count);
@@ -12507,12 +14067,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemRangeGetAttr
     cutap_fp_sample_end(CUTAP_ID_cudaMemRangeGetAttributes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemRangeGetAttributes(void *data, void *dataSizes, void *attributes, unsigned long numAttributes, void *devPtr, unsigned long count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemRangeGetAttributes);
+    if (cutap_c)
+        return cutap_cs_cudaMemRangeGetAttributes(cutap_c, data, dataSizes, attributes, numAttributes, devPtr, count);
+    return cutap_slow_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemRangeGetAttributes(void *data, void *dataSizes, void *attributes, unsigned long numAttributes, void *devPtr, unsigned long count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemRangeGetAttributes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+        return cutap_cu_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemRangeGetAttributes(cutap_c, data, dataSizes, attributes, numAttributes, devPtr, count);
@@ -12559,12 +14126,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy(struct c
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy(void *dst, void *src, unsigned long count, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy(cutap_c, dst, src, count, kind);
+    return cutap_slow_cudaMemcpy(dst, src, count, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy(void *dst, void *src, unsigned long count, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy(dst, src, count, kind);
+        return cutap_cu_cudaMemcpy(dst, src, count, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy(cutap_c, dst, src, count, kind);
@@ -12614,12 +14188,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2D(struct
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2D, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2D(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2D);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2D(cutap_c, dst, dpitch, src, spitch, width, height, kind);
+    return cutap_slow_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2D(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2D, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+        return cutap_cu_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2D(cutap_c, dst, dpitch, src, spitch, width, height, kind);
@@ -12671,12 +14252,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DArrayTo
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2DArrayToArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2DArrayToArray(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long width, unsigned long height, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2DArrayToArray);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2DArrayToArray(cutap_c, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    return cutap_slow_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DArrayToArray(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long width, unsigned long height, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2DArrayToArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+        return cutap_cu_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DArrayToArray(cutap_c, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
@@ -12728,12 +14316,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DArrayTo
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2DArrayToArray_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2DArrayToArray_ptds(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long width, unsigned long height, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2DArrayToArray_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2DArrayToArray_ptds(cutap_c, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    return cutap_slow_cudaMemcpy2DArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DArrayToArray_ptds(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long width, unsigned long height, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2DArrayToArray_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2DArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+        return cutap_cu_cudaMemcpy2DArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DArrayToArray_ptds(cutap_c, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
@@ -12784,12 +14379,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DAsync(s
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2DAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2DAsync(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2DAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2DAsync(cutap_c, dst, dpitch, src, spitch, width, height, kind, stream);
+    return cutap_slow_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DAsync(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2DAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+        return cutap_cu_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DAsync(cutap_c, dst, dpitch, src, spitch, width, height, kind, stream);
@@ -12840,12 +14442,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DAsync_p
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2DAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2DAsync_ptsz(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2DAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2DAsync_ptsz(cutap_c, dst, dpitch, src, spitch, width, height, kind, stream);
+    return cutap_slow_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DAsync_ptsz(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2DAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream);
+        return cutap_cu_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DAsync_ptsz(cutap_c, dst, dpitch, src, spitch, width, height, kind, stream);
@@ -12896,12 +14505,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DFromArr
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2DFromArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2DFromArray(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2DFromArray);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2DFromArray(cutap_c, dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    return cutap_slow_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DFromArray(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2DFromArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+        return cutap_cu_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DFromArray(cutap_c, dst, dpitch, src, wOffset, hOffset, width, height, kind);
@@ -12953,12 +14569,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DFromArr
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2DFromArrayAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2DFromArrayAsync(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2DFromArrayAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2DFromArrayAsync(cutap_c, dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    return cutap_slow_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DFromArrayAsync(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2DFromArrayAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+        return cutap_cu_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DFromArrayAsync(cutap_c, dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
@@ -13010,12 +14633,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DFromArr
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2DFromArrayAsync_ptsz(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2DFromArrayAsync_ptsz(cutap_c, dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    return cutap_slow_cudaMemcpy2DFromArrayAsync_ptsz(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DFromArrayAsync_ptsz(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2DFromArrayAsync_ptsz(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+        return cutap_cu_cudaMemcpy2DFromArrayAsync_ptsz(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DFromArrayAsync_ptsz(cutap_c, dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
@@ -13066,12 +14696,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DFromArr
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2DFromArray_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2DFromArray_ptds(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2DFromArray_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2DFromArray_ptds(cutap_c, dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    return cutap_slow_cudaMemcpy2DFromArray_ptds(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DFromArray_ptds(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2DFromArray_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2DFromArray_ptds(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+        return cutap_cu_cudaMemcpy2DFromArray_ptds(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DFromArray_ptds(cutap_c, dst, dpitch, src, wOffset, hOffset, width, height, kind);
@@ -13122,12 +14759,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DToArray
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2DToArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2DToArray(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2DToArray);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2DToArray(cutap_c, dst, wOffset, hOffset, src, spitch, width, height, kind);
+    return cutap_slow_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DToArray(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2DToArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
+        return cutap_cu_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DToArray(cutap_c, dst, wOffset, hOffset, src, spitch, width, height, kind);
@@ -13179,12 +14823,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DToArray
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2DToArrayAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2DToArrayAsync(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2DToArrayAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2DToArrayAsync(cutap_c, dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    return cutap_slow_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DToArrayAsync(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2DToArrayAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+        return cutap_cu_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DToArrayAsync(cutap_c, dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
@@ -13236,12 +14887,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DToArray
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2DToArrayAsync_ptsz(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2DToArrayAsync_ptsz(cutap_c, dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    return cutap_slow_cudaMemcpy2DToArrayAsync_ptsz(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DToArrayAsync_ptsz(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2DToArrayAsync_ptsz(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+        return cutap_cu_cudaMemcpy2DToArrayAsync_ptsz(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DToArrayAsync_ptsz(cutap_c, dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
@@ -13292,12 +14950,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DToArray
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2DToArray_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2DToArray_ptds(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2DToArray_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2DToArray_ptds(cutap_c, dst, wOffset, hOffset, src, spitch, width, height, kind);
+    return cutap_slow_cudaMemcpy2DToArray_ptds(dst, wOffset, hOffset, src, spitch, width, height, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DToArray_ptds(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2DToArray_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2DToArray_ptds(dst, wOffset, hOffset, src, spitch, width, height, kind);
+        return cutap_cu_cudaMemcpy2DToArray_ptds(dst, wOffset, hOffset, src, spitch, width, height, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DToArray_ptds(cutap_c, dst, wOffset, hOffset, src, spitch, width, height, kind);
@@ -13347,12 +15012,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2D_ptds(s
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy2D_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy2D_ptds(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy2D_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy2D_ptds(cutap_c, dst, dpitch, src, spitch, width, height, kind);
+    return cutap_slow_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2D_ptds(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy2D_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind);
+        return cutap_cu_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2D_ptds(cutap_c, dst, dpitch, src, spitch, width, height, kind);
@@ -13396,12 +15068,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3D(struct
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy3D, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy3D(void *p)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy3D);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy3D(cutap_c, p);
+    return cutap_slow_cudaMemcpy3D(p);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3D(void *p)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy3D, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy3D(p);
+        return cutap_cu_cudaMemcpy3D(p);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3D(cutap_c, p);
@@ -13446,12 +15125,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DAsync(s
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy3DAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy3DAsync(void *p, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy3DAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy3DAsync(cutap_c, p, stream);
+    return cutap_slow_cudaMemcpy3DAsync(p, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DAsync(void *p, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy3DAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy3DAsync(p, stream);
+        return cutap_cu_cudaMemcpy3DAsync(p, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DAsync(cutap_c, p, stream);
@@ -13496,12 +15182,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DAsync_p
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy3DAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy3DAsync_ptsz(void *p, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy3DAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy3DAsync_ptsz(cutap_c, p, stream);
+    return cutap_slow_cudaMemcpy3DAsync_ptsz(p, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DAsync_ptsz(void *p, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy3DAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy3DAsync_ptsz(p, stream);
+        return cutap_cu_cudaMemcpy3DAsync_ptsz(p, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DAsync_ptsz(cutap_c, p, stream);
@@ -13548,12 +15241,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DBatchAs
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy3DBatchAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy3DBatchAsync(unsigned long numOps, void *opList, unsigned long long flags, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy3DBatchAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy3DBatchAsync(cutap_c, numOps, opList, flags, stream);
+    return cutap_slow_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DBatchAsync(unsigned long numOps, void *opList, unsigned long long flags, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy3DBatchAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
+        return cutap_cu_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DBatchAsync(cutap_c, numOps, opList, flags, stream);
@@ -13600,12 +15300,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DBatchAs
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy3DBatchAsync_ptsz(unsigned long numOps, void *opList, unsigned long long flags, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy3DBatchAsync_ptsz(cutap_c, numOps, opList, flags, stream);
+    return cutap_slow_cudaMemcpy3DBatchAsync_ptsz(numOps, opList, flags, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DBatchAsync_ptsz(unsigned long numOps, void *opList, unsigned long long flags, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy3DBatchAsync_ptsz(numOps, opList, flags, stream);
+        return cutap_cu_cudaMemcpy3DBatchAsync_ptsz(numOps, opList, flags, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DBatchAsync_ptsz(cutap_c, numOps, opList, flags, stream);
@@ -13649,12 +15356,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DPeer(st
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy3DPeer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy3DPeer(void *p)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy3DPeer);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy3DPeer(cutap_c, p);
+    return cutap_slow_cudaMemcpy3DPeer(p);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DPeer(void *p)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy3DPeer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy3DPeer(p);
+        return cutap_cu_cudaMemcpy3DPeer(p);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DPeer(cutap_c, p);
@@ -13699,12 +15413,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DPeerAsy
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy3DPeerAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy3DPeerAsync(void *p, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy3DPeerAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy3DPeerAsync(cutap_c, p, stream);
+    return cutap_slow_cudaMemcpy3DPeerAsync(p, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DPeerAsync(void *p, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy3DPeerAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy3DPeerAsync(p, stream);
+        return cutap_cu_cudaMemcpy3DPeerAsync(p, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DPeerAsync(cutap_c, p, stream);
@@ -13749,12 +15470,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DPeerAsy
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy3DPeerAsync_ptsz(void *p, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy3DPeerAsync_ptsz(cutap_c, p, stream);
+    return cutap_slow_cudaMemcpy3DPeerAsync_ptsz(p, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DPeerAsync_ptsz(void *p, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy3DPeerAsync_ptsz(p, stream);
+        return cutap_cu_cudaMemcpy3DPeerAsync_ptsz(p, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DPeerAsync_ptsz(cutap_c, p, stream);
@@ -13798,12 +15526,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DPeer_pt
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy3DPeer_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy3DPeer_ptds(void *p)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy3DPeer_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy3DPeer_ptds(cutap_c, p);
+    return cutap_slow_cudaMemcpy3DPeer_ptds(p);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DPeer_ptds(void *p)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy3DPeer_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy3DPeer_ptds(p);
+        return cutap_cu_cudaMemcpy3DPeer_ptds(p);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DPeer_ptds(cutap_c, p);
@@ -13847,12 +15582,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3D_ptds(s
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy3D_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy3D_ptds(void *p)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy3D_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy3D_ptds(cutap_c, p);
+    return cutap_slow_cudaMemcpy3D_ptds(p);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3D_ptds(void *p)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy3D_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy3D_ptds(p);
+        return cutap_cu_cudaMemcpy3D_ptds(p);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3D_ptds(cutap_c, p);
@@ -13903,12 +15645,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyArrayToAr
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyArrayToArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyArrayToArray(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyArrayToArray);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyArrayToArray(cutap_c, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    return cutap_slow_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyArrayToArray(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyArrayToArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+        return cutap_cu_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyArrayToArray(cutap_c, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
@@ -13959,12 +15708,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyArrayToAr
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyArrayToArray_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyArrayToArray_ptds(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyArrayToArray_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyArrayToArray_ptds(cutap_c, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    return cutap_slow_cudaMemcpyArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyArrayToArray_ptds(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyArrayToArray_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+        return cutap_cu_cudaMemcpyArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyArrayToArray_ptds(cutap_c, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
@@ -14012,12 +15768,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyAsync(str
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyAsync(void *dst, void *src, unsigned long count, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyAsync(cutap_c, dst, src, count, kind, stream);
+    return cutap_slow_cudaMemcpyAsync(dst, src, count, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyAsync(void *dst, void *src, unsigned long count, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyAsync(dst, src, count, kind, stream);
+        return cutap_cu_cudaMemcpyAsync(dst, src, count, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyAsync(cutap_c, dst, src, count, kind, stream);
@@ -14065,12 +15828,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyAsync_pts
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyAsync_ptsz(void *dst, void *src, unsigned long count, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyAsync_ptsz(cutap_c, dst, src, count, kind, stream);
+    return cutap_slow_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyAsync_ptsz(void *dst, void *src, unsigned long count, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
+        return cutap_cu_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyAsync_ptsz(cutap_c, dst, src, count, kind, stream);
@@ -14119,12 +15889,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromArray
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyFromArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyFromArray(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyFromArray);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyFromArray(cutap_c, dst, src, wOffset, hOffset, count, kind);
+    return cutap_slow_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromArray(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyFromArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
+        return cutap_cu_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromArray(cutap_c, dst, src, wOffset, hOffset, count, kind);
@@ -14174,12 +15951,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromArray
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyFromArrayAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyFromArrayAsync(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyFromArrayAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyFromArrayAsync(cutap_c, dst, src, wOffset, hOffset, count, kind, stream);
+    return cutap_slow_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromArrayAsync(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyFromArrayAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
+        return cutap_cu_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromArrayAsync(cutap_c, dst, src, wOffset, hOffset, count, kind, stream);
@@ -14229,12 +16013,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromArray
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyFromArrayAsync_ptsz(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyFromArrayAsync_ptsz(cutap_c, dst, src, wOffset, hOffset, count, kind, stream);
+    return cutap_slow_cudaMemcpyFromArrayAsync_ptsz(dst, src, wOffset, hOffset, count, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromArrayAsync_ptsz(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyFromArrayAsync_ptsz(dst, src, wOffset, hOffset, count, kind, stream);
+        return cutap_cu_cudaMemcpyFromArrayAsync_ptsz(dst, src, wOffset, hOffset, count, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromArrayAsync_ptsz(cutap_c, dst, src, wOffset, hOffset, count, kind, stream);
@@ -14283,12 +16074,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromArray
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyFromArray_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyFromArray_ptds(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyFromArray_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyFromArray_ptds(cutap_c, dst, src, wOffset, hOffset, count, kind);
+    return cutap_slow_cudaMemcpyFromArray_ptds(dst, src, wOffset, hOffset, count, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromArray_ptds(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyFromArray_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyFromArray_ptds(dst, src, wOffset, hOffset, count, kind);
+        return cutap_cu_cudaMemcpyFromArray_ptds(dst, src, wOffset, hOffset, count, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromArray_ptds(cutap_c, dst, src, wOffset, hOffset, count, kind);
@@ -14336,12 +16134,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromSymbo
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyFromSymbol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyFromSymbol(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyFromSymbol);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyFromSymbol(cutap_c, dst, symbol, count, offset, kind);
+    return cutap_slow_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromSymbol(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyFromSymbol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+        return cutap_cu_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromSymbol(cutap_c, dst, symbol, count, offset, kind);
@@ -14390,12 +16195,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromSymbo
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyFromSymbolAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyFromSymbolAsync(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyFromSymbolAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyFromSymbolAsync(cutap_c, dst, symbol, count, offset, kind, stream);
+    return cutap_slow_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromSymbolAsync(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyFromSymbolAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
+        return cutap_cu_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromSymbolAsync(cutap_c, dst, symbol, count, offset, kind, stream);
@@ -14444,12 +16256,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromSymbo
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyFromSymbolAsync_ptsz(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyFromSymbolAsync_ptsz(cutap_c, dst, symbol, count, offset, kind, stream);
+    return cutap_slow_cudaMemcpyFromSymbolAsync_ptsz(dst, symbol, count, offset, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromSymbolAsync_ptsz(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyFromSymbolAsync_ptsz(dst, symbol, count, offset, kind, stream);
+        return cutap_cu_cudaMemcpyFromSymbolAsync_ptsz(dst, symbol, count, offset, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromSymbolAsync_ptsz(cutap_c, dst, symbol, count, offset, kind, stream);
@@ -14497,12 +16316,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromSymbo
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyFromSymbol_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyFromSymbol_ptds(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyFromSymbol_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyFromSymbol_ptds(cutap_c, dst, symbol, count, offset, kind);
+    return cutap_slow_cudaMemcpyFromSymbol_ptds(dst, symbol, count, offset, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromSymbol_ptds(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyFromSymbol_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyFromSymbol_ptds(dst, symbol, count, offset, kind);
+        return cutap_cu_cudaMemcpyFromSymbol_ptds(dst, symbol, count, offset, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromSymbol_ptds(cutap_c, dst, symbol, count, offset, kind);
@@ -14550,12 +16376,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyPeer(stru
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyPeer, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyPeer(void *dst, int dstDevice, void *src, int srcDevice, unsigned long count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyPeer);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyPeer(cutap_c, dst, dstDevice, src, srcDevice, count);
+    return cutap_slow_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyPeer(void *dst, int dstDevice, void *src, int srcDevice, unsigned long count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyPeer, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+        return cutap_cu_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyPeer(cutap_c, dst, dstDevice, src, srcDevice, count);
@@ -14604,12 +16437,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyPeerAsync
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyPeerAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyPeerAsync(void *dst, int dstDevice, void *src, int srcDevice, unsigned long count, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyPeerAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyPeerAsync(cutap_c, dst, dstDevice, src, srcDevice, count, stream);
+    return cutap_slow_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyPeerAsync(void *dst, int dstDevice, void *src, int srcDevice, unsigned long count, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyPeerAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
+        return cutap_cu_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyPeerAsync(cutap_c, dst, dstDevice, src, srcDevice, count, stream);
@@ -14658,12 +16498,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToArray(s
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyToArray, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyToArray(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyToArray);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyToArray(cutap_c, dst, wOffset, hOffset, src, count, kind);
+    return cutap_slow_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToArray(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyToArray, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
+        return cutap_cu_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToArray(cutap_c, dst, wOffset, hOffset, src, count, kind);
@@ -14713,12 +16560,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToArrayAs
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyToArrayAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyToArrayAsync(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyToArrayAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyToArrayAsync(cutap_c, dst, wOffset, hOffset, src, count, kind, stream);
+    return cutap_slow_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToArrayAsync(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyToArrayAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
+        return cutap_cu_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToArrayAsync(cutap_c, dst, wOffset, hOffset, src, count, kind, stream);
@@ -14768,12 +16622,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToArrayAs
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyToArrayAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyToArrayAsync_ptsz(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyToArrayAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyToArrayAsync_ptsz(cutap_c, dst, wOffset, hOffset, src, count, kind, stream);
+    return cutap_slow_cudaMemcpyToArrayAsync_ptsz(dst, wOffset, hOffset, src, count, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToArrayAsync_ptsz(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyToArrayAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyToArrayAsync_ptsz(dst, wOffset, hOffset, src, count, kind, stream);
+        return cutap_cu_cudaMemcpyToArrayAsync_ptsz(dst, wOffset, hOffset, src, count, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToArrayAsync_ptsz(cutap_c, dst, wOffset, hOffset, src, count, kind, stream);
@@ -14822,12 +16683,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToArray_p
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyToArray_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyToArray_ptds(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyToArray_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyToArray_ptds(cutap_c, dst, wOffset, hOffset, src, count, kind);
+    return cutap_slow_cudaMemcpyToArray_ptds(dst, wOffset, hOffset, src, count, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToArray_ptds(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyToArray_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyToArray_ptds(dst, wOffset, hOffset, src, count, kind);
+        return cutap_cu_cudaMemcpyToArray_ptds(dst, wOffset, hOffset, src, count, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToArray_ptds(cutap_c, dst, wOffset, hOffset, src, count, kind);
@@ -14875,12 +16743,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToSymbol(
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyToSymbol, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyToSymbol(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyToSymbol);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyToSymbol(cutap_c, symbol, src, count, offset, kind);
+    return cutap_slow_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToSymbol(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyToSymbol, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+        return cutap_cu_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToSymbol(cutap_c, symbol, src, count, offset, kind);
@@ -14929,12 +16804,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToSymbolA
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyToSymbolAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyToSymbolAsync(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyToSymbolAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyToSymbolAsync(cutap_c, symbol, src, count, offset, kind, stream);
+    return cutap_slow_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToSymbolAsync(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyToSymbolAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
+        return cutap_cu_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToSymbolAsync(cutap_c, symbol, src, count, offset, kind, stream);
@@ -14983,12 +16865,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToSymbolA
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyToSymbolAsync_ptsz(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyToSymbolAsync_ptsz(cutap_c, symbol, src, count, offset, kind, stream);
+    return cutap_slow_cudaMemcpyToSymbolAsync_ptsz(symbol, src, count, offset, kind, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToSymbolAsync_ptsz(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyToSymbolAsync_ptsz(symbol, src, count, offset, kind, stream);
+        return cutap_cu_cudaMemcpyToSymbolAsync_ptsz(symbol, src, count, offset, kind, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToSymbolAsync_ptsz(cutap_c, symbol, src, count, offset, kind, stream);
@@ -15036,12 +16925,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToSymbol_
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpyToSymbol_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpyToSymbol_ptds(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpyToSymbol_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpyToSymbol_ptds(cutap_c, symbol, src, count, offset, kind);
+    return cutap_slow_cudaMemcpyToSymbol_ptds(symbol, src, count, offset, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToSymbol_ptds(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpyToSymbol_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpyToSymbol_ptds(symbol, src, count, offset, kind);
+        return cutap_cu_cudaMemcpyToSymbol_ptds(symbol, src, count, offset, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToSymbol_ptds(cutap_c, symbol, src, count, offset, kind);
@@ -15088,12 +16984,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy_ptds(str
     cutap_fp_sample_end(CUTAP_ID_cudaMemcpy_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemcpy_ptds(void *dst, void *src, unsigned long count, unsigned int kind)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemcpy_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemcpy_ptds(cutap_c, dst, src, count, kind);
+    return cutap_slow_cudaMemcpy_ptds(dst, src, count, kind);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy_ptds(void *dst, void *src, unsigned long count, unsigned int kind)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemcpy_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemcpy_ptds(dst, src, count, kind);
+        return cutap_cu_cudaMemcpy_ptds(dst, src, count, kind);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy_ptds(cutap_c, dst, src, count, kind);
@@ -15139,12 +17042,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset(struct c
     cutap_fp_sample_end(CUTAP_ID_cudaMemset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemset(void *devPtr, int value, unsigned long count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemset);
+    if (cutap_c)
+        return cutap_cs_cudaMemset(cutap_c, devPtr, value, count);
+    return cutap_slow_cudaMemset(devPtr, value, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemset(void *devPtr, int value, unsigned long count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemset(devPtr, value, count);
+        return cutap_cu_cudaMemset(devPtr, value, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset(cutap_c, devPtr, value, count);
@@ -15192,12 +17102,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset2D(struct
     cutap_fp_sample_end(CUTAP_ID_cudaMemset2D, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemset2D(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemset2D);
+    if (cutap_c)
+        return cutap_cs_cudaMemset2D(cutap_c, devPtr, pitch, value, width, height);
+    return cutap_slow_cudaMemset2D(devPtr, pitch, value, width, height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemset2D(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemset2D, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemset2D(devPtr, pitch, value, width, height);
+        return cutap_cu_cudaMemset2D(devPtr, pitch, value, width, height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset2D(cutap_c, devPtr, pitch, value, width, height);
@@ -15246,12 +17163,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset2DAsync(s
     cutap_fp_sample_end(CUTAP_ID_cudaMemset2DAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemset2DAsync(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemset2DAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemset2DAsync(cutap_c, devPtr, pitch, value, width, height, stream);
+    return cutap_slow_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemset2DAsync(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemset2DAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
+        return cutap_cu_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset2DAsync(cutap_c, devPtr, pitch, value, width, height, stream);
@@ -15300,12 +17224,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset2DAsync_p
     cutap_fp_sample_end(CUTAP_ID_cudaMemset2DAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemset2DAsync_ptsz(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemset2DAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemset2DAsync_ptsz(cutap_c, devPtr, pitch, value, width, height, stream);
+    return cutap_slow_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemset2DAsync_ptsz(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemset2DAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream);
+        return cutap_cu_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset2DAsync_ptsz(cutap_c, devPtr, pitch, value, width, height, stream);
@@ -15353,12 +17284,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset2D_ptds(s
     cutap_fp_sample_end(CUTAP_ID_cudaMemset2D_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemset2D_ptds(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemset2D_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemset2D_ptds(cutap_c, devPtr, pitch, value, width, height);
+    return cutap_slow_cudaMemset2D_ptds(devPtr, pitch, value, width, height);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemset2D_ptds(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemset2D_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemset2D_ptds(devPtr, pitch, value, width, height);
+        return cutap_cu_cudaMemset2D_ptds(devPtr, pitch, value, width, height);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset2D_ptds(cutap_c, devPtr, pitch, value, width, height);
@@ -15404,12 +17342,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset3D(struct
     cutap_fp_sample_end(CUTAP_ID_cudaMemset3D, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemset3D(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemset3D);
+    if (cutap_c)
+        return cutap_cs_cudaMemset3D(cutap_c, pitchedDevPtr, value, extent);
+    return cutap_slow_cudaMemset3D(pitchedDevPtr, value, extent);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemset3D(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemset3D, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemset3D(pitchedDevPtr, value, extent);
+        return cutap_cu_cudaMemset3D(pitchedDevPtr, value, extent);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset3D(cutap_c, pitchedDevPtr, value, extent);
@@ -15456,12 +17401,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset3DAsync(s
     cutap_fp_sample_end(CUTAP_ID_cudaMemset3DAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemset3DAsync(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemset3DAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemset3DAsync(cutap_c, pitchedDevPtr, value, extent, stream);
+    return cutap_slow_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemset3DAsync(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemset3DAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
+        return cutap_cu_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset3DAsync(cutap_c, pitchedDevPtr, value, extent, stream);
@@ -15508,12 +17460,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset3DAsync_p
     cutap_fp_sample_end(CUTAP_ID_cudaMemset3DAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemset3DAsync_ptsz(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemset3DAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemset3DAsync_ptsz(cutap_c, pitchedDevPtr, value, extent, stream);
+    return cutap_slow_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemset3DAsync_ptsz(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemset3DAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream);
+        return cutap_cu_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset3DAsync_ptsz(cutap_c, pitchedDevPtr, value, extent, stream);
@@ -15559,12 +17518,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset3D_ptds(s
     cutap_fp_sample_end(CUTAP_ID_cudaMemset3D_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemset3D_ptds(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemset3D_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemset3D_ptds(cutap_c, pitchedDevPtr, value, extent);
+    return cutap_slow_cudaMemset3D_ptds(pitchedDevPtr, value, extent);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemset3D_ptds(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemset3D_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemset3D_ptds(pitchedDevPtr, value, extent);
+        return cutap_cu_cudaMemset3D_ptds(pitchedDevPtr, value, extent);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset3D_ptds(cutap_c, pitchedDevPtr, value, extent);
@@ -15611,12 +17577,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemsetAsync(str
     cutap_fp_sample_end(CUTAP_ID_cudaMemsetAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemsetAsync(void *devPtr, int value, unsigned long count, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemsetAsync);
+    if (cutap_c)
+        return cutap_cs_cudaMemsetAsync(cutap_c, devPtr, value, count, stream);
+    return cutap_slow_cudaMemsetAsync(devPtr, value, count, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemsetAsync(void *devPtr, int value, unsigned long count, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemsetAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemsetAsync(devPtr, value, count, stream);
+        return cutap_cu_cudaMemsetAsync(devPtr, value, count, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemsetAsync(cutap_c, devPtr, value, count, stream);
@@ -15663,12 +17636,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemsetAsync_pts
     cutap_fp_sample_end(CUTAP_ID_cudaMemsetAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemsetAsync_ptsz(void *devPtr, int value, unsigned long count, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemsetAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaMemsetAsync_ptsz(cutap_c, devPtr, value, count, stream);
+    return cutap_slow_cudaMemsetAsync_ptsz(devPtr, value, count, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemsetAsync_ptsz(void *devPtr, int value, unsigned long count, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemsetAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemsetAsync_ptsz(devPtr, value, count, stream);
+        return cutap_cu_cudaMemsetAsync_ptsz(devPtr, value, count, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemsetAsync_ptsz(cutap_c, devPtr, value, count, stream);
@@ -15714,12 +17694,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset_ptds(str
     cutap_fp_sample_end(CUTAP_ID_cudaMemset_ptds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaMemset_ptds(void *devPtr, int value, unsigned long count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaMemset_ptds);
+    if (cutap_c)
+        return cutap_cs_cudaMemset_ptds(cutap_c, devPtr, value, count);
+    return cutap_slow_cudaMemset_ptds(devPtr, value, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaMemset_ptds(void *devPtr, int value, unsigned long count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaMemset_ptds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaMemset_ptds(devPtr, value, count);
+        return cutap_cu_cudaMemset_ptds(devPtr, value, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset_ptds(cutap_c, devPtr, value, count);
@@ -15773,12 +17760,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaOccupancyAvaila
     cutap_fp_sample_end(CUTAP_ID_cudaOccupancyAvailableDynamicSMemPerBlock, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaOccupancyAvailableDynamicSMemPerBlock(void *dynamicSmemSize, void *func, int numBlocks, int blockSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaOccupancyAvailableDynamicSMemPerBlock);
+    if (cutap_c)
+        return cutap_cs_cudaOccupancyAvailableDynamicSMemPerBlock(cutap_c, dynamicSmemSize, func, numBlocks, blockSize);
+    return cutap_slow_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaOccupancyAvailableDynamicSMemPerBlock(void *dynamicSmemSize, void *func, int numBlocks, int blockSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaOccupancyAvailableDynamicSMemPerBlock, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+        return cutap_cu_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaOccupancyAvailableDynamicSMemPerBlock(cutap_c, dynamicSmemSize, func, numBlocks, blockSize);
@@ -15832,12 +17826,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaOccupancyMaxAct
     cutap_fp_sample_end(CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaOccupancyMaxActiveBlocksPerMultiprocessor(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessor);
+    if (cutap_c)
+        return cutap_cs_cudaOccupancyMaxActiveBlocksPerMultiprocessor(cutap_c, numBlocks, func, blockSize, dynamicSMemSize);
+    return cutap_slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaOccupancyMaxActiveBlocksPerMultiprocessor(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+        return cutap_cu_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaOccupancyMaxActiveBlocksPerMultiprocessor(cutap_c, numBlocks, func, blockSize, dynamicSMemSize);
@@ -15892,12 +17893,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaOccupancyMaxAct
     cutap_fp_sample_end(CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    if (cutap_c)
+        return cutap_cs_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cutap_c, numBlocks, func, blockSize, dynamicSMemSize, flags);
+    return cutap_slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+        return cutap_cu_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cutap_c, numBlocks, func, blockSize, dynamicSMemSize, flags);
@@ -15939,12 +17947,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaPeekAtLastError
     cutap_fp_sample_end(CUTAP_ID_cudaPeekAtLastError, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaPeekAtLastError(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaPeekAtLastError);
+    if (cutap_c)
+        return cutap_cs_cudaPeekAtLastError(cutap_c);
+    return cutap_slow_cudaPeekAtLastError();
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaPeekAtLastError(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaPeekAtLastError, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaPeekAtLastError();
+        return cutap_cu_cudaPeekAtLastError();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaPeekAtLastError(cutap_c);
@@ -15989,12 +18004,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaPointerGetAttri
     cutap_fp_sample_end(CUTAP_ID_cudaPointerGetAttributes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaPointerGetAttributes(void *attributes, void *ptr)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaPointerGetAttributes);
+    if (cutap_c)
+        return cutap_cs_cudaPointerGetAttributes(cutap_c, attributes, ptr);
+    return cutap_slow_cudaPointerGetAttributes(attributes, ptr);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaPointerGetAttributes(void *attributes, void *ptr)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaPointerGetAttributes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaPointerGetAttributes(attributes, ptr);
+        return cutap_cu_cudaPointerGetAttributes(attributes, ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaPointerGetAttributes(cutap_c, attributes, ptr);
@@ -16036,12 +18058,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaProfilerStart(s
     cutap_fp_sample_end(CUTAP_ID_cudaProfilerStart, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaProfilerStart(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaProfilerStart);
+    if (cutap_c)
+        return cutap_cs_cudaProfilerStart(cutap_c);
+    return cutap_slow_cudaProfilerStart();
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaProfilerStart(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaProfilerStart, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaProfilerStart();
+        return cutap_cu_cudaProfilerStart();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaProfilerStart(cutap_c);
@@ -16083,12 +18112,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaProfilerStop(st
     cutap_fp_sample_end(CUTAP_ID_cudaProfilerStop, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaProfilerStop(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaProfilerStop);
+    if (cutap_c)
+        return cutap_cs_cudaProfilerStop(cutap_c);
+    return cutap_slow_cudaProfilerStop();
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaProfilerStop(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaProfilerStop, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaProfilerStop();
+        return cutap_cu_cudaProfilerStop();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaProfilerStop(cutap_c);
@@ -16139,12 +18175,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaRuntimeGetVersi
     cutap_fp_sample_end(CUTAP_ID_cudaRuntimeGetVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaRuntimeGetVersion(void *runtimeVersion)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaRuntimeGetVersion);
+    if (cutap_c)
+        return cutap_cs_cudaRuntimeGetVersion(cutap_c, runtimeVersion);
+    return cutap_slow_cudaRuntimeGetVersion(runtimeVersion);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaRuntimeGetVersion(void *runtimeVersion)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaRuntimeGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaRuntimeGetVersion(runtimeVersion);
+        return cutap_cu_cudaRuntimeGetVersion(runtimeVersion);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaRuntimeGetVersion(cutap_c, runtimeVersion);
@@ -16188,12 +18231,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSetDevice(struc
     cutap_fp_sample_end(CUTAP_ID_cudaSetDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaSetDevice(int device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaSetDevice);
+    if (cutap_c)
+        return cutap_cs_cudaSetDevice(cutap_c, device);
+    return cutap_slow_cudaSetDevice(device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaSetDevice(int device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaSetDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaSetDevice(device);
+        return cutap_cu_cudaSetDevice(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSetDevice(cutap_c, device);
@@ -16237,12 +18287,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSetDeviceFlags(
     cutap_fp_sample_end(CUTAP_ID_cudaSetDeviceFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaSetDeviceFlags(unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaSetDeviceFlags);
+    if (cutap_c)
+        return cutap_cs_cudaSetDeviceFlags(cutap_c, flags);
+    return cutap_slow_cudaSetDeviceFlags(flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaSetDeviceFlags(unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaSetDeviceFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaSetDeviceFlags(flags);
+        return cutap_cu_cudaSetDeviceFlags(flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSetDeviceFlags(cutap_c, flags);
@@ -16293,12 +18350,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSetDoubleForDev
     cutap_fp_sample_end(CUTAP_ID_cudaSetDoubleForDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaSetDoubleForDevice(void *d)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaSetDoubleForDevice);
+    if (cutap_c)
+        return cutap_cs_cudaSetDoubleForDevice(cutap_c, d);
+    return cutap_slow_cudaSetDoubleForDevice(d);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaSetDoubleForDevice(void *d)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaSetDoubleForDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaSetDoubleForDevice(d);
+        return cutap_cu_cudaSetDoubleForDevice(d);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSetDoubleForDevice(cutap_c, d);
@@ -16349,12 +18413,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSetDoubleForHos
     cutap_fp_sample_end(CUTAP_ID_cudaSetDoubleForHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaSetDoubleForHost(void *d)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaSetDoubleForHost);
+    if (cutap_c)
+        return cutap_cs_cudaSetDoubleForHost(cutap_c, d);
+    return cutap_slow_cudaSetDoubleForHost(d);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaSetDoubleForHost(void *d)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaSetDoubleForHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaSetDoubleForHost(d);
+        return cutap_cu_cudaSetDoubleForHost(d);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSetDoubleForHost(cutap_c, d);
@@ -16406,12 +18477,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSetValidDevices
     cutap_fp_sample_end(CUTAP_ID_cudaSetValidDevices, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaSetValidDevices(void *device_arr, int len)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaSetValidDevices);
+    if (cutap_c)
+        return cutap_cs_cudaSetValidDevices(cutap_c, device_arr, len);
+    return cutap_slow_cudaSetValidDevices(device_arr, len);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaSetValidDevices(void *device_arr, int len)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaSetValidDevices, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaSetValidDevices(device_arr, len);
+        return cutap_cu_cudaSetValidDevices(device_arr, len);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSetValidDevices(cutap_c, device_arr, len);
@@ -16458,12 +18536,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSignalExternalS
     cutap_fp_sample_end(CUTAP_ID_cudaSignalExternalSemaphoresAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaSignalExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaSignalExternalSemaphoresAsync);
+    if (cutap_c)
+        return cutap_cs_cudaSignalExternalSemaphoresAsync(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    return cutap_slow_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaSignalExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaSignalExternalSemaphoresAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+        return cutap_cu_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSignalExternalSemaphoresAsync(cutap_c, extSemArray, paramsArray, numExtSems, stream);
@@ -16510,12 +18595,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSignalExternalS
     cutap_fp_sample_end(CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaSignalExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaSignalExternalSemaphoresAsync_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    return cutap_slow_cudaSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaSignalExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+        return cutap_cu_cudaSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSignalExternalSemaphoresAsync_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
@@ -16562,12 +18654,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSignalExternalS
     cutap_fp_sample_end(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaSignalExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2);
+    if (cutap_c)
+        return cutap_cs_cudaSignalExternalSemaphoresAsync_v2(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    return cutap_slow_cudaSignalExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaSignalExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaSignalExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
+        return cutap_cu_cudaSignalExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSignalExternalSemaphoresAsync_v2(cutap_c, extSemArray, paramsArray, numExtSems, stream);
@@ -16614,12 +18713,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSignalExternalS
     cutap_fp_sample_end(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaSignalExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaSignalExternalSemaphoresAsync_v2_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    return cutap_slow_cudaSignalExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaSignalExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaSignalExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
+        return cutap_cu_cudaSignalExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSignalExternalSemaphoresAsync_v2_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
@@ -16666,12 +18772,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamAddCallba
     cutap_fp_sample_end(CUTAP_ID_cudaStreamAddCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamAddCallback(void *stream, void *callback, void *userData, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamAddCallback);
+    if (cutap_c)
+        return cutap_cs_cudaStreamAddCallback(cutap_c, stream, callback, userData, flags);
+    return cutap_slow_cudaStreamAddCallback(stream, callback, userData, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamAddCallback(void *stream, void *callback, void *userData, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamAddCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamAddCallback(stream, callback, userData, flags);
+        return cutap_cu_cudaStreamAddCallback(stream, callback, userData, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamAddCallback(cutap_c, stream, callback, userData, flags);
@@ -16718,12 +18831,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamAddCallba
     cutap_fp_sample_end(CUTAP_ID_cudaStreamAddCallback_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamAddCallback_ptsz(void *stream, void *callback, void *userData, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamAddCallback_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaStreamAddCallback_ptsz(cutap_c, stream, callback, userData, flags);
+    return cutap_slow_cudaStreamAddCallback_ptsz(stream, callback, userData, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamAddCallback_ptsz(void *stream, void *callback, void *userData, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamAddCallback_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamAddCallback_ptsz(stream, callback, userData, flags);
+        return cutap_cu_cudaStreamAddCallback_ptsz(stream, callback, userData, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamAddCallback_ptsz(cutap_c, stream, callback, userData, flags);
@@ -16770,12 +18890,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamAttachMem
     cutap_fp_sample_end(CUTAP_ID_cudaStreamAttachMemAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamAttachMemAsync(void *stream, void *devPtr, unsigned long length, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamAttachMemAsync);
+    if (cutap_c)
+        return cutap_cs_cudaStreamAttachMemAsync(cutap_c, stream, devPtr, length, flags);
+    return cutap_slow_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamAttachMemAsync(void *stream, void *devPtr, unsigned long length, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamAttachMemAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+        return cutap_cu_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamAttachMemAsync(cutap_c, stream, devPtr, length, flags);
@@ -16822,12 +18949,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamAttachMem
     cutap_fp_sample_end(CUTAP_ID_cudaStreamAttachMemAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamAttachMemAsync_ptsz(void *stream, void *devPtr, unsigned long length, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamAttachMemAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaStreamAttachMemAsync_ptsz(cutap_c, stream, devPtr, length, flags);
+    return cutap_slow_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamAttachMemAsync_ptsz(void *stream, void *devPtr, unsigned long length, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamAttachMemAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags);
+        return cutap_cu_cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamAttachMemAsync_ptsz(cutap_c, stream, devPtr, length, flags);
@@ -16872,12 +19006,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamBeginCapt
     cutap_fp_sample_end(CUTAP_ID_cudaStreamBeginCapture, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamBeginCapture(void *stream, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamBeginCapture);
+    if (cutap_c)
+        return cutap_cs_cudaStreamBeginCapture(cutap_c, stream, mode);
+    return cutap_slow_cudaStreamBeginCapture(stream, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamBeginCapture(void *stream, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamBeginCapture, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamBeginCapture(stream, mode);
+        return cutap_cu_cudaStreamBeginCapture(stream, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamBeginCapture(cutap_c, stream, mode);
@@ -16922,12 +19063,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamBeginCapt
     cutap_fp_sample_end(CUTAP_ID_cudaStreamBeginCapture_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamBeginCapture_ptsz(void *stream, unsigned int mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamBeginCapture_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaStreamBeginCapture_ptsz(cutap_c, stream, mode);
+    return cutap_slow_cudaStreamBeginCapture_ptsz(stream, mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamBeginCapture_ptsz(void *stream, unsigned int mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamBeginCapture_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamBeginCapture_ptsz(stream, mode);
+        return cutap_cu_cudaStreamBeginCapture_ptsz(stream, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamBeginCapture_ptsz(cutap_c, stream, mode);
@@ -16972,12 +19120,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamCopyAttri
     cutap_fp_sample_end(CUTAP_ID_cudaStreamCopyAttributes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamCopyAttributes(void *dst, void *src)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamCopyAttributes);
+    if (cutap_c)
+        return cutap_cs_cudaStreamCopyAttributes(cutap_c, dst, src);
+    return cutap_slow_cudaStreamCopyAttributes(dst, src);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamCopyAttributes(void *dst, void *src)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamCopyAttributes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamCopyAttributes(dst, src);
+        return cutap_cu_cudaStreamCopyAttributes(dst, src);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamCopyAttributes(cutap_c, dst, src);
@@ -17022,12 +19177,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamCopyAttri
     cutap_fp_sample_end(CUTAP_ID_cudaStreamCopyAttributes_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamCopyAttributes_ptsz(void *dst, void *src)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamCopyAttributes_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaStreamCopyAttributes_ptsz(cutap_c, dst, src);
+    return cutap_slow_cudaStreamCopyAttributes_ptsz(dst, src);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamCopyAttributes_ptsz(void *dst, void *src)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamCopyAttributes_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamCopyAttributes_ptsz(dst, src);
+        return cutap_cu_cudaStreamCopyAttributes_ptsz(dst, src);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamCopyAttributes_ptsz(cutap_c, dst, src);
@@ -17078,12 +19240,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamCreate(st
     cutap_fp_sample_end(CUTAP_ID_cudaStreamCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamCreate(void *pStream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamCreate);
+    if (cutap_c)
+        return cutap_cs_cudaStreamCreate(cutap_c, pStream);
+    return cutap_slow_cudaStreamCreate(pStream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamCreate(void *pStream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamCreate(pStream);
+        return cutap_cu_cudaStreamCreate(pStream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamCreate(cutap_c, pStream);
@@ -17135,12 +19304,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamCreateWit
     cutap_fp_sample_end(CUTAP_ID_cudaStreamCreateWithFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamCreateWithFlags(void *pStream, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamCreateWithFlags);
+    if (cutap_c)
+        return cutap_cs_cudaStreamCreateWithFlags(cutap_c, pStream, flags);
+    return cutap_slow_cudaStreamCreateWithFlags(pStream, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamCreateWithFlags(void *pStream, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamCreateWithFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamCreateWithFlags(pStream, flags);
+        return cutap_cu_cudaStreamCreateWithFlags(pStream, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamCreateWithFlags(cutap_c, pStream, flags);
@@ -17193,12 +19369,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamCreateWit
     cutap_fp_sample_end(CUTAP_ID_cudaStreamCreateWithPriority, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamCreateWithPriority(void *pStream, unsigned int flags, int priority)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamCreateWithPriority);
+    if (cutap_c)
+        return cutap_cs_cudaStreamCreateWithPriority(cutap_c, pStream, flags, priority);
+    return cutap_slow_cudaStreamCreateWithPriority(pStream, flags, priority);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamCreateWithPriority(void *pStream, unsigned int flags, int priority)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamCreateWithPriority, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamCreateWithPriority(pStream, flags, priority);
+        return cutap_cu_cudaStreamCreateWithPriority(pStream, flags, priority);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamCreateWithPriority(cutap_c, pStream, flags, priority);
@@ -17242,12 +19425,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamDestroy(s
     cutap_fp_sample_end(CUTAP_ID_cudaStreamDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamDestroy(void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamDestroy);
+    if (cutap_c)
+        return cutap_cs_cudaStreamDestroy(cutap_c, stream);
+    return cutap_slow_cudaStreamDestroy(stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamDestroy(void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamDestroy(stream);
+        return cutap_cu_cudaStreamDestroy(stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamDestroy(cutap_c, stream);
@@ -17299,12 +19489,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamEndCaptur
     cutap_fp_sample_end(CUTAP_ID_cudaStreamEndCapture, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamEndCapture(void *stream, void *pGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamEndCapture);
+    if (cutap_c)
+        return cutap_cs_cudaStreamEndCapture(cutap_c, stream, pGraph);
+    return cutap_slow_cudaStreamEndCapture(stream, pGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamEndCapture(void *stream, void *pGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamEndCapture, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamEndCapture(stream, pGraph);
+        return cutap_cu_cudaStreamEndCapture(stream, pGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamEndCapture(cutap_c, stream, pGraph);
@@ -17356,12 +19553,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamEndCaptur
     cutap_fp_sample_end(CUTAP_ID_cudaStreamEndCapture_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamEndCapture_ptsz(void *stream, void *pGraph)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamEndCapture_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaStreamEndCapture_ptsz(cutap_c, stream, pGraph);
+    return cutap_slow_cudaStreamEndCapture_ptsz(stream, pGraph);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamEndCapture_ptsz(void *stream, void *pGraph)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamEndCapture_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamEndCapture_ptsz(stream, pGraph);
+        return cutap_cu_cudaStreamEndCapture_ptsz(stream, pGraph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamEndCapture_ptsz(cutap_c, stream, pGraph);
@@ -17413,12 +19617,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetDevice
     cutap_fp_sample_end(CUTAP_ID_cudaStreamGetDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamGetDevice(void *hStream, void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamGetDevice);
+    if (cutap_c)
+        return cutap_cs_cudaStreamGetDevice(cutap_c, hStream, device);
+    return cutap_slow_cudaStreamGetDevice(hStream, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetDevice(void *hStream, void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamGetDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamGetDevice(hStream, device);
+        return cutap_cu_cudaStreamGetDevice(hStream, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetDevice(cutap_c, hStream, device);
@@ -17470,12 +19681,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetDevice
     cutap_fp_sample_end(CUTAP_ID_cudaStreamGetDevice_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamGetDevice_ptsz(void *hStream, void *device)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamGetDevice_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaStreamGetDevice_ptsz(cutap_c, hStream, device);
+    return cutap_slow_cudaStreamGetDevice_ptsz(hStream, device);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetDevice_ptsz(void *hStream, void *device)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamGetDevice_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamGetDevice_ptsz(hStream, device);
+        return cutap_cu_cudaStreamGetDevice_ptsz(hStream, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetDevice_ptsz(cutap_c, hStream, device);
@@ -17527,12 +19745,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetFlags(
     cutap_fp_sample_end(CUTAP_ID_cudaStreamGetFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamGetFlags(void *hStream, void *flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamGetFlags);
+    if (cutap_c)
+        return cutap_cs_cudaStreamGetFlags(cutap_c, hStream, flags);
+    return cutap_slow_cudaStreamGetFlags(hStream, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetFlags(void *hStream, void *flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamGetFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamGetFlags(hStream, flags);
+        return cutap_cu_cudaStreamGetFlags(hStream, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetFlags(cutap_c, hStream, flags);
@@ -17584,12 +19809,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetFlags_
     cutap_fp_sample_end(CUTAP_ID_cudaStreamGetFlags_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamGetFlags_ptsz(void *hStream, void *flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamGetFlags_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaStreamGetFlags_ptsz(cutap_c, hStream, flags);
+    return cutap_slow_cudaStreamGetFlags_ptsz(hStream, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetFlags_ptsz(void *hStream, void *flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamGetFlags_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamGetFlags_ptsz(hStream, flags);
+        return cutap_cu_cudaStreamGetFlags_ptsz(hStream, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetFlags_ptsz(cutap_c, hStream, flags);
@@ -17641,12 +19873,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetId(str
     cutap_fp_sample_end(CUTAP_ID_cudaStreamGetId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamGetId(void *hStream, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamGetId);
+    if (cutap_c)
+        return cutap_cs_cudaStreamGetId(cutap_c, hStream, streamId);
+    return cutap_slow_cudaStreamGetId(hStream, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetId(void *hStream, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamGetId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamGetId(hStream, streamId);
+        return cutap_cu_cudaStreamGetId(hStream, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetId(cutap_c, hStream, streamId);
@@ -17698,12 +19937,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetId_pts
     cutap_fp_sample_end(CUTAP_ID_cudaStreamGetId_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamGetId_ptsz(void *hStream, void *streamId)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamGetId_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaStreamGetId_ptsz(cutap_c, hStream, streamId);
+    return cutap_slow_cudaStreamGetId_ptsz(hStream, streamId);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetId_ptsz(void *hStream, void *streamId)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamGetId_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamGetId_ptsz(hStream, streamId);
+        return cutap_cu_cudaStreamGetId_ptsz(hStream, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetId_ptsz(cutap_c, hStream, streamId);
@@ -17755,12 +20001,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetPriori
     cutap_fp_sample_end(CUTAP_ID_cudaStreamGetPriority, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamGetPriority(void *hStream, void *priority)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamGetPriority);
+    if (cutap_c)
+        return cutap_cs_cudaStreamGetPriority(cutap_c, hStream, priority);
+    return cutap_slow_cudaStreamGetPriority(hStream, priority);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetPriority(void *hStream, void *priority)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamGetPriority, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamGetPriority(hStream, priority);
+        return cutap_cu_cudaStreamGetPriority(hStream, priority);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetPriority(cutap_c, hStream, priority);
@@ -17812,12 +20065,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetPriori
     cutap_fp_sample_end(CUTAP_ID_cudaStreamGetPriority_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamGetPriority_ptsz(void *hStream, void *priority)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamGetPriority_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaStreamGetPriority_ptsz(cutap_c, hStream, priority);
+    return cutap_slow_cudaStreamGetPriority_ptsz(hStream, priority);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetPriority_ptsz(void *hStream, void *priority)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamGetPriority_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamGetPriority_ptsz(hStream, priority);
+        return cutap_cu_cudaStreamGetPriority_ptsz(hStream, priority);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetPriority_ptsz(cutap_c, hStream, priority);
@@ -17869,12 +20129,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamIsCapturi
     cutap_fp_sample_end(CUTAP_ID_cudaStreamIsCapturing, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamIsCapturing(void *stream, void *pCaptureStatus)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamIsCapturing);
+    if (cutap_c)
+        return cutap_cs_cudaStreamIsCapturing(cutap_c, stream, pCaptureStatus);
+    return cutap_slow_cudaStreamIsCapturing(stream, pCaptureStatus);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamIsCapturing(void *stream, void *pCaptureStatus)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamIsCapturing, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamIsCapturing(stream, pCaptureStatus);
+        return cutap_cu_cudaStreamIsCapturing(stream, pCaptureStatus);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamIsCapturing(cutap_c, stream, pCaptureStatus);
@@ -17926,12 +20193,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamIsCapturi
     cutap_fp_sample_end(CUTAP_ID_cudaStreamIsCapturing_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamIsCapturing_ptsz(void *stream, void *pCaptureStatus)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamIsCapturing_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaStreamIsCapturing_ptsz(cutap_c, stream, pCaptureStatus);
+    return cutap_slow_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamIsCapturing_ptsz(void *stream, void *pCaptureStatus)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamIsCapturing_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus);
+        return cutap_cu_cudaStreamIsCapturing_ptsz(stream, pCaptureStatus);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamIsCapturing_ptsz(cutap_c, stream, pCaptureStatus);
@@ -17975,12 +20249,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamQuery(str
     cutap_fp_sample_end(CUTAP_ID_cudaStreamQuery, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamQuery(void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamQuery);
+    if (cutap_c)
+        return cutap_cs_cudaStreamQuery(cutap_c, stream);
+    return cutap_slow_cudaStreamQuery(stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamQuery(void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamQuery, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamQuery(stream);
+        return cutap_cu_cudaStreamQuery(stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamQuery(cutap_c, stream);
@@ -18024,12 +20305,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamQuery_pts
     cutap_fp_sample_end(CUTAP_ID_cudaStreamQuery_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamQuery_ptsz(void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamQuery_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaStreamQuery_ptsz(cutap_c, stream);
+    return cutap_slow_cudaStreamQuery_ptsz(stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamQuery_ptsz(void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamQuery_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamQuery_ptsz(stream);
+        return cutap_cu_cudaStreamQuery_ptsz(stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamQuery_ptsz(cutap_c, stream);
@@ -18073,12 +20361,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamSynchroni
     cutap_fp_sample_end(CUTAP_ID_cudaStreamSynchronize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamSynchronize(void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamSynchronize);
+    if (cutap_c)
+        return cutap_cs_cudaStreamSynchronize(cutap_c, stream);
+    return cutap_slow_cudaStreamSynchronize(stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamSynchronize(void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamSynchronize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamSynchronize(stream);
+        return cutap_cu_cudaStreamSynchronize(stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamSynchronize(cutap_c, stream);
@@ -18122,12 +20417,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamSynchroni
     cutap_fp_sample_end(CUTAP_ID_cudaStreamSynchronize_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamSynchronize_ptsz(void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamSynchronize_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaStreamSynchronize_ptsz(cutap_c, stream);
+    return cutap_slow_cudaStreamSynchronize_ptsz(stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamSynchronize_ptsz(void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamSynchronize_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamSynchronize_ptsz(stream);
+        return cutap_cu_cudaStreamSynchronize_ptsz(stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamSynchronize_ptsz(cutap_c, stream);
@@ -18173,12 +20475,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamWaitEvent
     cutap_fp_sample_end(CUTAP_ID_cudaStreamWaitEvent, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamWaitEvent(void *stream, void *event, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamWaitEvent);
+    if (cutap_c)
+        return cutap_cs_cudaStreamWaitEvent(cutap_c, stream, event, flags);
+    return cutap_slow_cudaStreamWaitEvent(stream, event, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamWaitEvent(void *stream, void *event, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamWaitEvent, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamWaitEvent(stream, event, flags);
+        return cutap_cu_cudaStreamWaitEvent(stream, event, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamWaitEvent(cutap_c, stream, event, flags);
@@ -18224,12 +20533,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamWaitEvent
     cutap_fp_sample_end(CUTAP_ID_cudaStreamWaitEvent_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaStreamWaitEvent_ptsz(void *stream, void *event, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaStreamWaitEvent_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaStreamWaitEvent_ptsz(cutap_c, stream, event, flags);
+    return cutap_slow_cudaStreamWaitEvent_ptsz(stream, event, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaStreamWaitEvent_ptsz(void *stream, void *event, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaStreamWaitEvent_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaStreamWaitEvent_ptsz(stream, event, flags);
+        return cutap_cu_cudaStreamWaitEvent_ptsz(stream, event, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamWaitEvent_ptsz(cutap_c, stream, event, flags);
@@ -18280,12 +20596,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadExchangeS
     cutap_fp_sample_end(CUTAP_ID_cudaThreadExchangeStreamCaptureMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaThreadExchangeStreamCaptureMode(void *mode)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaThreadExchangeStreamCaptureMode);
+    if (cutap_c)
+        return cutap_cs_cudaThreadExchangeStreamCaptureMode(cutap_c, mode);
+    return cutap_slow_cudaThreadExchangeStreamCaptureMode(mode);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaThreadExchangeStreamCaptureMode(void *mode)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaThreadExchangeStreamCaptureMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaThreadExchangeStreamCaptureMode(mode);
+        return cutap_cu_cudaThreadExchangeStreamCaptureMode(mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadExchangeStreamCaptureMode(cutap_c, mode);
@@ -18327,12 +20650,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadExit(stru
     cutap_fp_sample_end(CUTAP_ID_cudaThreadExit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaThreadExit(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaThreadExit);
+    if (cutap_c)
+        return cutap_cs_cudaThreadExit(cutap_c);
+    return cutap_slow_cudaThreadExit();
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaThreadExit(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaThreadExit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaThreadExit();
+        return cutap_cu_cudaThreadExit();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadExit(cutap_c);
@@ -18383,12 +20713,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadGetCacheC
     cutap_fp_sample_end(CUTAP_ID_cudaThreadGetCacheConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaThreadGetCacheConfig(void *pCacheConfig)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaThreadGetCacheConfig);
+    if (cutap_c)
+        return cutap_cs_cudaThreadGetCacheConfig(cutap_c, pCacheConfig);
+    return cutap_slow_cudaThreadGetCacheConfig(pCacheConfig);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaThreadGetCacheConfig(void *pCacheConfig)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaThreadGetCacheConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaThreadGetCacheConfig(pCacheConfig);
+        return cutap_cu_cudaThreadGetCacheConfig(pCacheConfig);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadGetCacheConfig(cutap_c, pCacheConfig);
@@ -18440,12 +20777,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadGetLimit(
     cutap_fp_sample_end(CUTAP_ID_cudaThreadGetLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaThreadGetLimit(void *pValue, unsigned int limit)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaThreadGetLimit);
+    if (cutap_c)
+        return cutap_cs_cudaThreadGetLimit(cutap_c, pValue, limit);
+    return cutap_slow_cudaThreadGetLimit(pValue, limit);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaThreadGetLimit(void *pValue, unsigned int limit)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaThreadGetLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaThreadGetLimit(pValue, limit);
+        return cutap_cu_cudaThreadGetLimit(pValue, limit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadGetLimit(cutap_c, pValue, limit);
@@ -18489,12 +20833,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadSetCacheC
     cutap_fp_sample_end(CUTAP_ID_cudaThreadSetCacheConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaThreadSetCacheConfig(unsigned int cacheConfig)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaThreadSetCacheConfig);
+    if (cutap_c)
+        return cutap_cs_cudaThreadSetCacheConfig(cutap_c, cacheConfig);
+    return cutap_slow_cudaThreadSetCacheConfig(cacheConfig);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaThreadSetCacheConfig(unsigned int cacheConfig)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaThreadSetCacheConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaThreadSetCacheConfig(cacheConfig);
+        return cutap_cu_cudaThreadSetCacheConfig(cacheConfig);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadSetCacheConfig(cutap_c, cacheConfig);
@@ -18539,12 +20890,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadSetLimit(
     cutap_fp_sample_end(CUTAP_ID_cudaThreadSetLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaThreadSetLimit(unsigned int limit, unsigned long value)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaThreadSetLimit);
+    if (cutap_c)
+        return cutap_cs_cudaThreadSetLimit(cutap_c, limit, value);
+    return cutap_slow_cudaThreadSetLimit(limit, value);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaThreadSetLimit(unsigned int limit, unsigned long value)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaThreadSetLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaThreadSetLimit(limit, value);
+        return cutap_cu_cudaThreadSetLimit(limit, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadSetLimit(cutap_c, limit, value);
@@ -18586,12 +20944,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadSynchroni
     cutap_fp_sample_end(CUTAP_ID_cudaThreadSynchronize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaThreadSynchronize(void)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaThreadSynchronize);
+    if (cutap_c)
+        return cutap_cs_cudaThreadSynchronize(cutap_c);
+    return cutap_slow_cudaThreadSynchronize();
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaThreadSynchronize(void)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaThreadSynchronize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaThreadSynchronize();
+        return cutap_cu_cudaThreadSynchronize();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadSynchronize(cutap_c);
@@ -18635,12 +21000,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaUnbindTexture(s
     cutap_fp_sample_end(CUTAP_ID_cudaUnbindTexture, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaUnbindTexture(void *texref)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaUnbindTexture);
+    if (cutap_c)
+        return cutap_cs_cudaUnbindTexture(cutap_c, texref);
+    return cutap_slow_cudaUnbindTexture(texref);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaUnbindTexture(void *texref)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaUnbindTexture, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaUnbindTexture(texref);
+        return cutap_cu_cudaUnbindTexture(texref);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaUnbindTexture(cutap_c, texref);
@@ -18695,12 +21067,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaUserObjectCreat
     cutap_fp_sample_end(CUTAP_ID_cudaUserObjectCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaUserObjectCreate(void *object_out, void *ptr, void *destroy, unsigned int initialRefcount, unsigned int flags)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaUserObjectCreate);
+    if (cutap_c)
+        return cutap_cs_cudaUserObjectCreate(cutap_c, object_out, ptr, destroy, initialRefcount, flags);
+    return cutap_slow_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaUserObjectCreate(void *object_out, void *ptr, void *destroy, unsigned int initialRefcount, unsigned int flags)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaUserObjectCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+        return cutap_cu_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaUserObjectCreate(cutap_c, object_out, ptr, destroy, initialRefcount, flags);
@@ -18745,12 +21124,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaUserObjectRelea
     cutap_fp_sample_end(CUTAP_ID_cudaUserObjectRelease, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaUserObjectRelease(void *object, unsigned int count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaUserObjectRelease);
+    if (cutap_c)
+        return cutap_cs_cudaUserObjectRelease(cutap_c, object, count);
+    return cutap_slow_cudaUserObjectRelease(object, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaUserObjectRelease(void *object, unsigned int count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaUserObjectRelease, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaUserObjectRelease(object, count);
+        return cutap_cu_cudaUserObjectRelease(object, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaUserObjectRelease(cutap_c, object, count);
@@ -18795,12 +21181,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaUserObjectRetai
     cutap_fp_sample_end(CUTAP_ID_cudaUserObjectRetain, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaUserObjectRetain(void *object, unsigned int count)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaUserObjectRetain);
+    if (cutap_c)
+        return cutap_cs_cudaUserObjectRetain(cutap_c, object, count);
+    return cutap_slow_cudaUserObjectRetain(object, count);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaUserObjectRetain(void *object, unsigned int count)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaUserObjectRetain, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaUserObjectRetain(object, count);
+        return cutap_cu_cudaUserObjectRetain(object, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaUserObjectRetain(cutap_c, object, count);
@@ -18853,12 +21246,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaVDPAUGetDevice(
     cutap_fp_sample_end(CUTAP_ID_cudaVDPAUGetDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaVDPAUGetDevice(void *device, unsigned int vdpDevice, void *vdpGetProcAddress)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaVDPAUGetDevice);
+    if (cutap_c)
+        return cutap_cs_cudaVDPAUGetDevice(cutap_c, device, vdpDevice, vdpGetProcAddress);
+    return cutap_slow_cudaVDPAUGetDevice(device, vdpDevice, vdpGetProcAddress);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaVDPAUGetDevice(void *device, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaVDPAUGetDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaVDPAUGetDevice(device, vdpDevice, vdpGetProcAddress);
+        return cutap_cu_cudaVDPAUGetDevice(device, vdpDevice, vdpGetProcAddress);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaVDPAUGetDevice(cutap_c, device, vdpDevice, vdpGetProcAddress);
@@ -18904,12 +21304,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaVDPAUSetVDPAUDe
     cutap_fp_sample_end(CUTAP_ID_cudaVDPAUSetVDPAUDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaVDPAUSetVDPAUDevice(int device, unsigned int vdpDevice, void *vdpGetProcAddress)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaVDPAUSetVDPAUDevice);
+    if (cutap_c)
+        return cutap_cs_cudaVDPAUSetVDPAUDevice(cutap_c, device, vdpDevice, vdpGetProcAddress);
+    return cutap_slow_cudaVDPAUSetVDPAUDevice(device, vdpDevice, vdpGetProcAddress);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaVDPAUSetVDPAUDevice(int device, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaVDPAUSetVDPAUDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaVDPAUSetVDPAUDevice(device, vdpDevice, vdpGetProcAddress);
+        return cutap_cu_cudaVDPAUSetVDPAUDevice(device, vdpDevice, vdpGetProcAddress);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaVDPAUSetVDPAUDevice(cutap_c, device, vdpDevice, vdpGetProcAddress);
@@ -18956,12 +21363,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaWaitExternalSem
     cutap_fp_sample_end(CUTAP_ID_cudaWaitExternalSemaphoresAsync, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaWaitExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaWaitExternalSemaphoresAsync);
+    if (cutap_c)
+        return cutap_cs_cudaWaitExternalSemaphoresAsync(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    return cutap_slow_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaWaitExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaWaitExternalSemaphoresAsync, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+        return cutap_cu_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaWaitExternalSemaphoresAsync(cutap_c, extSemArray, paramsArray, numExtSems, stream);
@@ -19008,12 +21422,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaWaitExternalSem
     cutap_fp_sample_end(CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaWaitExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaWaitExternalSemaphoresAsync_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    return cutap_slow_cudaWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaWaitExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+        return cutap_cu_cudaWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaWaitExternalSemaphoresAsync_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
@@ -19060,12 +21481,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaWaitExternalSem
     cutap_fp_sample_end(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaWaitExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2);
+    if (cutap_c)
+        return cutap_cs_cudaWaitExternalSemaphoresAsync_v2(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    return cutap_slow_cudaWaitExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaWaitExternalSemaphoresAsync_v2(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaWaitExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
+        return cutap_cu_cudaWaitExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaWaitExternalSemaphoresAsync_v2(cutap_c, extSemArray, paramsArray, numExtSems, stream);
@@ -19112,12 +21540,19 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaWaitExternalSem
     cutap_fp_sample_end(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
+static __attribute__((noinline, cold)) unsigned int cutap_cu_cudaWaitExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+{
+    struct cutap_counter *cutap_c = cutap_fp_counter_untagged(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz);
+    if (cutap_c)
+        return cutap_cs_cudaWaitExternalSemaphoresAsync_v2_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
+    return cutap_slow_cudaWaitExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
+}
 CUTAP_SLOW unsigned int cutap_ct_cudaWaitExternalSemaphoresAsync_v2_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
     struct cutap_counter *cutap_c;
     int cutap_how = cutap_fp_counter(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
-        return cutap_slow_cudaWaitExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
+        return cutap_cu_cudaWaitExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaWaitExternalSemaphoresAsync_v2_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);

@@ -1,14 +1,15 @@
 /* The recorder's calls (writer_internal.h): trace mode (a record per
- * call), counting mode (counters, sampled timing) and the fused path
- * that serves both without the callbacks. The hot path: one file, so
- * that the compiler sees it whole. */
+ * call) and the fused path that serves it and counting mode (count.c,
+ * count_internal.h) without the callbacks. The hot path: this file and
+ * count_internal.h's inline functions, so that the compiler sees it
+ * whole. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
-#include "writer_internal.h"
+#include "count_internal.h"
 
 /* --- trace mode ----------------------------------------------------- */
 
@@ -356,8 +357,6 @@ __attribute__((noinline)) uint32_t rec_origin_of(const void *fn)
     return o;
 }
 
-static int count_pre(cutap_call_t *call, void *ctx, uint64_t *scratch);
-static void count_post(cutap_call_t *call, void *ctx, uint64_t *scratch);
 /* trace_pre's scratch for a call counted (outside a capture), not recorded:
  * never a record's address (user space), never a start time */
 #define SCRATCH_COUNTED (1ull << 62)
@@ -365,7 +364,7 @@ static void count_post(cutap_call_t *call, void *ctx, uint64_t *scratch);
 static int trace_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     if (CUTAP_UNLIKELY(!atomic_load_explicit(&rec_cap_on, memory_order_relaxed))) {
-        count_pre(call, ctx, scratch);
+        rec_count_pre(call, ctx, scratch);
         *scratch |= SCRATCH_COUNTED;
         return CUTAP_PROCEED;
     }
@@ -393,7 +392,7 @@ static void trace_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     if (CUTAP_UNLIKELY(*scratch & SCRATCH_COUNTED)) {
         *scratch &= ~SCRATCH_COUNTED;
-        count_post(call, ctx, scratch);
+        rec_count_post(call, ctx, scratch);
         return;
     }
     (void)ctx;
@@ -409,206 +408,6 @@ static void trace_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
     if (CUTAP_UNLIKELY(rec_stack_errors) && r && !(call->id < CUTAP_MAX_IDS && rec_stack_ids[call->id]) &&
         cutap_call_is_error(call))
         rec_write_stack(r, call->id);
-}
-
-/* --- counting mode -------------------------------------------------- */
-
-/* Calls and errors are counted for every call, but reading the clock twice
- * costs far more than counting (20-25 ns a TSC read on GPU hosts), so not
- * every call is timed. A call is timed when, on its thread:
- *   - its id has had fewer than 16 calls (rare calls are timed exactly);
- *   - its id is slow: the mean of its timed calls is at least 1 us
- *     (total >= cutap_slow_ticks * timed), where two clock reads cost little;
- *   - or the thread's countdown, which every call decrements, reaches
- *     zero; it restarts at a pseudo-random 1..63 (mean 32), so periodic
- *     call patterns cannot alias with the sampling.
- * The first two time a call exactly; a call timed by the countdown alone
- * is a sample that stands for the calls timed by neither (`sampled`,
- * `sampled_total`): the reader adds the exact part and the samples
- * scaled up (docs/FORMAT.md), so a slow first call is not scaled up with
- * them. With CUTAP_STAT_TIMING=all every call is timed (cutap_slow_ticks = 0).
- * The decision is made before the call from the counter and the countdown
- * alone: an untimed call reads no clock and divides nothing. Both paths,
- * the callbacks and the fused path, use the functions below. */
-
-/* Counting mode: entries are cut from the current COUNTER_ENTRIES chunk,
- * shared by every thread, under a lock (once per thread and id). */
-static char *ent_chunk;
-static unsigned ent_next;
-static pthread_mutex_t ent_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Uniform in 1..63: xorshift64, then the top 32 bits scaled to 0..62. */
-uint32_t rec_next_interval(struct rec_thread *t)
-{
-    uint64_t x = t->rng;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    t->rng = x;
-    return 1 + (uint32_t)(((x >> 32) * 63) >> 32);
-}
-
-/* A thread's first call of an id (or its first call): a table, if it has
- * none, and an entry cut from the shared COUNTER_ENTRIES chunk. */
-static __attribute__((noinline)) struct cutap_counter *counter_slow(struct rec_thread *t, uint32_t id)
-{
-    if (id >= CUTAP_MAX_IDS || atomic_load_explicit(&rec_file.dead, memory_order_relaxed) || rec_file_ensure())
-        return NULL;
-    if (CUTAP_UNLIKELY(!t->tid))
-        rec_thread_init(t);
-    if (!t->tab) {
-        void *m = mmap(NULL, TAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED)
-            return NULL;
-        t->tab = m;
-    }
-    struct cutap_counter_entry *e = NULL;
-    pthread_mutex_lock(&ent_lock);
-    if (!ent_chunk || ent_next >= ENTRIES_PER_CHUNK) {
-        ent_chunk = rec_chunk_take(t, CUTAP_CHUNK_COUNTER_ENTRIES, 0);
-        ent_next = 0;
-    }
-    if (ent_chunk)
-        e = (struct cutap_counter_entry *)(ent_chunk + CUTAP_SLOT) + ent_next++;
-    pthread_mutex_unlock(&ent_lock);
-    if (!e)
-        return NULL;
-    e->tid = t->tid;
-    e->id = id;
-    rec_clock_pair(&e->clock, &e->mono_ns);
-    prctl(PR_GET_NAME, e->thread_name);
-    __atomic_store_n(&e->magic, CUTAP_ENTRY_MAGIC, __ATOMIC_RELEASE);
-    t->tab[id] = &e->c;
-    return &e->c;
-}
-
-/* The thread's counter of an id; NULL when recording has stopped. A
- * table entry's bit 0 says that the counter's next calls are untimed
- * unless the countdown says otherwise (record_internal.h, the generated
- * counting fast paths). */
-static inline struct cutap_counter *counter_of(struct rec_thread *t, uint32_t id)
-{
-    struct cutap_counter **tab = t->tab, *c;
-    if (CUTAP_LIKELY(tab && (c = tab[id])))
-        return (struct cutap_counter *)((uintptr_t)c & ~(uintptr_t)1);
-    return counter_slow(t, id);
-}
-
-/* After a timed call of id (the only calls that change what decides
- * timing, besides the countdown): whether its next calls may be untimed
- * (not among its first 16, not a slow id), as count_is_timed decides. */
-static inline void count_retag(struct rec_thread *t, uint32_t id, struct cutap_counter *c)
-{
-    if (!t->tab || id >= CUTAP_MAX_IDS)
-        return;
-    int fast = c->calls >= 16 && c->total < cutap_slow_ticks * c->timed;
-    t->tab[id] = (struct cutap_counter *)((uintptr_t)c | (uintptr_t)fast);
-}
-
-/* Before the call: 0 untimed, else TIMED_EXACT (first calls, slow id)
- * and/or TIMED_SAMPLE (the countdown reached zero). */
-enum { TIMED_EXACT = 1, TIMED_SAMPLE = 2 };
-static inline unsigned count_is_timed(struct rec_thread *t, const struct cutap_counter *c)
-{
-    uint32_t cd = t->countdown - 1;
-    t->countdown = cd;
-    unsigned exact = (c->calls < 16) | (c->total >= cutap_slow_ticks * c->timed);
-    return exact | (unsigned)(cd == 0) << 1;
-}
-
-/* Before a timed call: a countdown that reached zero restarts; the first
- * call of an id in the process names it (the first calls are timed). */
-static __attribute__((noinline)) void count_timed_begin(struct rec_thread *t, uint32_t id)
-{
-    if (!t->countdown)
-        t->countdown = rec_next_interval(t);
-    rec_name_id(id);
-}
-
-/* After a timed call; how: count_is_timed's answer. */
-static inline void count_timed_end(struct cutap_counter *c, uint64_t dt, unsigned how)
-{
-    if (!c->timed || dt < c->min)
-        c->min = dt;
-    if (dt > c->max)
-        c->max = dt;
-    c->total += dt;
-    c->timed++;
-    if (how == TIMED_SAMPLE) {
-        c->sampled++;
-        c->sampled_total += dt;
-    }
-}
-
-/* After every call: calls last. */
-static inline void count_call(struct cutap_counter *c, int error)
-{
-    c->errors += (unsigned)error;
-    __atomic_store_n(&c->calls, c->calls + 1, __ATOMIC_RELEASE);
-}
-
-/* scratch: 0 for an untimed call; else the start time, bit 63 set for a
- * sample (the clocks are far from 0 and from 2^63 while a process runs). */
-#define SCRATCH_SAMPLE (1ull << 63)
-static int count_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
-{
-    (void)ctx;
-    struct rec_thread *t = &cutap_rt;
-    struct cutap_counter *c = counter_of(t, call->id);
-    unsigned how = c ? count_is_timed(t, c) : 0;
-    if (!how) {
-        *scratch = 0;
-        return CUTAP_PROCEED;
-    }
-    count_timed_begin(t, call->id);
-    *scratch = cutap_rec_clock() | (how == TIMED_SAMPLE ? SCRATCH_SAMPLE : 0);
-    return CUTAP_PROCEED;
-}
-
-static void count_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
-{
-    (void)ctx;
-    uint64_t s = *scratch, t1 = s ? cutap_rec_clock() : 0;
-    struct cutap_counter *c = counter_of(&cutap_rt, call->id);
-    if (!c) {
-        rec_lost_call();
-        return;
-    }
-    if (s)
-        count_timed_end(c, t1 - (s & ~SCRATCH_SAMPLE), s & SCRATCH_SAMPLE ? TIMED_SAMPLE : TIMED_EXACT);
-    count_call(c, cutap_call_is_error(call));
-    if (s)
-        count_retag(&cutap_rt, call->id, c);
-}
-
-int cutap_rec_count_untyped(uint32_t id)
-{
-    struct rec_thread *t = &cutap_rt;
-    struct cutap_counter **tab = t->tab;
-    uintptr_t p;
-    uint32_t cd = t->countdown;
-    /* as cutap_fp_counter, but a countdown about to pick this call (1), or
-     * not started (0), leaves the call to the general path, which samples */
-    if (!tab || id >= CUTAP_MAX_IDS ||
-        !((p = (uintptr_t)tab[id]) & 1) || cd <= 1)
-        return 0;
-    t->countdown = cd - 1;
-    count_call((struct cutap_counter *)(p - 1), 0);
-    return 1;
-}
-
-uint64_t cutap_fp_sample_begin(uint32_t id)
-{
-    count_timed_begin(&cutap_rt, id);
-    return cutap_rec_clock();
-}
-
-void cutap_fp_sample_end(uint32_t id, struct cutap_counter *c, uint64_t t0, int error)
-{
-    uint64_t t1 = cutap_rec_clock();
-    count_timed_end(c, t1 - t0, TIMED_SAMPLE);
-    count_call(c, error);
-    count_retag(&cutap_rt, id, c);
 }
 
 /* --- fused path ------------------------------------------------------ */
@@ -629,7 +428,7 @@ static __attribute__((noinline)) uint64_t count_fast_timed(cutap_call_t *call, c
     struct cutap_thread *t = &cutap_tls;
     uint64_t t0 = 0;
     if (c) {
-        count_timed_begin(r, call->id);
+        rec_count_timed_begin(r, call->id);
         t0 = cutap_rec_clock();
     }
     t->depth++;
@@ -718,7 +517,7 @@ int cutap_record_report_begin(cutap_call_t *call, uint32_t origin, void **out, u
         unsigned how = count_is_timed(t, c);
         aux[0] = how;
         if (how) {
-            count_timed_begin(t, id);
+            rec_count_timed_begin(t, id);
             aux[1] = cutap_rec_clock();
         }
         *out = (void *)((uintptr_t)c | 1);
@@ -752,13 +551,39 @@ void cutap_record_report_end(cutap_call_t *call, void *rec, const uint64_t *aux)
         rec_end(rec, call->id, call->args, call->result, 0, t1);
 }
 
+/* An untyped call of the generic trampoline (an export-table slot, an
+ * undeclared export) while the recorder traces and is its only client:
+ * trace_pre's and trace_post's records without the callback machinery
+ * (issue #27: the general path cost 4 times a typed fast path's
+ * instructions, and a PyTorch step makes some 60 slot calls). Only where
+ * the two are the same: recording (not counting, inside a capture), no
+ * native stack for the id, no stacks of failed calls. 0: the general path
+ * must take it; 1: *out the record begun (NULL: lost, counted). */
+int cutap_record_untyped_begin(cutap_call_t *call, void **out)
+{
+    uint32_t id = call->id;
+    if (rec_file.counts || CUTAP_UNLIKELY(!atomic_load_explicit(&rec_cap_on, memory_order_relaxed)) ||
+        CUTAP_UNLIKELY(rec_stack_errors) || CUTAP_UNLIKELY(rec_stack_on && id < CUTAP_MAX_IDS && rec_stack_ids[id]))
+        return 0;
+    unsigned none = 0;
+    *out = rec_begin(id, call->args, call->nargs, call->depth, 1, &none);
+    return 1;
+}
+
+void cutap_record_untyped_end(cutap_call_t *call, void *rec)
+{
+    uint64_t t1 = cutap_rec_clock();
+    if (rec)
+        rec_end(rec, call->id, call->args, call->result, 0, t1);
+}
+
 /* Which fast paths refresh may hand out: 0 none, 1 trace, 2 counting
  * (record_internal.h). */
 int cutap_fast_kind;
 
 int rec_register(int counts)
 {
-    return counts ? cutap_register("count", count_pre, count_post, NULL)
+    return counts ? cutap_register("count", rec_count_pre, rec_count_post, NULL)
                   : cutap_register("trace", trace_pre, trace_post, NULL);
 }
 
@@ -769,8 +594,6 @@ void rec_calls_after_fork(void)
     atomic_fetch_add(&cutap_record_epoch, 1);   /* cached origins name objects the new file has not */
     for (unsigned i = 0; i < MAX_NOTED_OBJECTS; i++)
         atomic_store_explicit(&object_noted[i], 0, memory_order_relaxed);
-    ent_chunk = NULL;
-    ent_next = 0;
-    pthread_mutex_init(&ent_lock, NULL);
+    rec_count_after_fork();
     memset(plans, 0, sizeof plans);
 }

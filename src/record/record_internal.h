@@ -93,11 +93,13 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *cutap_fp_res
     return r;
 }
 
-/* How the fast path counts a call of id: 0 it does not (the general path
- * decides and counts), 1 untimed, 2 timed as the countdown's sample; *c
- * its counter. The recorder tags a table entry (bit 0) once its counter's
+/* How the fast path counts a call of id: 0 not here (an entry not tagged
+ * untimed: cutap_fp_counter_untagged; no counter yet: the general path),
+ * 1 untimed, 2 perhaps timed (cutap_fp_sample_begin decides); *c its
+ * counter. The recorder tags a table entry (bit 0) once its counter's
  * calls are past the first 16 and its id is not slow, after each timed
  * call (count_retag), so that this is count_is_timed's decision. */
+struct cutap_counter *cutap_fp_counter_untagged(uint32_t id);
 static inline __attribute__((always_inline)) int cutap_fp_counter(uint32_t id, struct cutap_counter **c)
 {
     struct rec_thread *t = &cutap_rt;
@@ -110,8 +112,13 @@ static inline __attribute__((always_inline)) int cutap_fp_counter(uint32_t id, s
     *c = (struct cutap_counter *)(p - 1);
     return cd == 1 ? 2 : 1;
 }
-/* A sample: before the call (restarts the countdown; the start time), and
- * after it (its time, the call counted, the tag updated). */
+/* A call that may be timed (2 above): before the call, whether and how
+ * (count_is_timed's decision: the first calls and slow ids exactly, the
+ * countdown's samples) with the start time, or 0 for an untimed call;
+ * after it, its time, the call counted, the tag updated. A slow id's
+ * calls (a launch, a synchronisation: at least 1 us) come here, not to
+ * the general path (issue #27: the general path cost a counted call 4
+ * times the instructions, and a PyTorch step makes some 100 such calls). */
 uint64_t cutap_fp_sample_begin(uint32_t id);
 void cutap_fp_sample_end(uint32_t id, struct cutap_counter *c, uint64_t t0, int error);
 

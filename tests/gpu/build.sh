@@ -49,6 +49,7 @@ try libgpu_ref.so gcc -O2 -shared -fPIC -I"$CUPTI_INC" tests/gpu/gpu_ref.c -o $B
 try gpu_activity_static nvcc -O2 -arch=sm_90 $W/gpu_activity.cu -o $B/gpu_activity_static -lcuda
 try gpu_activity_shared nvcc -O2 -arch=sm_90 -cudart shared $W/gpu_activity.cu -o $B/gpu_activity_shared -lcuda
 try overhead gcc -O2 -Iinclude -Isrc/common -Isrc/front -o $B/overhead bench/gpu/overhead.c -ldl
+try abcall gcc -O2 -Iinclude -Isrc/common -Isrc/front -o $B/abcall bench/gpu/abcall.c -ldl -lm
 try procaddr_check gcc -O2 -o $B/procaddr_check tests/gpu/procaddr_check.c -ldl
 try vecadd_static nvcc -O2 -arch=sm_90 $W/vecadd.cu -o $B/vecadd_static
 try vecadd_shared nvcc -O2 -arch=sm_90 -cudart shared $W/vecadd.cu -o $B/vecadd_shared

@@ -20,6 +20,11 @@
  * driver limits the subscription to the driver API. A forked child gets a
  * file of its own, starting from zero.
  *
+ * cupti_ref_enable(on) (exported; dlopen this file again to reach it)
+ * turns the subscribed domains' callbacks off and on, so that a benchmark
+ * compares windows of one process with and without the subscriber (issue
+ * #27: bench/gpu/overhead's and torch_steps.py's three-way modes).
+ *
  * Build: gcc -O2 -shared -fPIC -I<cupti include> cupti_ref.c -o
  *        libcupti_ref.so <libcupti.so> -lpthread   (tests/gpu/build.sh)
  */
@@ -178,6 +183,25 @@ static void mark_injected(void)
         fclose(f);
 }
 
+static int want_runtime(void)
+{
+    const char *doms = getenv("CUTAP_REF_DOMAINS");
+    return !doms || strstr(doms, "runtime") != NULL;
+}
+
+/* 0 when the domains are now as asked; -1 before injection or on error. */
+__attribute__((visibility("default"))) int cupti_ref_enable(int on)
+{
+    if (!initialized)
+        return -1;
+    uint32_t e = on ? 1 : 0;
+    if (cuptiEnableDomain(e, sub, CUPTI_CB_DOMAIN_DRIVER_API) != CUPTI_SUCCESS)
+        return -1;
+    if (want_runtime() && cuptiEnableDomain(e, sub, CUPTI_CB_DOMAIN_RUNTIME_API) != CUPTI_SUCCESS)
+        return -1;
+    return 0;
+}
+
 __attribute__((visibility("default"))) int InitializeInjection(void)
 {
     if (initialized)
@@ -187,8 +211,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
         return check(CUPTI_ERROR_UNKNOWN, "cannot map the counter file"), 0;
     if (check(cuptiSubscribe(&sub, (CUpti_CallbackFunc)on_api, NULL), "cuptiSubscribe"))
         return 0;
-    const char *doms = getenv("CUTAP_REF_DOMAINS");
-    int want_rt = !doms || strstr(doms, "runtime");
+    int want_rt = want_runtime();
     if (check(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API), "enable driver domain"))
         return 0;
     if (want_rt && check(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API), "enable runtime domain"))

@@ -2,7 +2,7 @@
 # Issue #27 on the device machine: the recording cost per call in each
 # affinity, the CPU-bound PyTorch step, and the readers' rates on the
 # host's cores.
-#   tests/gpu/issue27.sh cost|step|readers [CYCLES]
+#   tests/gpu/issue27.sh cost|step|ab|step3|readers [CYCLES]
 # cost:    build/gpu/overhead CYCLES (default 5) pinned to core 0 and to
 #          cores 0-3 (taskset): bare, pass, stat, trace (page helper away,
 #          the default), tsame (CUTAP_PAGES=same), tidle (CUTAP_PAGES=idle),
@@ -13,6 +13,16 @@
 #          0-3 (issue #25's ratio inside one process)
 # step:    bench/gpu/run.sh CYCLES (default 5), the CPU-bound table only, on
 #          one core (4) and on four (4-7): bare, trace, CUPTI (BENCH_MODES)
+# ab:      build/gpu/abcall CYCLES (triples, default 42) 2 pinned to core 0
+#          and to cores 0-3: each process compares its own windows with
+#          cutap's client off, on, and a bare CUPTI subscriber on
+# step3:   the CPU-bound PyTorch step the same way (torch_steps.py
+#          STEP_AB3=CYCLES, default 120, windows of STEP_W=20 steps), under
+#          cutap trace with the CUPTI subscriber injected, STEP3_PROCS
+#          (default 2) processes pinned to core 4 and to cores 4-7
+#          (STEP3_PINS); STEP3_CUTAP="stat" (or "trace --ring 1M", ...)
+#          runs another recording (default "trace"); STEP_AB3_ON and
+#          STEP_AB3_CONTROL pass through (torch_steps.py)
 # readers: a 3 M-call trace on the fake driver, then dump and the JSON
 #          exports at CUTAP_THREADS=1, 2, 4, 8, 16, best of 3, outputs
 #          compared with one thread's
@@ -39,6 +49,45 @@ step)
     SKIP_OVERHEAD=1 BENCH_CPU_ONLY=1 BENCH_PIN=$pin BENCH_MODES="${BENCH_MODES:-bare trace cupti}" bench/gpu/run.sh "$cyc" 2>/dev/null |
       sed -n '/steps\/s/,/nsys row/p'
   done ;;
+ab)
+  tests/gpu/build.sh >/dev/null || exit 1
+  [ "$cyc" = 5 ] && cyc=42
+  for pin in 0 0-3; do
+    echo "-- build/gpu/abcall $cyc 2, pinned to $pin"
+    env LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} CUTAP_LIBRARY=$PWD/build/libcutap.so \
+      CUTAP_REF_LIB=$PWD/build/gpu/libcupti_ref.so taskset -c $pin build/gpu/abcall "$cyc" 2
+  done ;;
+step3)
+  tests/gpu/build.sh >/dev/null || exit 1
+  [ "$cyc" = 5 ] && cyc=120
+  W=$(mktemp -d /tmp/cutap-step3.XXXXXX)
+  REF=$PWD/build/gpu/libcupti_ref.so
+  echo "-- cutap ${STEP3_CUTAP:-trace}${STEP_AB3_ON:+, on only for '$STEP_AB3_ON'}${STEP_AB3_CONTROL:+, the control}"
+  for pin in ${STEP3_PINS:-4 4-7}; do
+    for i in $(seq "${STEP3_PROCS:-2}"); do
+      CUDA_INJECTION64_PATH=$REF CUTAP_REF_LIB=$REF STEP_AB3=$cyc timeout 500 taskset -c $pin \
+        build/cutap ${STEP3_CUTAP:-trace} -o "$W/t$pin.$i" -- python3 bench/gpu/torch_steps.py "${STEP_W:-20}" >"$W/o$pin.$i" 2>"$W/e$pin.$i"
+      grep -q ab3_median "$W/o$pin.$i" || { echo "step3 $pin process $i failed:"; tail -5 "$W/o$pin.$i" "$W/e$pin.$i"; }
+      sed -n 's/^ab3_usage/  process '"$i"':/p' "$W/o$pin.$i"
+    done
+    cat "$W"/o$pin.* | awk -v pin=$pin '
+      /^ab3 / {c[++n] = $2; u[n] = $3; off = off + $5}
+      /^ab3_median/ {pm = pm sprintf(" %+.1f/%+.1f", ($2 - 1) * 100, ($3 - 1) * 100)}
+      function sort(v,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t } }
+      function med(v) { return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+      END {
+        if (!n) { print "  no triples"; exit }
+        sort(c); sort(u)
+        k = int(n / 2 - 0.98 * sqrt(n)); if (k < 1) k = 1; j = int(n / 2 + 0.98 * sqrt(n)) + 1; if (j > n) j = n
+        q1 = int(n / 4) + 1; q3 = int(3 * n / 4)
+        printf "-- CPU-bound PyTorch step pinned to %s, %d triples, off %.1f steps/s on average\n", pin, n, off / n
+        printf "  trace %+6.2f %% (95 %% interval %+.2f..%+.2f; quartiles %+.1f..%+.1f)\n", (med(c) - 1) * 100, (c[k] - 1) * 100, (c[j] - 1) * 100, (c[q1] - 1) * 100, (c[q3] - 1) * 100
+        printf "  CUPTI %+6.2f %% (95 %% interval %+.2f..%+.2f; quartiles %+.1f..%+.1f)\n", (med(u) - 1) * 100, (u[k] - 1) * 100, (u[j] - 1) * 100, (u[q1] - 1) * 100, (u[q3] - 1) * 100
+        printf "  per process (trace/CUPTI):%s\n", pm
+        printf "  target (issue #27): trace <= 8 %%: %s; better than CUPTI: %s\n", (1 - med(c) <= 0.08) ? "met" : "NOT met", (med(c) > med(u)) ? "met" : "NOT met"
+      }'
+  done
+  rm -rf "$W" ;;
 readers)
   make -s -j"$(nproc)" lib cli build/bench/passthrough build/fake/libcuda.so.1 >/dev/null || exit 1
   W=$(mktemp -d /tmp/cutap-i27.XXXXXX)
@@ -58,5 +107,5 @@ readers)
       awk -v r=$r -v t=$th -v b="$best" -v n="$n" -v s=$same 'BEGIN {printf "%-9s threads %2d  %.3f s  %5.2f M calls/s  output %s\n", r, t, b, n / b / 1e6, s}'
     done
   done ;;
-*) echo "usage: tests/gpu/issue27.sh cost|step|readers [CYCLES]"; exit 2 ;;
+*) echo "usage: tests/gpu/issue27.sh cost|step|ab|step3|readers [CYCLES]"; exit 2 ;;
 esac

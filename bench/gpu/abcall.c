@@ -1,0 +1,215 @@
+/* Cost per call inside one process, three ways (issue #27), on a real GPU.
+ *
+ *   build/gpu/abcall [TRIPLES [PROCS]]       (tests/gpu/issue27.sh ab)
+ *
+ * Separate processes of one build differ by several ns a call (where the
+ * code and the data fall, which cores, the machine's drift): more than
+ * issue #27's 3 ns for counting. Here each process compares itself. It
+ * runs under cutap (libcutap.so preloaded, recording with `stat` or
+ * `trace`) with the bare CUPTI callback subscriber of tests/gpu
+ * (libcupti_ref.so, injected through CUDA_INJECTION64_PATH, counting
+ * driver and runtime calls without reading a clock) and makes TRIPLES
+ * (default 40) triples of windows:
+ *   off    cutap's recording client off (cutap_enable(0, CUTAP_ID_ALL, 0):
+ *          the calls cost only the pass-through) and CUPTI's domains off
+ *   cutap  the client on, CUPTI off
+ *   cupti  the client off, CUPTI's driver and runtime domains on
+ *          (cupti_ref_enable)
+ * in an order that goes through all six permutations, so no mode is
+ * always first. A window times, with CLOCK_MONOTONIC, the best of 5
+ * batches of 100,000 cuCtxGetCurrent and of 100,000 cudaGetDevice (the
+ * shared libcudart.so.13 opened RTLD_LOCAL, as frameworks open it; its
+ * nested driver call included), and the mean of 2 batches of 1,000 empty
+ * launches, each batch synchronised. Per triple the costs added are
+ * cutap - off and cupti - off; the parent prints, per client, their
+ * medians over all triples of PROCS (default 2) processes with the 95 %
+ * confidence interval of each median (order statistics), and the targets.
+ * The pass-through itself (off against no cutap at all) is not in these
+ * numbers: 4 instructions a call (bench/instructions.sh), measured across
+ * processes by bench/gpu/overhead. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../bench_util.h"
+#define BENCH_NAME "abcall"
+#include "bench_drv.h"
+
+
+#define BATCH 100000L
+#define BEST 5
+#define NLAUNCH 1000L
+#define MAXT 400
+#define MAXP 8
+
+
+enum { OFF, CUTAP, CUPTI, NWAYS };
+static const char *const way_name[NWAYS] = {"off", "cutap", "cupti"};
+static const int perms[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
+
+static int (*cutap_enable_fn)(int, uint32_t, int);
+static int (*cupti_enable_fn)(int);
+
+static int set_way(int w)
+{
+    if (cutap_enable_fn(0, 0xFFFFFFFFu, w == CUTAP) != 0)
+        return -1;
+    return cupti_enable_fn(w == CUPTI);
+}
+
+static int child(int triples)
+{
+    struct bench_drv D;
+    if (bench_drv_open(&D))
+        return 1;
+    CUcontext cur = NULL;
+    void *rt = dlopen("libcudart.so.13", RTLD_NOW | RTLD_LOCAL);
+    int (*getdev)(int *) = rt ? (int (*)(int *))dlsym(rt, "cudaGetDevice") : NULL;
+    int d = -1;
+    if (!getdev || getdev(&d)) {
+        fprintf(stderr, "abcall: no libcudart.so.13 / cudaGetDevice\n");
+        return 1;
+    }
+    /* cutap's public API; the recording client must be the only one (a
+     * probe registered here gets id 1), else which one records is unknown. */
+    int (*reg)(const char *, void *, void *, void *);
+    BENCH_SYM(RTLD_DEFAULT, reg, "cutap_register");
+    BENCH_SYM(RTLD_DEFAULT, cutap_enable_fn, "cutap_enable");
+    if (reg("abcall-probe", NULL, NULL, NULL) != 1) {
+        fprintf(stderr, "abcall: cutap's recording client is not client 0 alone\n");
+        return 1;
+    }
+    const char *refp = getenv("CUTAP_REF_LIB");
+    void *ref = refp ? dlopen(refp, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    if (!ref) {
+        fprintf(stderr, "abcall: the CUPTI referee (%s) was not injected\n", refp ? refp : "CUTAP_REF_LIB unset");
+        return 1;
+    }
+    BENCH_SYM(ref, cupti_enable_fn, "cupti_ref_enable");
+    for (int i = 0; i < 1000; i++)
+        D.getcur(&cur), getdev(&d);
+    for (int t = 0; t < triples; t++) {
+        double v[3][NWAYS];
+        for (int k = 0; k < NWAYS; k++) {
+            int w = perms[t % 6][k];
+            if (set_way(w)) {
+                fprintf(stderr, "abcall: cannot switch to %s\n", way_name[w]);
+                return 1;
+            }
+            double bc = 1e9, br = 1e9, sl = 0;
+            for (int b = 0; b < BEST; b++) {
+                uint64_t a = cutap_now_ns();
+                for (long i = 0; i < BATCH; i++)
+                    D.getcur(&cur);
+                uint64_t m = cutap_now_ns();
+                for (long i = 0; i < BATCH; i++)
+                    getdev(&d);
+                uint64_t e = cutap_now_ns();
+                if ((double)(m - a) / BATCH < bc)
+                    bc = (double)(m - a) / BATCH;
+                if ((double)(e - m) / BATCH < br)
+                    br = (double)(e - m) / BATCH;
+            }
+            for (int b = 0; b < 2; b++) {
+                uint64_t a = cutap_now_ns();
+                for (long i = 0; i < NLAUNCH; i++)
+                    BENCH_CK(D.launch(D.fn, 1, 1, 1, 32, 1, 1, 0, D.st, NULL, NULL));
+                BENCH_CK(D.ssync(D.st));
+                sl += (double)(cutap_now_ns() - a) / NLAUNCH / 2;
+            }
+            v[0][w] = bc, v[1][w] = br, v[2][w] = sl;
+        }
+        printf("triple %d", t);
+        for (int q = 0; q < 3; q++)
+            printf(" %.3f %.3f %.3f", v[q][OFF], v[q][CUTAP], v[q][CUPTI]);
+        printf("\n");
+        fflush(stdout);
+    }
+    set_way(OFF);
+    return cur == D.ctx && d == 0 ? 0 : 1;
+}
+
+/* The median of v (sorted in place) and its 95 % interval: the order
+ * statistics n/2 -+ 0.98 sqrt(n) (the binomial's normal approximation). */
+static void med_ci(double *v, int n, double *m, double *lo, double *hi)
+{
+    *m = median(v, n);
+    int k = (int)floor(n / 2.0 - 0.98 * sqrt((double)n)), j = (int)ceil(n / 2.0 + 0.98 * sqrt((double)n));
+    *lo = v[k < 0 ? 0 : k];
+    *hi = v[j >= n ? n - 1 : j];
+}
+
+int main(int argc, char **argv)
+{
+    int triples = argc > 1 ? atoi(argv[1]) : 40, procs = argc > 2 ? atoi(argv[2]) : 2;
+    if (getenv("ABCALL_CHILD"))
+        return child(triples);
+    if (triples < 6 || triples > MAXT || procs < 1 || procs > MAXP) {
+        fprintf(stderr, "usage: %s [TRIPLES 6..%d [PROCS 1..%d]]\n", argv[0], MAXT, MAXP);
+        return 2;
+    }
+    const char *lib, *ref;
+    char self[4096];
+    int bad = bench_parent(&lib, &ref, self, sizeof self);
+    if (bad)
+        return bad;
+    static const char *const clients[2] = {"stat", "trace"};
+    static double add[2][3][2][MAXT * MAXP];   /* client, call, (cutap, cupti) */
+    int n[2] = {0, 0}, failed = 0;
+    for (int p = 0; p < procs; p++)
+        for (int c = 0; c < 2; c++) {
+            char tmp[] = "/tmp/cutap-abcall.XXXXXX", cmd[8192];
+            if (!mkdtemp(tmp))
+                return 1;
+            snprintf(cmd, sizeof cmd, "env ABCALL_CHILD=1 LD_PRELOAD=%s %s=%s CUDA_INJECTION64_PATH=%s %s %d", lib,
+                     c ? "CUTAP_TRACE" : "CUTAP_COUNT", tmp, ref, self, triples);
+            FILE *f = popen(cmd, "r");
+            char line[1024];
+            int got = 0;
+            while (f && fgets(line, sizeof line, f)) {
+                double v[9];
+                if (sscanf(line, "triple %*d %lf %lf %lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4],
+                           &v[5], &v[6], &v[7], &v[8]) != 9)
+                    continue;
+                for (int q = 0; q < 3; q++) {
+                    add[c][q][0][n[c]] = v[3 * q + 1] - v[3 * q];
+                    add[c][q][1][n[c]] = v[3 * q + 2] - v[3 * q];
+                }
+                n[c]++, got++;
+            }
+            if (!f || pclose(f) != 0 || got != triples) {
+                fprintf(stderr, "abcall: %s process %d failed (%d of %d triples)\n", clients[c], p, got, triples);
+                failed = 1;
+            }
+            snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+            if (system(cmd))
+                fprintf(stderr, "abcall: could not remove %s\n", tmp);
+        }
+    static const char *const calls[3] = {"cuCtxGetCurrent", "cudaGetDevice", "empty launch"};
+    double clk = tsc_read_ns(), med[2][3][2];
+    printf("added per call inside one process, median of %d and %d triples (95 %% interval); one rdtsc %.1f ns\n", n[0],
+           n[1], clk);
+    printf("%-8s %-16s %28s %28s %10s\n", "client", "call", "cutap", "CUPTI subscriber", "cutap/CUPTI");
+    for (int c = 0; c < 2; c++)
+        for (int q = 0; q < 3; q++) {
+            double lo[2], hi[2];
+            for (int k = 0; k < 2; k++)
+                med_ci(add[c][q][k], n[c], &med[c][q][k], &lo[k], &hi[k]);
+            printf("%-8s %-16s %+9.2f ns (%+7.2f..%+7.2f) %+9.2f ns (%+7.2f..%+7.2f) %9.0f %%\n", clients[c], calls[q],
+                   med[c][q][0], lo[0], hi[0], med[c][q][1], lo[1], hi[1],
+                   med[c][q][1] > 0 ? 100 * med[c][q][0] / med[c][q][1] : 0);
+        }
+    printf("targets (issue #27): trace cuCtxGetCurrent <= 2 rdtsc + 15 ns (%.1f): %s; trace <= 55 %% of CUPTI: "
+           "cuCtxGetCurrent %s, cudaGetDevice %s; stat <= 3 ns per driver call: %s; <= 5 ns per runtime call: %s\n",
+           2 * clk + 15, mark(med[1][0][0] <= 2 * clk + 15), mark(med[1][0][0] <= 0.55 * med[1][0][1]),
+           mark(med[1][1][0] <= 0.55 * med[1][1][1]), mark(med[0][0][0] <= 3), mark(med[0][1][0] <= 5));
+    if (failed)
+        printf("SOME PROCESSES FAILED: the table above is not to be trusted\n");
+    return failed;
+}
