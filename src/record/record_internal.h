@@ -25,7 +25,7 @@ extern int cutap_rec_tsc;   /* the file's clock is the TSC (ticks), else ns */
 enum { CUTAP_RCLK_NS = 0, CUTAP_RCLK_TSC = 1, CUTAP_RCLK_CONVERTED = 2 };
 extern int cutap_rclk;
 uint64_t cutap_rec_clock_converted(void);
-static inline uint64_t cutap_rec_clock(void)
+static inline __attribute__((always_inline)) uint64_t cutap_rec_clock(void)
 {
     int m = __atomic_load_n(&cutap_rclk, __ATOMIC_RELAXED);
     if (__builtin_expect(m == CUTAP_RCLK_TSC, 1))
