@@ -221,7 +221,12 @@ int main(int argc, char **argv)
            n[1], clk);
     printf("%-8s %-16s %28s %28s %10s\n", "client", "call", "cutap", "CUPTI subscriber", "cutap/CUPTI");
     for (int c = 0; c < 2; c++)
-        for (int q = 0; q < 3; q++) {
+        for (int q = 0; q < 3 && !n[c]; q++) {
+            printf("%-8s %-16s no triples\n", clients[c], calls[q]);
+            med[c][q][0] = med[c][q][1] = 1e9;   /* (no target met) */
+        }
+    for (int c = 0; c < 2; c++)
+        for (int q = 0; q < 3 && n[c]; q++) {
             double lo[2], hi[2];
             for (int k = 0; k < 2; k++)
                 med_ci(add[c][q][k], n[c], &med[c][q][k], &lo[k], &hi[k]);

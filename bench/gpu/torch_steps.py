@@ -34,12 +34,14 @@ subscriber's domains on, cupti_ref_enable), in an order that cycles
 through the six permutations. Prints "ab3 <cutap/off> <cupti/off>" per
 triple (steps per second), "ab3_median" of each, and per way the
 medians of the process's user and system CPU time, minor faults and
-context switches per step ("ab3_usage"). STEP_AB3_ON=FILTER:
-"cutap" turns the client on only for the calls the filter selects
-(cutap_enable_filter; cutap's -e language), to share the cost out.
+context switches per step ("ab3_usage"). STEP_AB3_ON=GLOBS
+(comma-separated, "!" negates, on the names): "cutap" turns the client
+on only for the ids they select when the windows start, to share the
+cost out.
 With STEP_AB3_CONTROL=1, "cutap" changes nothing (the control: the
 windows' own noise)."""
 import ctypes
+import fnmatch
 import os
 import resource
 import sys
@@ -103,8 +105,9 @@ def cutap_api():
     lib.cutap_register.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
     lib.cutap_enable.restype = ctypes.c_int
     lib.cutap_enable.argtypes = [ctypes.c_int, ctypes.c_uint32, ctypes.c_int]
-    lib.cutap_enable_filter.restype = ctypes.c_int
-    lib.cutap_enable_filter.argtypes = [ctypes.c_int, ctypes.c_char_p]
+    lib.cutap_call_count.restype = ctypes.c_uint32
+    lib.cutap_call_name.restype = ctypes.c_char_p
+    lib.cutap_call_name.argtypes = [ctypes.c_uint32]
     return lib
 
 
@@ -142,7 +145,20 @@ def ab(step, steps, pairs):
 
 def ab3(step, steps, triples):
     lib = cutap_api()
-    only = os.environ.get("STEP_AB3_ON", "").encode()
+    # STEP_AB3_ON: the ids whose names the globs select ("!" negates), taken
+    # once after the warm-up (a filter left on the client would also turn
+    # on ids made later, in any window)
+    globs = [g for g in os.environ.get("STEP_AB3_ON", "").split(",") if g]
+    only = None
+    if globs:
+        pos = [g for g in globs if not g.startswith("!")]
+        neg = [g[1:] for g in globs if g.startswith("!")]
+        only = []
+        for i in range(lib.cutap_call_count()):
+            name = (lib.cutap_call_name(i) or b"").decode(errors="replace")
+            if (not pos or any(fnmatch.fnmatchcase(name, g) for g in pos)) and \
+               not any(fnmatch.fnmatchcase(name, g) for g in neg):
+                only.append(i)
     control = os.environ.get("STEP_AB3_CONTROL") == "1"
     if lib.cutap_register(b"ab3-probe", None, None, None) != 1:
         print("ab_error cutap's recording client is not client 0 alone")
@@ -154,9 +170,9 @@ def ab3(step, steps, triples):
 
     def set_way(w):   # 0 off, 1 cutap, 2 cupti
         on = w == 1 and not control
-        ok = lib.cutap_enable(0, 0xFFFFFFFF, int(on and not only)) == 0
-        if ok and on and only:
-            ok = lib.cutap_enable_filter(0, only) == 0
+        ok = lib.cutap_enable(0, 0xFFFFFFFF, int(on and only is None)) == 0
+        if ok and on and only is not None:
+            ok = all(lib.cutap_enable(0, i, 1) == 0 for i in only)
         if not ok or ref.cupti_ref_enable(int(w == 2)) != 0:
             print("ab_error cannot switch to way %d" % w)
             sys.exit(1)

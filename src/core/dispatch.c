@@ -330,8 +330,11 @@ static inline void run_post(struct cutap_icall *call, unsigned mask)
  * the rest of what a trace or stat counts. Off: one load a general call. */
 #define DIAG_IDS 65536
 static _Atomic uint64_t (*diag_paths)[DIAG_IDS];
+static pid_t diag_pid;
 static void diag_print(void)
 {
+    if (getpid() != diag_pid)
+        return;   /* a forked child: its counts began as the parent's */
     for (int k = 0; k < 2; k++)
         for (uint32_t id = 0; id < DIAG_IDS && id < cutap_call_count(); id++)
             if (diag_paths[k][id])
@@ -340,6 +343,7 @@ static void diag_print(void)
 }
 void cutap_diag_paths_start(void)
 {
+    diag_pid = getpid();
     if ((diag_paths = calloc(2, sizeof *diag_paths)))
         atexit(diag_print);
 }
@@ -351,10 +355,11 @@ static inline void diag_note(int k, uint32_t id)
 
 uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
 {
-    diag_note(0, id);
     int ready = cutap_id_ready(id);
     struct cutap_thread *t = &cutap_tls;
     uint8_t mask = atomic_load_explicit(&cutap_mask[id], memory_order_relaxed);
+    if (mask)
+        diag_note(0, id);
     const struct cutap_fninfo *fi = cutap_fn(id);
     struct cutap_icall ic;
     ic.c.id = id;

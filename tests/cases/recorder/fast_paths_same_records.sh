@@ -32,6 +32,7 @@ for k in 0 1 2; do
             $T/t_record $m >/dev/null || exit 1
     done
     "$CUTAP" report --format csv "$WORK/fpc$k" | awk -F, 'NR > 1 { print $2, $3, $4, $12 }' | sort >"$WORK/fpc$k.txt" || exit 1
+    python3 "$TL/counter_sums.py" "$WORK/fpc$k" >>"$WORK/fpc$k.txt" || exit 1   # (sampled calls too)
     # every id slow (each call timed exactly): the fast paths time them too
     rm -rf "$WORK/fps$k"
     for m in "many 500" errors; do
@@ -39,6 +40,7 @@ for k in 0 1 2; do
             $T/t_record $m >/dev/null || exit 1
     done
     "$CUTAP" report --format csv "$WORK/fps$k" | awk -F, 'NR > 1 { print $2, $3, $4, $12 }' | sort >"$WORK/fps$k.txt" || exit 1
+    python3 "$TL/counter_sums.py" "$WORK/fps$k" >>"$WORK/fps$k.txt" || exit 1
 done
 awk '$2 >= 500 && $4 == $2 { n++ } END { exit n ? 0 : 1 }' "$WORK/fps0.txt" ||
     { say "  with every id slow, no function had all its calls timed"; exit 1; }
