@@ -25,7 +25,7 @@
  * medians over all triples of PROCS (default 2) processes with the 95 %
  * confidence interval of each median (order statistics), and the targets.
  * ABCALL_POLLUTE (below) measures the same with caches a program's work
- * between calls has cooled.
+ * between calls has cooled, ABCALL_DEPTH from deep in a call stack.
  * The pass-through itself (off against no cutap at all) is not in these
  * numbers: 4 instructions a call (bench/instructions.sh), measured across
  * processes by bench/gpu/overhead. */
@@ -78,8 +78,35 @@ static void pollute(void)
         pbuf[pat]++;
 }
 
+/* ABCALL_DEPTH=N: each batch is made from N nested frames of the
+ * program's own (a framework's call stack is deep: Python, its
+ * dispatchers, a CUDA wrapper), so that the frames a way adds around a
+ * call can overflow the processor's return-address predictor, as they
+ * may inside a framework; 0 (default): from the loop itself. */
+static int depth_n;
+static int (*getdev)(int *);
+static CUresult (*getcur_fn)(CUcontext *);
+static void call_getcur(void *a) { getcur_fn((CUcontext *)a); }
+static void call_getdev(void *a) { getdev((int *)a); }
+static void (*batch_fn)(void *);
+static __attribute__((noinline)) void nest(int k, void *arg)
+{
+    if (k <= 0)
+        batch_fn(arg);
+    else
+        nest(k - 1, arg);
+    __asm__ volatile("" ::: "memory");   /* not a tail call: a real frame */
+}
+static void in_depth(void (*fn)(void *), void *arg)
+{
+    batch_fn = fn;
+    nest(depth_n, arg);
+}
+
 static int child(int triples)
 {
+    const char *dk = getenv("ABCALL_DEPTH");
+    depth_n = dk ? atoi(dk) : 0;
     const char *pk = getenv("ABCALL_POLLUTE");
     plines = pk ? (size_t)atol(pk) * 1024 / 64 : 0;
     if (plines && !(pbuf = calloc(64u << 20, 1)))
@@ -90,7 +117,8 @@ static int child(int triples)
         return 1;
     CUcontext cur = NULL;
     void *rt = dlopen("libcudart.so.13", RTLD_NOW | RTLD_LOCAL);
-    int (*getdev)(int *) = rt ? (int (*)(int *))dlsym(rt, "cudaGetDevice") : NULL;
+    getdev = rt ? (int (*)(int *))dlsym(rt, "cudaGetDevice") : NULL;
+    getcur_fn = D.getcur;
     int d = -1;
     if (!getdev || getdev(&d)) {
         fprintf(stderr, "abcall: no libcudart.so.13 / cudaGetDevice\n");
@@ -126,12 +154,18 @@ static int child(int triples)
             for (int b = 0; b < BEST; b++) {
                 uint64_t a = cutap_now_ns();
                 for (long i = 0; i < nb; i++) {
-                    D.getcur(&cur);
+                    if (depth_n)
+                        in_depth(call_getcur, &cur);
+                    else
+                        D.getcur(&cur);
                     pollute();
                 }
                 uint64_t m = cutap_now_ns();
                 for (long i = 0; i < nb; i++) {
-                    getdev(&d);
+                    if (depth_n)
+                        in_depth(call_getdev, &d);
+                    else
+                        getdev(&d);
                     pollute();
                 }
                 uint64_t e = cutap_now_ns();

@@ -17,7 +17,7 @@
 #          and to cores 0-3: each process compares its own windows with
 #          cutap's client off, on, and a bare CUPTI subscriber on
 #          (AB_PINS other cores; ABCALL_POLLUTE=KB caches cooled between
-#          calls, bench/gpu/abcall.c)
+#          calls; ABCALL_DEPTH=N from N frames deep: bench/gpu/abcall.c)
 # step3:   the CPU-bound PyTorch step the same way (torch_steps.py
 #          STEP_AB3=CYCLES, default 120, windows of STEP_W=20 steps), under
 #          cutap trace with the CUPTI subscriber injected, STEP3_PROCS
@@ -55,7 +55,7 @@ ab)
   tests/gpu/build.sh >/dev/null || exit 1
   [ "$cyc" = 5 ] && cyc=42
   for pin in ${AB_PINS:-0 0-3}; do
-    echo "-- build/gpu/abcall $cyc 2, pinned to $pin${ABCALL_POLLUTE:+, $ABCALL_POLLUTE KiB touched between calls}"
+    echo "-- build/gpu/abcall $cyc 2, pinned to $pin${ABCALL_POLLUTE:+, $ABCALL_POLLUTE KiB touched between calls}${ABCALL_DEPTH:+, calls made $ABCALL_DEPTH frames deep}"
     env LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} CUTAP_LIBRARY=$PWD/build/libcutap.so \
       CUTAP_REF_LIB=$PWD/build/gpu/libcupti_ref.so taskset -c $pin build/gpu/abcall "$cyc" 2
   done ;;
